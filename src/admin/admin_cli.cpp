@@ -1,0 +1,286 @@
+#include "admin/admin_cli.h"
+
+#include <boost/json/serialize.hpp>
+#include <iostream>
+
+#include "admin/admin_operations.h"
+#include "core/license_json.h"
+#include "core/timestamp.h"
+#include "store/store.h"
+
+namespace licensed {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitRefused = 1;
+constexpr int kExitUsage = 2;
+
+struct AdminArgs {
+  std::string store;
+  std::string slug, name;
+  std::string product;
+  int64_t max = -1;
+  std::string expires_at;
+  std::string machine_ttl;
+  std::string key;
+  std::string status;
+  std::string ttl_value;
+  bool json = false;
+};
+
+int report(const ApiError& e) {
+  std::cerr << "licensed admin: "
+            << (e.code == ErrorCode::kNotFound ? "unknown license key" : e.message) << "\n";
+  return kExitRefused;
+}
+
+template <class Fn>
+int with_store(const AdminArgs& a, Fn&& fn) {
+  auto store = open_store(a.store);
+  if (!store.ok()) {
+    std::cerr << "licensed admin: " << store.error().message << "\n";
+    return kExitRefused;
+  }
+  return fn(*store.value());
+}
+
+AdminContext admin_context() {
+  return AdminContext{SystemClock().now_ms(), std::nullopt};
+}
+
+void print_license(const License& l, bool json) {
+  if (json) {
+    std::cout << boost::json::serialize(license_json(l, SystemClock().now_ms())) << "\n";
+  } else {
+    std::cout << l.key << "\n";
+  }
+}
+
+}  // namespace
+
+std::function<int()> add_admin_commands(CLI::App& admin) {
+  auto a = std::make_shared<AdminArgs>();
+  auto chosen = std::make_shared<std::function<int()>>();
+  const char* store_env = std::getenv("LICENSED_STORE");
+  a->store = store_env != nullptr ? store_env : "sqlite:./licensed.db";
+  admin.add_option("--store", a->store, "sqlite:PATH (default sqlite:./licensed.db)");
+  admin.require_subcommand(1);
+
+  auto* product = admin.add_subcommand("product", "manage products")->require_subcommand(1);
+  auto* pcreate = product->add_subcommand("create", "create a product");
+  pcreate->add_option("--slug", a->slug, "short identifier, e.g. reverb")->required();
+  pcreate->add_option("--name", a->name, "display name")->required();
+  pcreate->add_flag("--json", a->json, "print JSON");
+  pcreate->callback([a, chosen] {
+    *chosen = [a] {
+      return with_store(*a, [&](Store& s) {
+        auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
+          return create_product(tx, a->slug, a->name, admin_context());
+        });
+        if (!r.ok()) return report(r.error());
+        if (a->json) {
+          std::cout << boost::json::serialize(product_json(r.value())) << "\n";
+        } else {
+          std::cout << "created product " << r->slug << "\n";
+        }
+        return kExitOk;
+      });
+    };
+  });
+
+  auto* license = admin.add_subcommand("license", "manage licenses")->require_subcommand(1);
+  auto* lcreate = license->add_subcommand("create", "create a license");
+  lcreate->add_option("--product", a->product, "product slug")->required();
+  lcreate->add_option("--max", a->max, "cap on distinct machines")
+      ->required()
+      ->check(CLI::NonNegativeNumber);
+  lcreate->add_option("--expires-at", a->expires_at, "RFC 3339 timestamp");
+  lcreate->add_option("--machine-ttl", a->machine_ttl,
+                      "reclaim machines unseen this long (90s, 10m, 7d)");
+  lcreate->add_option("--status", a->status, "ACTIVE (default), SUSPENDED, REFUNDED, REVOKED");
+  lcreate->add_flag("--json", a->json, "print JSON");
+  lcreate->callback([a, chosen] {
+    *chosen = [a] {
+      LicenseSpec spec;
+      spec.product_slug = a->product;
+      spec.max = a->max;
+      if (!a->expires_at.empty()) {
+        spec.expires_at = parse_timestamp(a->expires_at);
+        if (!spec.expires_at) {
+          std::cerr
+              << "licensed admin: --expires-at must be RFC 3339, e.g. 2027-01-01T00:00:00.000Z\n";
+          return kExitUsage;
+        }
+      }
+      if (!a->machine_ttl.empty()) {
+        spec.machine_ttl_seconds = parse_duration_seconds(a->machine_ttl);
+        if (!spec.machine_ttl_seconds) {
+          std::cerr
+              << "licensed admin: --machine-ttl is a whole number and a unit: 90s, 10m, 12h, 7d\n";
+          return kExitUsage;
+        }
+      }
+      if (!a->status.empty()) {
+        const auto st = parse_license_status(a->status);
+        if (!st) {
+          std::cerr << "licensed admin: status is ACTIVE, SUSPENDED, REFUNDED or REVOKED\n";
+          return kExitUsage;
+        }
+        spec.status = *st;
+      }
+      return with_store(*a, [&](Store& s) {
+        auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
+          return create_license(tx, spec, admin_context());
+        });
+        if (!r.ok()) return report(r.error());
+        print_license(r.value(), a->json);
+        return kExitOk;
+      });
+    };
+  });
+
+  auto* lshow = license->add_subcommand("show", "show a license and its activations");
+  lshow->add_option("KEY", a->key, "license key")->required();
+  lshow->add_flag("--json", a->json, "print JSON");
+  lshow->callback([a, chosen] {
+    *chosen = [a] {
+      return with_store(*a, [&](Store& s) {
+        auto r = run_blocking(s, TxKind::kRead, [&](StoreTx& tx) {
+          return show_license(tx, a->key, SystemClock().now_ms());
+        });
+        if (!r.ok()) return report(r.error());
+        if (a->json) {
+          std::cout << boost::json::serialize(r.value()) << "\n";
+          return kExitOk;
+        }
+        const auto& o = r.value();
+        std::cout << "license     " << o.at("licenseKey").as_string().c_str() << "\n"
+                  << "product     " << o.at("product").at("slug").as_string().c_str() << "\n"
+                  << "status      " << o.at("status").as_string().c_str() << "\n"
+                  << "max         " << o.at("max").as_int64() << "\n"
+                  << "expiresAt   " << boost::json::serialize(o.at("expiresAt")) << "\n"
+                  << "machineTtl  " << boost::json::serialize(o.at("machineTtl")) << "\n"
+                  << "deletedAt   " << boost::json::serialize(o.at("deletedAt")) << "\n"
+                  << "activations " << o.at("activationCount").as_int64() << "\n";
+        for (const auto& m : o.at("activations").as_array()) {
+          std::cout << "  " << m.at("id").as_string().c_str() << "  last seen "
+                    << m.at("lastSeenAt").as_string().c_str() << "\n";
+        }
+        return kExitOk;
+      });
+    };
+  });
+
+  auto key_command = [&](const char* name, const char* help) {
+    auto* cmd = license->add_subcommand(name, help);
+    cmd->add_option("KEY", a->key, "license key")->required();
+    return cmd;
+  };
+
+  auto* lstatus = key_command("set-status", "set ACTIVE, SUSPENDED, REFUNDED or REVOKED");
+  lstatus->add_option("STATUS", a->status, "new status")->required();
+  lstatus->callback([a, chosen] {
+    *chosen = [a] {
+      const auto st = parse_license_status(a->status);
+      if (!st) {
+        std::cerr << "licensed admin: status is ACTIVE, SUSPENDED, REFUNDED or REVOKED\n";
+        return kExitUsage;
+      }
+      return with_store(*a, [&](Store& s) {
+        auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
+          return set_license_status(tx, a->key, *st, admin_context());
+        });
+        if (!r.ok()) return report(r.error());
+        std::cout << r->key << " status " << to_string(r->status) << "\n";
+        return kExitOk;
+      });
+    };
+  });
+
+  auto* lmax = key_command("set-max", "change the machine cap");
+  lmax->add_option("N", a->max, "new cap")->required()->check(CLI::NonNegativeNumber);
+  lmax->callback([a, chosen] {
+    *chosen = [a] {
+      return with_store(*a, [&](Store& s) {
+        auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
+          return set_license_max(tx, a->key, a->max, admin_context());
+        });
+        if (!r.ok()) return report(r.error());
+        std::cout << r->key << " max " << r->max << "\n";
+        return kExitOk;
+      });
+    };
+  });
+
+  auto* lttl = key_command("set-machine-ttl", "reclaim machines unseen this long");
+  lttl->add_option("DURATION", a->ttl_value, "90s, 10m, 12h, 7d, or never")->required();
+  lttl->callback([a, chosen] {
+    *chosen = [a] {
+      std::optional<int64_t> ttl;
+      if (a->ttl_value != "never") {
+        ttl = parse_duration_seconds(a->ttl_value);
+        if (!ttl) {
+          std::cerr << "licensed admin: DURATION is a whole number and a unit (90s, 10m, 12h, 7d) "
+                       "or never\n";
+          return kExitUsage;
+        }
+      }
+      return with_store(*a, [&](Store& s) {
+        auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
+          return set_license_machine_ttl(tx, a->key, ttl, admin_context());
+        });
+        if (!r.ok()) return report(r.error());
+        std::cout << r->key << " machineTtl "
+                  << (r->machine_ttl_seconds ? std::to_string(*r->machine_ttl_seconds) + "s"
+                                             : "never")
+                  << "\n";
+        return kExitOk;
+      });
+    };
+  });
+
+  auto* ldelete = key_command("delete", "soft-delete a license");
+  ldelete->callback([a, chosen] {
+    *chosen = [a] {
+      return with_store(*a, [&](Store& s) {
+        auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
+          return delete_license(tx, a->key, admin_context());
+        });
+        if (!r.ok()) return report(r.error());
+        std::cout << r->key << " deleted\n";
+        return kExitOk;
+      });
+    };
+  });
+
+  auto* audit = admin.add_subcommand("audit", "a license's audit records, oldest first");
+  audit->add_option("KEY", a->key, "license key")->required();
+  audit->add_flag("--json", a->json, "print a JSON array");
+  audit->callback([a, chosen] {
+    *chosen = [a] {
+      return with_store(*a, [&](Store& s) {
+        auto r =
+            run_blocking(s, TxKind::kRead, [&](StoreTx& tx) { return license_audit(tx, a->key); });
+        if (!r.ok()) return report(r.error());
+        if (a->json) {
+          std::cout << boost::json::serialize(r.value()) << "\n";
+          return kExitOk;
+        }
+        for (const auto& e : r.value()) {
+          const auto& o = e.as_object();
+          std::cout << o.at("id").as_int64() << "  " << o.at("at").as_string().c_str() << "  "
+                    << o.at("action").as_string().c_str() << "  "
+                    << o.at("actor").as_string().c_str();
+          if (o.contains("machineId")) std::cout << "  " << o.at("machineId").as_string().c_str();
+          if (o.contains("refresh")) std::cout << "  refresh";
+          std::cout << "\n";
+        }
+        return kExitOk;
+      });
+    };
+  });
+
+  return [chosen] { return *chosen ? (*chosen)() : kExitUsage; };
+}
+
+}  // namespace licensed

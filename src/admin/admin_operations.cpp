@@ -1,0 +1,205 @@
+#include "admin/admin_operations.h"
+
+#include <openssl/rand.h>
+
+#include <charconv>
+
+#include "auth/request_signature.h"
+#include "core/license_json.h"
+
+namespace licensed {
+namespace {
+
+ApiError refused(std::string message) {
+  return errors::malformed("", std::move(message));
+}
+
+Result<License> load_any(StoreTx& tx, std::string_view key) {
+  const auto normalised = normalise_license_key(key);
+  if (!normalised) return errors::not_found();
+  ASSIGN_OR_RETURN(auto found, tx.find_license(*normalised));
+  if (!found) return errors::not_found();
+  return std::move(*found);
+}
+
+// Changes are refused on a deleted license; reads still see it.
+Result<License> load_live(StoreTx& tx, std::string_view key) {
+  ASSIGN_OR_RETURN(License l, load_any(tx, key));
+  if (l.deleted_at) return refused("license " + l.key + " is deleted");
+  return l;
+}
+
+Status audit(StoreTx& tx, std::string_view action, const License& l, const AdminContext& ctx) {
+  AuditEntry e;
+  e.at = ctx.now;
+  e.action = std::string(action);
+  e.license_key = l.key;
+  e.actor = Actor::kAdmin;
+  e.actor_name = ctx.actor_name;
+  return tx.append_audit(e);
+}
+
+bool valid_slug(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string generate_license_key() {
+  uint8_t b[16];
+  if (RAND_bytes(b, sizeof b) != 1) return {};
+  b[6] = static_cast<uint8_t>((b[6] & 0x0f) | 0x40);  // version 4
+  b[8] = static_cast<uint8_t>((b[8] & 0x3f) | 0x80);  // variant 10xx
+  const std::string hex = to_hex(b, sizeof b);
+  return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
+         hex.substr(16, 4) + "-" + hex.substr(20);
+}
+
+std::optional<std::string> normalise_license_key(std::string_view text) {
+  if (text.size() != 36) return std::nullopt;
+  std::string out(text);
+  for (size_t i = 0; i < out.size(); ++i) {
+    char& c = out[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (c != '-') return std::nullopt;
+      continue;
+    }
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return std::nullopt;
+  }
+  if (out[14] != '4') return std::nullopt;
+  if (out[19] != '8' && out[19] != '9' && out[19] != 'a' && out[19] != 'b') return std::nullopt;
+  return out;
+}
+
+std::optional<int64_t> parse_duration_seconds(std::string_view text) {
+  if (text.size() < 2) return std::nullopt;
+  const char unit = text.back();
+  const std::string_view digits = text.substr(0, text.size() - 1);
+  int64_t n = 0;
+  const auto [ptr, err] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (err != std::errc() || ptr != digits.data() + digits.size() || n <= 0) return std::nullopt;
+  int64_t scale = 0;
+  switch (unit) {
+    case 's':
+      scale = 1;
+      break;
+    case 'm':
+      scale = 60;
+      break;
+    case 'h':
+      scale = 3600;
+      break;
+    case 'd':
+      scale = 86400;
+      break;
+    default:
+      return std::nullopt;
+  }
+  if (n > INT64_MAX / 1000 / scale) return std::nullopt;
+  return n * scale;
+}
+
+Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
+                               const AdminContext& ctx) {
+  if (!valid_slug(slug)) return refused("a product slug is 1-64 chars of [a-z0-9._-]");
+  if (name.empty() || name.size() > 200) return refused("a product name is 1-200 bytes");
+  ASSIGN_OR_RETURN(auto existing, tx.find_product(slug));
+  if (existing) return refused("product " + std::string(slug) + " already exists");
+  return tx.insert_product(slug, name, ctx.now);
+}
+
+Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const AdminContext& ctx) {
+  if (spec.max < 0) return refused("max must be >= 0");
+  ASSIGN_OR_RETURN(auto product, tx.find_product(spec.product_slug));
+  if (!product) return refused("unknown product " + spec.product_slug);
+  NewLicense n;
+  n.key = generate_license_key();
+  if (n.key.empty()) return errors::internal();
+  n.product_id = product->id;
+  n.status = spec.status;
+  n.expires_at = spec.expires_at;
+  n.max = spec.max;
+  n.machine_ttl_seconds = spec.machine_ttl_seconds;
+  n.created_at = ctx.now;
+  ASSIGN_OR_RETURN(License l, tx.insert_license(n));
+  RETURN_IF_ERROR(audit(tx, audit_action::kCreate, l, ctx));
+  return l;
+}
+
+Result<boost::json::object> show_license(StoreTx& tx, std::string_view key, UnixMillis now) {
+  ASSIGN_OR_RETURN(License l, load_any(tx, key));
+  ASSIGN_OR_RETURN(const auto activations, tx.list_activations(l.id));
+  boost::json::object o = license_json(l, now);
+  const auto stale = stale_before(l, now);
+  boost::json::array list;
+  int64_t fresh = 0;
+  for (const auto& a : activations) {
+    boost::json::object m = machine_json(a);
+    const bool is_stale = stale && a.last_seen_at < *stale;
+    m["stale"] = is_stale;
+    if (!is_stale) ++fresh;
+    list.push_back(std::move(m));
+  }
+  o["activationCount"] = fresh;
+  o["activations"] = std::move(list);
+  return o;
+}
+
+Result<License> set_license_status(StoreTx& tx, std::string_view key, LicenseStatus status,
+                                   const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  l.status = status;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit(tx, audit_action::kStatus, l, ctx));
+  return l;
+}
+
+Result<License> set_license_max(StoreTx& tx, std::string_view key, int64_t max,
+                                const AdminContext& ctx) {
+  if (max < 0) return refused("max must be >= 0");
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  l.max = max;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit(tx, audit_action::kUpdate, l, ctx));
+  return l;
+}
+
+Result<License> set_license_machine_ttl(StoreTx& tx, std::string_view key,
+                                        std::optional<int64_t> ttl_seconds,
+                                        const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  l.machine_ttl_seconds = ttl_seconds;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit(tx, audit_action::kUpdate, l, ctx));
+  return l;
+}
+
+Result<License> delete_license(StoreTx& tx, std::string_view key, const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  l.deleted_at = ctx.now;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit(tx, audit_action::kDelete, l, ctx));
+  return l;
+}
+
+Result<boost::json::array> license_audit(StoreTx& tx, std::string_view key) {
+  ASSIGN_OR_RETURN(License l, load_any(tx, key));
+  boost::json::array out;
+  int64_t after = 0;
+  for (;;) {
+    ASSIGN_OR_RETURN(const auto page, tx.list_audit(l.key, after, 1000));
+    for (const auto& e : page) out.push_back(audit_json(e));
+    if (page.size() < 1000) break;
+    after = page.back().id;
+  }
+  return out;
+}
+
+}  // namespace licensed

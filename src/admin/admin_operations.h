@@ -1,0 +1,49 @@
+// Vendor operations on licenses, shared by the admin command line and (later) the
+// admin HTTP API. Every change writes an audit record with actor `admin`.
+#pragma once
+
+#include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+
+#include "core/result.h"
+#include "store/store_tx.h"
+
+namespace licensed {
+
+struct AdminContext {
+  UnixMillis now = 0;
+  std::optional<std::string> actor_name;  // the admin token's name, when there is one
+};
+
+std::string generate_license_key();  // UUID v4 from the CSPRNG
+// Lowercases a UUID v4; nullopt when it is not one.
+std::optional<std::string> normalise_license_key(std::string_view text);
+// "90s", "10m", "12h", "7d" -> seconds.
+std::optional<int64_t> parse_duration_seconds(std::string_view text);
+
+struct LicenseSpec {
+  std::string product_slug;
+  int64_t max = 0;
+  std::optional<UnixMillis> expires_at;
+  std::optional<int64_t> machine_ttl_seconds;
+  LicenseStatus status = LicenseStatus::kActive;
+};
+
+Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
+                               const AdminContext& ctx);
+Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const AdminContext& ctx);
+// The license (deleted ones too) with its activations, as `license show --json` prints.
+Result<boost::json::object> show_license(StoreTx& tx, std::string_view key, UnixMillis now);
+Result<License> set_license_status(StoreTx& tx, std::string_view key, LicenseStatus status,
+                                   const AdminContext& ctx);
+Result<License> set_license_max(StoreTx& tx, std::string_view key, int64_t max,
+                                const AdminContext& ctx);
+Result<License> set_license_machine_ttl(StoreTx& tx, std::string_view key,
+                                        std::optional<int64_t> ttl_seconds,
+                                        const AdminContext& ctx);
+Result<License> delete_license(StoreTx& tx, std::string_view key, const AdminContext& ctx);
+Result<boost::json::array> license_audit(StoreTx& tx, std::string_view key);
+
+}  // namespace licensed

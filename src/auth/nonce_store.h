@@ -1,0 +1,28 @@
+// Replay protection (spec section 2): a nonce is accepted once per key id. The store
+// remembers each (key id, nonce) until the caller-chosen expiry, at least twice the
+// timestamp window, after which the timestamp check alone refuses a replay.
+#pragma once
+
+#include <string_view>
+
+#include "core/clock.h"
+
+namespace licensed {
+
+enum class NonceVerdict {
+  kFresh,   // first sighting: remembered, the request may proceed
+  kReused,  // seen before and not expired: answer 401 1700 nonce_reused
+  kFull,    // no room and nothing expired to evict: callers fail closed
+};
+
+class NonceStore {
+ public:
+  virtual ~NonceStore() = default;
+  // Atomically: if (key_id, nonce) was seen and has not expired -> kReused; else
+  // remember it until `expires_at` -> kFresh. kFull when the store is at capacity and
+  // nothing expired could be evicted.
+  virtual NonceVerdict check_and_insert(std::string_view key_id, std::string_view nonce,
+                                        UnixMillis now, UnixMillis expires_at) = 0;
+};
+
+}  // namespace licensed

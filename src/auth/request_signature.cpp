@@ -1,0 +1,100 @@
+#include "auth/request_signature.h"
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/sha.h>
+
+namespace licensed {
+
+Sha256Digest sha256(std::string_view data) {
+  Sha256Digest out{};
+  SHA256(reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data());
+  return out;
+}
+
+std::string to_hex(const uint8_t* data, size_t size) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(size * 2, '\0');
+  for (size_t i = 0; i < size; ++i) {
+    out[2 * i] = kHex[data[i] >> 4];
+    out[2 * i + 1] = kHex[data[i] & 0xf];
+  }
+  return out;
+}
+
+std::string sha256_hex(std::string_view data) {
+  return to_hex(sha256(data));
+}
+
+std::string canonical_string(const CanonicalRequest& r) {
+  std::string out;
+  out.reserve(4 + r.method.size() + r.path.size() + r.key_id.size() + r.timestamp.size() +
+              r.nonce.size() + r.body_sha256_hex.size() + 6);
+  out.append("v1\n").append(r.method).append("\n").append(r.path).append("\n");
+  out.append(r.key_id).append("\n").append(r.timestamp).append("\n").append(r.nonce);
+  out.append("\n").append(r.body_sha256_hex);
+  return out;
+}
+
+struct HmacSha256::State {
+  EVP_MAC* mac = nullptr;
+  EVP_MAC_CTX* keyed = nullptr;  // initialised with the key, never finalised
+  ~State() {
+    EVP_MAC_CTX_free(keyed);
+    EVP_MAC_free(mac);
+  }
+};
+
+HmacSha256::HmacSha256(std::string_view key) : state_(std::make_unique<State>()) {
+  state_->mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  if (state_->mac == nullptr) return;
+  state_->keyed = EVP_MAC_CTX_new(state_->mac);
+  if (state_->keyed == nullptr) return;
+  char digest[] = "SHA256";
+  OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                         OSSL_PARAM_construct_end()};
+  // An empty key is legal HMAC; OpenSSL wants a non-null pointer for it.
+  static const unsigned char kEmpty = 0;
+  const auto* key_bytes =
+      key.empty() ? &kEmpty : reinterpret_cast<const unsigned char*>(key.data());
+  if (EVP_MAC_init(state_->keyed, key_bytes, key.size(), params) != 1) {
+    EVP_MAC_CTX_free(state_->keyed);
+    state_->keyed = nullptr;
+  }
+}
+
+HmacSha256::~HmacSha256() = default;
+
+std::unique_ptr<HmacSha256> HmacSha256::clone() const {
+  std::unique_ptr<HmacSha256> copy(new HmacSha256());
+  copy->state_ = std::make_unique<State>();
+  if (state_->mac != nullptr && EVP_MAC_up_ref(state_->mac) == 1) copy->state_->mac = state_->mac;
+  if (state_->keyed != nullptr) copy->state_->keyed = EVP_MAC_CTX_dup(state_->keyed);
+  return copy;
+}
+
+bool HmacSha256::compute(std::string_view message, Sha256Digest& out) const {
+  if (state_->keyed == nullptr) return false;
+  EVP_MAC_CTX* ctx = EVP_MAC_CTX_dup(state_->keyed);
+  if (ctx == nullptr) return false;
+  size_t len = 0;
+  const bool ok = EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(message.data()),
+                                 message.size()) == 1 &&
+                  EVP_MAC_final(ctx, out.data(), &len, out.size()) == 1 && len == out.size();
+  EVP_MAC_CTX_free(ctx);
+  return ok;
+}
+
+std::string sign_request(std::string_view secret, const CanonicalRequest& request) {
+  Sha256Digest mac{};
+  HmacSha256(secret).compute(canonical_string(request), mac);
+  return "v1=" + to_hex(mac);
+}
+
+bool digests_equal(const Sha256Digest& a, const Sha256Digest& b) {
+  return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
+}
+
+}  // namespace licensed

@@ -1,0 +1,94 @@
+#include "auth/request_signature.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "auth/signing_headers.h"
+
+namespace licensed {
+namespace {
+
+boost::json::array load_vectors() {
+  std::ifstream in(std::string(LICENSED_SPEC_DIR) + "/signing-vectors.json");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return boost::json::parse(ss.str()).at("vectors").as_array();
+}
+
+std::string_view str(const boost::json::value& v, const char* key) {
+  const auto& s = v.at(key).as_string();
+  return {s.data(), s.size()};
+}
+
+TEST(SigningVectors, EveryVectorMatchesBodyHashCanonicalAndSignature) {
+  const auto vectors = load_vectors();
+  ASSERT_GE(vectors.size(), 5u);
+  for (const auto& v : vectors) {
+    const std::string body_hash = sha256_hex(str(v, "body"));
+    EXPECT_EQ(body_hash, str(v, "bodySha256"));
+    const CanonicalRequest req{str(v, "method"),    str(v, "path"),  str(v, "keyId"),
+                               str(v, "timestamp"), str(v, "nonce"), body_hash};
+    EXPECT_EQ(canonical_string(req), str(v, "canonical"));
+    EXPECT_EQ(sign_request(str(v, "secret"), req), str(v, "signature"));
+  }
+}
+
+TEST(SigningVectors, PreKeyedContextIsReusableAndClonable) {
+  const auto vectors = load_vectors();
+  const auto& v = vectors.at(0);
+  HmacSha256 mac(str(v, "secret"));
+  auto copy = mac.clone();
+  for (int i = 0; i < 3; ++i) {
+    Sha256Digest a{}, b{};
+    ASSERT_TRUE(mac.compute(str(v, "canonical"), a));
+    ASSERT_TRUE(copy->compute(str(v, "canonical"), b));
+    EXPECT_EQ("v1=" + to_hex(a), str(v, "signature"));
+    EXPECT_TRUE(digests_equal(a, b));
+  }
+}
+
+TEST(SigningHeaders, MissingHeaderIsReportedBeforeMalformedOne) {
+  RawSigningHeaders raw{"plugin", std::nullopt, "x", "nope"};
+  auto r = parse_signing_headers(raw);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().extra.at("reason").as_string(), "missing_header");
+}
+
+TEST(SigningHeaders, RejectsMalformedValues) {
+  const std::string sig = "v1=" + std::string(64, 'A');
+  const std::string nonce(16, 'n');
+  auto reason = [&](RawSigningHeaders raw) {
+    auto r = parse_signing_headers(raw);
+    return r.ok() ? std::string("ok") : std::string(r.error().extra.at("reason").as_string());
+  };
+  EXPECT_EQ(reason({"k", "1795000000", nonce, sig}), "ok");
+  EXPECT_EQ(reason({"k", "0", nonce, sig}), "ok");
+  EXPECT_EQ(reason({"", "1795000000", nonce, sig}), "malformed_header");
+  EXPECT_EQ(reason({std::string(65, 'k'), "1795000000", nonce, sig}), "malformed_header");
+  EXPECT_EQ(reason({"k/1", "1795000000", nonce, sig}), "malformed_header");
+  EXPECT_EQ(reason({"k", "01795000000", nonce, sig}), "malformed_header");
+  EXPECT_EQ(reason({"k", "+1795000000", nonce, sig}), "malformed_header");
+  EXPECT_EQ(reason({"k", "1795000000.5", nonce, sig}), "malformed_header");
+  EXPECT_EQ(reason({"k", "", nonce, sig}), "malformed_header");
+  EXPECT_EQ(reason({"k", "1795000000", std::string(15, 'n'), sig}), "malformed_header");
+  EXPECT_EQ(reason({"k", "1795000000", std::string(129, 'n'), sig}), "malformed_header");
+  EXPECT_EQ(reason({"k", "1795000000", std::string(16, '.'), sig}), "malformed_header");
+  EXPECT_EQ(reason({"k", "1795000000", nonce, "v2=" + std::string(64, 'a')}), "malformed_header");
+  EXPECT_EQ(reason({"k", "1795000000", nonce, "v1=" + std::string(63, 'a')}), "malformed_header");
+  EXPECT_EQ(reason({"k", "1795000000", nonce, "v1=" + std::string(64, 'g')}), "malformed_header");
+}
+
+TEST(SigningHeaders, SignatureHexIsCaseInsensitive) {
+  const std::string nonce(16, 'n');
+  auto lower = parse_signing_headers({"k", "1", nonce, "v1=" + std::string(64, 'a')});
+  auto upper = parse_signing_headers({"k", "1", nonce, "v1=" + std::string(64, 'A')});
+  ASSERT_TRUE(lower.ok());
+  ASSERT_TRUE(upper.ok());
+  EXPECT_TRUE(digests_equal(lower->signature, upper->signature));
+}
+
+}  // namespace
+}  // namespace licensed

@@ -1,0 +1,31 @@
+// Parsing of the four X-License-* headers (spec section 2, check 4). Pure syntax:
+// whether the key id is known is the key ring's business.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "auth/request_signature.h"
+#include "core/result.h"
+
+namespace licensed {
+
+struct RawSigningHeaders {
+  std::optional<std::string_view> key_id;
+  std::optional<std::string_view> timestamp;
+  std::optional<std::string_view> nonce;
+  std::optional<std::string_view> signature;
+};
+
+struct SigningHeaders {
+  std::string_view key_id;
+  std::string_view timestamp_text;  // exactly as sent: it is part of the signed string
+  int64_t timestamp = 0;
+  std::string_view nonce;
+  Sha256Digest signature{};
+};
+
+Result<SigningHeaders> parse_signing_headers(const RawSigningHeaders& raw);
+
+}  // namespace licensed

@@ -1,0 +1,211 @@
+#include "config/serve_config.h"
+
+#include <toml++/toml.h>
+
+#include <charconv>
+#include <cstdlib>
+
+namespace licensed {
+namespace {
+
+ApiError config_error(std::string message) {
+  return errors::malformed("config", std::move(message));
+}
+
+// One setting's value and where it came from, for error messages.
+struct Sourced {
+  std::string value;
+  std::string source;
+};
+
+std::optional<Sourced> pick(const std::optional<std::string>& flag, const char* flag_name,
+                            const EnvLookup& env, const char* env_name, const toml::table* file,
+                            const char* file_key) {
+  if (flag) return Sourced{*flag, std::string("--") + flag_name};
+  if (auto v = env(env_name)) return Sourced{*v, env_name};
+  if (file != nullptr) {
+    if (const auto* node = file->get(file_key)) {
+      if (auto s = node->value<std::string>())
+        return Sourced{*s, std::string("config ") + file_key};
+      if (auto i = node->value<int64_t>()) {
+        return Sourced{std::to_string(*i), std::string("config ") + file_key};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+Result<std::pair<std::string, uint16_t>> parse_listen(const Sourced& s) {
+  const auto colon = s.value.rfind(':');
+  if (colon == std::string::npos) return config_error(s.source + ": expected HOST:PORT");
+  std::string host = s.value.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  unsigned port = 0;
+  const char* b = s.value.data() + colon + 1;
+  const char* e = s.value.data() + s.value.size();
+  const auto [ptr, err] = std::from_chars(b, e, port);
+  if (err != std::errc() || ptr != e || port > 65535 || host.empty()) {
+    return config_error(s.source + ": expected HOST:PORT, got '" + s.value + "'");
+  }
+  return std::make_pair(host, static_cast<uint16_t>(port));
+}
+
+Result<SigningKeyConfig> parse_key_pair(std::string_view pair, const std::string& source) {
+  const auto eq = pair.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == pair.size()) {
+    return config_error(source + ": signing keys are ID=SECRET");
+  }
+  SigningKeyConfig k{std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)), {}};
+  return k;
+}
+
+Result<int64_t> parse_positive(const Sourced& s) {
+  int64_t v = 0;
+  const auto [ptr, err] = std::from_chars(s.value.data(), s.value.data() + s.value.size(), v);
+  if (err != std::errc() || ptr != s.value.data() + s.value.size() || v <= 0) {
+    return config_error(s.source + ": expected a positive whole number, got '" + s.value + "'");
+  }
+  return v;
+}
+
+Result<std::vector<SigningKeyConfig>> file_signing_keys(const toml::table& file) {
+  std::vector<SigningKeyConfig> out;
+  const auto* arr = file.get_as<toml::array>("signing_keys");
+  if (arr == nullptr) return out;
+  for (const auto& node : *arr) {
+    const auto* t = node.as_table();
+    if (t == nullptr) return config_error("config signing_keys: each entry is a table");
+    auto id = t->get("id") ? t->get("id")->value<std::string>() : std::nullopt;
+    auto secret = t->get("secret") ? t->get("secret")->value<std::string>() : std::nullopt;
+    if (!id || !secret || id->empty() || secret->empty()) {
+      return config_error("config signing_keys: each entry needs id and secret");
+    }
+    SigningKeyConfig k{*id, *secret, {}};
+    if (const auto* products = t->get_as<toml::array>("products")) {
+      for (const auto& p : *products) {
+        auto slug = p.value<std::string>();
+        if (!slug) return config_error("config signing_keys.products: strings only");
+        k.products.push_back(*slug);
+      }
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_serve_flags(CLI::App& app, ServeFlags& f) {
+  app.add_option("--config", f.config, "TOML configuration file");
+  app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0 picks a free one)");
+  app.add_option("--store", f.store, "sqlite:PATH (default sqlite:./licensed.db)");
+  app.add_option("--redis", f.redis, "redis://HOST:PORT for shared nonce and rate-limit state");
+  app.add_option("--signing-key", f.signing_keys, "ID=SECRET, repeatable");
+  app.add_option("--dashboard-url", f.dashboard_url, "where a customer frees a slot (409 hint)");
+  app.add_option("--rate-limit-key", f.rate_limit_key, "per-license bucket: N/PERIOD or off");
+  app.add_option("--rate-limit-ip", f.rate_limit_ip, "per-IP bucket: N/PERIOD or off");
+  app.add_option("--timestamp-window", f.timestamp_window, "accepted clock skew in seconds");
+  app.add_option("--threads", f.threads, "network threads (default: one per core)");
+}
+
+EnvLookup process_environment() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (v == nullptr) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLookup& env) {
+  ServeConfig c;
+  std::optional<toml::table> file;
+  std::optional<std::string> config_path = flags.config;
+  if (!config_path) config_path = env("LICENSED_CONFIG");
+  if (config_path) {
+    // toml++ reports parse errors by exception; this runs once, at start-up.
+    try {
+      file = toml::parse_file(*config_path);
+    } catch (const toml::parse_error& e) {
+      return config_error("cannot read config " + *config_path + ": " +
+                          std::string(e.description()));
+    }
+  }
+  const toml::table* t = file ? &*file : nullptr;
+
+  if (auto s = pick(flags.listen, "listen", env, "LICENSED_LISTEN", t, "listen")) {
+    ASSIGN_OR_RETURN(auto hp, parse_listen(*s));
+    c.listen_host = hp.first;
+    c.listen_port = hp.second;
+  }
+  if (auto s = pick(flags.store, "store", env, "LICENSED_STORE", t, "store")) c.store = s->value;
+  if (auto s = pick(flags.redis, "redis", env, "LICENSED_REDIS", t, "redis")) c.redis = s->value;
+  if (auto s = pick(flags.dashboard_url, "dashboard-url", env, "LICENSED_DASHBOARD_URL", t,
+                    "dashboard_url")) {
+    if (!s->value.empty()) c.dashboard_url = s->value;
+  }
+  if (auto s = pick(flags.rate_limit_key, "rate-limit-key", env, "LICENSED_RATE_LIMIT_KEY", t,
+                    "rate_limit_key")) {
+    auto spec = parse_rate_spec(s->value);
+    if (!spec.ok()) return config_error(s->source + ": " + spec.error().message);
+    c.rate_limit_key = spec.value();
+  }
+  if (auto s = pick(flags.rate_limit_ip, "rate-limit-ip", env, "LICENSED_RATE_LIMIT_IP", t,
+                    "rate_limit_ip")) {
+    auto spec = parse_rate_spec(s->value);
+    if (!spec.ok()) return config_error(s->source + ": " + spec.error().message);
+    c.rate_limit_ip = spec.value();
+  }
+  std::optional<std::string> window_flag;
+  if (flags.timestamp_window) window_flag = std::to_string(*flags.timestamp_window);
+  if (auto s = pick(window_flag, "timestamp-window", env, "LICENSED_TIMESTAMP_WINDOW", t,
+                    "timestamp_window")) {
+    ASSIGN_OR_RETURN(c.timestamp_window, parse_positive(*s));
+  }
+  std::optional<std::string> threads_flag;
+  if (flags.threads) threads_flag = std::to_string(*flags.threads);
+  if (auto s = pick(threads_flag, "threads", env, "LICENSED_THREADS", t, "threads")) {
+    ASSIGN_OR_RETURN(const int64_t n, parse_positive(*s));
+    c.threads = static_cast<size_t>(n);
+  }
+
+  // Signing keys: a list given at a higher level replaces the lower one entirely.
+  if (!flags.signing_keys.empty()) {
+    for (const auto& pair : flags.signing_keys) {
+      ASSIGN_OR_RETURN(auto k, parse_key_pair(pair, "--signing-key"));
+      c.signing_keys.push_back(std::move(k));
+    }
+  } else if (auto v = env("LICENSED_SIGNING_KEYS"); v && !v->empty()) {
+    std::string_view rest = *v;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      ASSIGN_OR_RETURN(auto k, parse_key_pair(rest.substr(0, comma), "LICENSED_SIGNING_KEYS"));
+      c.signing_keys.push_back(std::move(k));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+  } else if (t != nullptr) {
+    ASSIGN_OR_RETURN(c.signing_keys, file_signing_keys(*t));
+  }
+
+  if (t != nullptr) {
+    if (const auto* proxies = t->get_as<toml::array>("trusted_proxies")) {
+      for (const auto& p : *proxies) {
+        auto cidr = p.value<std::string>();
+        if (!cidr) return config_error("config trusted_proxies: strings only");
+        c.trusted_proxies.push_back(*cidr);
+      }
+    }
+  }
+  if (auto v = env("LICENSED_TRUSTED_PROXIES"); v && !v->empty()) {
+    c.trusted_proxies.clear();
+    std::string_view rest = *v;
+    while (!rest.empty()) {
+      const auto comma = rest.find(',');
+      c.trusted_proxies.emplace_back(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    }
+  }
+  return c;
+}
+
+}  // namespace licensed

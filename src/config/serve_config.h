@@ -1,0 +1,55 @@
+// `licensed serve` configuration (spec section 10): flags beat environment variables,
+// which beat the TOML file, which beats the defaults. Resolved once at start-up into an
+// immutable ServeConfig.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "auth/key_ring.h"
+#include "core/result.h"
+#include "ratelimit/rate_spec.h"
+
+namespace licensed {
+
+struct ServeConfig {
+  std::string listen_host = "127.0.0.1";
+  uint16_t listen_port = 8080;
+  std::string store = "sqlite:./licensed.db";
+  std::optional<std::string> redis;
+  std::vector<SigningKeyConfig> signing_keys;
+  std::optional<std::string> dashboard_url;
+  std::optional<RateSpec> rate_limit_key = RateSpec{120, 60'000};
+  std::optional<RateSpec> rate_limit_ip = RateSpec{600, 60'000};
+  int64_t timestamp_window = 300;
+  std::vector<std::string> trusted_proxies;
+  size_t threads = 0;
+};
+
+// What the command line said; unset members fall through to the environment and file.
+struct ServeFlags {
+  std::optional<std::string> config;
+  std::optional<std::string> listen;
+  std::optional<std::string> store;
+  std::optional<std::string> redis;
+  std::vector<std::string> signing_keys;
+  std::optional<std::string> dashboard_url;
+  std::optional<std::string> rate_limit_key;
+  std::optional<std::string> rate_limit_ip;
+  std::optional<int64_t> timestamp_window;
+  std::optional<size_t> threads;
+};
+
+void add_serve_flags(CLI::App& app, ServeFlags& flags);
+
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+EnvLookup process_environment();
+
+// A bad value anywhere is an error naming where it came from; the caller exits 2.
+Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLookup& env);
+
+}  // namespace licensed

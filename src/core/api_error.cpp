@@ -1,0 +1,161 @@
+#include "core/api_error.h"
+
+#include <algorithm>
+
+namespace licensed {
+
+std::string_view error_name(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kBadSignature:
+      return "LICENSE_API_BAD_SIGNATURE";
+    case ErrorCode::kStaleTimestamp:
+      return "STALE_TIMESTAMP";
+    case ErrorCode::kMalformed:
+      return "LICENSE_API_MALFORMED";
+    case ErrorCode::kNotFound:
+      return "LICENSE_API_NOT_FOUND";
+    case ErrorCode::kInactive:
+      return "LICENSE_API_INACTIVE";
+    case ErrorCode::kLimitReached:
+      return "LICENSE_API_LIMIT_REACHED";
+    case ErrorCode::kRateLimited:
+      return "LICENSE_API_RATE_LIMITED";
+    case ErrorCode::kMachineNotActivated:
+      return "LICENSE_API_MACHINE_NOT_ACTIVATED";
+    case ErrorCode::kUnavailable:
+      return "LICENSE_API_UNAVAILABLE";
+    case ErrorCode::kInternal:
+      return "LICENSE_API_INTERNAL";
+  }
+  return "LICENSE_API_INTERNAL";
+}
+
+int http_status_of(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kBadSignature:
+    case ErrorCode::kStaleTimestamp:
+      return 401;
+    case ErrorCode::kMalformed:
+      return 400;
+    case ErrorCode::kNotFound:
+      return 404;
+    case ErrorCode::kInactive:
+      return 403;
+    case ErrorCode::kLimitReached:
+      return 409;
+    case ErrorCode::kRateLimited:
+      return 429;
+    case ErrorCode::kMachineNotActivated:
+      return 404;
+    case ErrorCode::kUnavailable:
+      return 503;
+    case ErrorCode::kInternal:
+      return 500;
+  }
+  return 500;
+}
+
+namespace errors {
+namespace {
+ApiError make(ErrorCode code, std::string message) {
+  ApiError e;
+  e.code = code;
+  e.http_status = http_status_of(code);
+  e.error = std::string(error_name(code));
+  e.message = std::move(message);
+  return e;
+}
+}  // namespace
+
+ApiError route_not_found() {
+  ApiError e;
+  e.http_status = 404;
+  e.error = "NOT_FOUND";
+  e.message = "no such endpoint";
+  return e;
+}
+
+ApiError method_not_allowed() {
+  ApiError e;
+  e.http_status = 405;
+  e.error = "METHOD_NOT_ALLOWED";
+  e.message = "this endpoint accepts POST only";
+  return e;
+}
+
+ApiError bad_signature(std::string_view reason, std::string message) {
+  ApiError e = make(ErrorCode::kBadSignature, std::move(message));
+  e.extra["reason"] = reason;
+  return e;
+}
+
+ApiError stale_timestamp(int64_t server_time_seconds) {
+  ApiError e = make(ErrorCode::kStaleTimestamp,
+                    "timestamp outside the accepted window; resend with a current timestamp");
+  e.extra["serverTime"] = server_time_seconds;
+  return e;
+}
+
+ApiError malformed(std::string_view field, std::string message) {
+  ApiError e = make(ErrorCode::kMalformed, std::move(message));
+  if (!field.empty()) e.extra["field"] = field;
+  return e;
+}
+
+ApiError body_too_large(int64_t limit_bytes) {
+  ApiError e = make(ErrorCode::kMalformed,
+                    "request body larger than " + std::to_string(limit_bytes) + " bytes");
+  e.http_status = 413;
+  e.close_connection = true;
+  return e;
+}
+
+ApiError not_found() {
+  return make(ErrorCode::kNotFound, "license key unknown or deleted");
+}
+
+ApiError inactive(std::string_view effective_status) {
+  ApiError e = make(ErrorCode::kInactive, "license is " + std::string(effective_status));
+  e.extra["status"] = effective_status;
+  return e;
+}
+
+ApiError limit_reached(int64_t activations, int64_t max,
+                       const std::optional<std::string>& dashboard_url) {
+  ApiError e =
+      make(ErrorCode::kLimitReached, "machine limit reached; free a slot on the dashboard");
+  e.extra["activations"] = activations;
+  e.extra["max"] = max;
+  if (dashboard_url) {
+    e.extra["dashboardUrl"] = *dashboard_url;
+  } else {
+    e.extra["dashboardUrl"] = nullptr;
+  }
+  return e;
+}
+
+ApiError rate_limited(std::string_view bucket, int64_t retry_after_seconds) {
+  const int64_t wait = std::max<int64_t>(1, retry_after_seconds);
+  ApiError e = make(ErrorCode::kRateLimited, "too many requests; retry later");
+  e.extra["bucket"] = bucket;
+  e.extra["retryAfter"] = wait;
+  e.retry_after_seconds = wait;
+  return e;
+}
+
+ApiError machine_not_activated() {
+  return make(ErrorCode::kMachineNotActivated, "this machine is not activated; call activate");
+}
+
+ApiError unavailable(int64_t retry_after_seconds, std::string message) {
+  ApiError e = make(ErrorCode::kUnavailable, std::move(message));
+  e.retry_after_seconds = std::max<int64_t>(1, retry_after_seconds);
+  return e;
+}
+
+ApiError internal() {
+  return make(ErrorCode::kInternal, "internal error");
+}
+}  // namespace errors
+
+}  // namespace licensed

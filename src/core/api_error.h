@@ -1,0 +1,66 @@
+// The contract's error table (spec section 3) in one place: every API error code is
+// chosen through one of the factory functions below, and nowhere else.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace licensed {
+
+enum class ErrorCode : int {
+  kBadSignature = 1700,
+  kStaleTimestamp = 1701,
+  kMalformed = 1702,
+  kNotFound = 1703,
+  kInactive = 1704,
+  kLimitReached = 1705,
+  kRateLimited = 1706,
+  kMachineNotActivated = 1707,
+  kUnavailable = 1708,
+  kInternal = 1709,
+};
+
+// An error as the client sees it. `code` is absent for the routing errors (404/405),
+// which have the section 3 shape without a numeric code.
+struct ApiError {
+  int http_status = 500;
+  std::optional<ErrorCode> code;
+  std::string error;    // the `error` member, e.g. "LICENSE_API_NOT_FOUND"
+  std::string message;  // human readable
+  boost::json::object extra;
+  std::optional<int64_t> retry_after_seconds;  // also sent as the Retry-After header
+  bool close_connection = false;               // set when the request body was not read
+};
+
+std::string_view error_name(ErrorCode code);
+int http_status_of(ErrorCode code);
+
+namespace errors {
+// Reasons of 1700.
+inline constexpr std::string_view kMissingHeader = "missing_header";
+inline constexpr std::string_view kMalformedHeader = "malformed_header";
+inline constexpr std::string_view kUnknownKey = "unknown_key";
+inline constexpr std::string_view kSignatureMismatch = "signature_mismatch";
+inline constexpr std::string_view kNonceReused = "nonce_reused";
+
+ApiError route_not_found();
+ApiError method_not_allowed();
+ApiError bad_signature(std::string_view reason, std::string message);
+ApiError stale_timestamp(int64_t server_time_seconds);
+// `field` empty: the problem is not one member (bad JSON, wrong content type).
+ApiError malformed(std::string_view field, std::string message);
+ApiError body_too_large(int64_t limit_bytes);
+ApiError not_found();
+ApiError inactive(std::string_view effective_status);
+ApiError limit_reached(int64_t activations, int64_t max,
+                       const std::optional<std::string>& dashboard_url);
+ApiError rate_limited(std::string_view bucket, int64_t retry_after_seconds);
+ApiError machine_not_activated();
+ApiError unavailable(int64_t retry_after_seconds, std::string message);
+ApiError internal();
+}  // namespace errors
+
+}  // namespace licensed

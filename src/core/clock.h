@@ -1,0 +1,44 @@
+// Time is injected: operations, the nonce cache and the limiter read a Clock, so tests
+// move time instead of sleeping.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+
+namespace licensed {
+
+// Milliseconds since the Unix epoch.
+using UnixMillis = int64_t;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual UnixMillis now_ms() const = 0;
+  int64_t now_seconds() const {
+    const UnixMillis ms = now_ms();
+    return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+  }
+};
+
+class SystemClock final : public Clock {
+ public:
+  UnixMillis now_ms() const override {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+};
+
+class ManualClock final : public Clock {
+ public:
+  explicit ManualClock(UnixMillis start) : now_(start) {}
+  UnixMillis now_ms() const override { return now_.load(); }
+  void set(UnixMillis t) { now_.store(t); }
+  void advance_ms(int64_t d) { now_.fetch_add(d); }
+
+ private:
+  std::atomic<UnixMillis> now_;
+};
+
+}  // namespace licensed

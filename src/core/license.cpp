@@ -1,0 +1,58 @@
+#include "core/license.h"
+
+namespace licensed {
+
+std::string_view to_string(LicenseStatus status) {
+  switch (status) {
+    case LicenseStatus::kActive:
+      return "ACTIVE";
+    case LicenseStatus::kSuspended:
+      return "SUSPENDED";
+    case LicenseStatus::kRefunded:
+      return "REFUNDED";
+    case LicenseStatus::kRevoked:
+      return "REVOKED";
+  }
+  return "REVOKED";
+}
+
+std::optional<LicenseStatus> parse_license_status(std::string_view text) {
+  if (text == "ACTIVE") return LicenseStatus::kActive;
+  if (text == "SUSPENDED") return LicenseStatus::kSuspended;
+  if (text == "REFUNDED") return LicenseStatus::kRefunded;
+  if (text == "REVOKED") return LicenseStatus::kRevoked;
+  return std::nullopt;
+}
+
+std::string_view effective_status(const License& license, UnixMillis now) {
+  if (license.status == LicenseStatus::kActive && license.expires_at &&
+      *license.expires_at <= now) {
+    return "EXPIRED";
+  }
+  return to_string(license.status);
+}
+
+bool is_effectively_active(const License& license, UnixMillis now) {
+  return effective_status(license, now) == "ACTIVE";
+}
+
+std::optional<UnixMillis> stale_before(const License& license, UnixMillis now) {
+  if (!license.machine_ttl_seconds) return std::nullopt;
+  return now - *license.machine_ttl_seconds * 1000;
+}
+
+std::string_view to_string(Actor actor) {
+  switch (actor) {
+    case Actor::kClient:
+      return "client";
+    case Actor::kCustomer:
+      return "customer";
+    case Actor::kAdmin:
+      return "admin";
+    case Actor::kSystem:
+      return "system";
+  }
+  return "system";
+}
+
+}  // namespace licensed

@@ -1,0 +1,81 @@
+// The license model of spec section 4, and the rules that derive from it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace licensed {
+
+enum class LicenseStatus { kActive, kSuspended, kRefunded, kRevoked };
+
+std::string_view to_string(LicenseStatus status);
+std::optional<LicenseStatus> parse_license_status(std::string_view text);
+
+struct Product {
+  int64_t id = 0;
+  std::string slug;
+  std::string name;
+};
+
+struct License {
+  int64_t id = 0;
+  std::string key;  // lowercase UUID v4
+  Product product;
+  LicenseStatus status = LicenseStatus::kActive;
+  std::optional<UnixMillis> expires_at;
+  int64_t max = 0;
+  std::optional<int64_t> machine_ttl_seconds;  // null: machines never go stale
+  UnixMillis created_at = 0;
+  std::optional<UnixMillis> deleted_at;
+};
+
+// "ACTIVE", "SUSPENDED", "REFUNDED", "REVOKED", or "EXPIRED" for an ACTIVE license
+// whose expiresAt is set and not in the future.
+std::string_view effective_status(const License& license, UnixMillis now);
+bool is_effectively_active(const License& license, UnixMillis now);
+
+struct Activation {
+  std::string machine_id;
+  std::optional<std::string> machine_name;
+  UnixMillis activated_at = 0;
+  UnixMillis last_seen_at = 0;
+};
+
+// Machines last seen before this instant are stale (spec section 14); nullopt when the
+// license has no machineTtl and nothing is ever stale.
+std::optional<UnixMillis> stale_before(const License& license, UnixMillis now);
+
+enum class Actor { kClient, kCustomer, kAdmin, kSystem };
+std::string_view to_string(Actor actor);
+
+struct AuditEntry {
+  int64_t id = 0;  // assigned by the store
+  UnixMillis at = 0;
+  std::string action;  // "license.activate", ...
+  std::string license_key;
+  std::optional<std::string> machine_id;
+  bool refresh = false;
+  Actor actor = Actor::kClient;
+  std::optional<std::string> actor_name;  // the admin token's name
+  std::optional<std::string> ip;
+  std::optional<std::string> key_id;
+  std::optional<std::string> request_id;
+};
+
+namespace audit_action {
+inline constexpr std::string_view kActivate = "license.activate";
+inline constexpr std::string_view kHeartbeat = "license.heartbeat";
+inline constexpr std::string_view kDeactivate = "license.deactivate";
+inline constexpr std::string_view kReclaim = "license.reclaim";
+inline constexpr std::string_view kCreate = "license.create";
+inline constexpr std::string_view kStatus = "license.status";
+inline constexpr std::string_view kDelete = "license.delete";
+inline constexpr std::string_view kUpdate = "license.update";
+}  // namespace audit_action
+
+}  // namespace licensed

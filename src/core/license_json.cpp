@@ -1,0 +1,64 @@
+#include "core/license_json.h"
+
+#include "core/timestamp.h"
+
+namespace licensed {
+
+boost::json::value optional_timestamp_json(const std::optional<UnixMillis>& t) {
+  if (!t) return nullptr;
+  return boost::json::value(format_timestamp(*t));
+}
+
+boost::json::value optional_int_json(const std::optional<int64_t>& v) {
+  if (!v) return nullptr;
+  return *v;
+}
+
+boost::json::object product_json(const Product& product) {
+  return {{"slug", product.slug}, {"name", product.name}};
+}
+
+boost::json::object machine_json(const Activation& a) {
+  boost::json::object m;
+  m["id"] = a.machine_id;
+  if (a.machine_name) {
+    m["name"] = *a.machine_name;
+  } else {
+    m["name"] = nullptr;
+  }
+  m["activatedAt"] = format_timestamp(a.activated_at);
+  m["lastSeenAt"] = format_timestamp(a.last_seen_at);
+  return m;
+}
+
+boost::json::object license_json(const License& l, UnixMillis now) {
+  boost::json::object o;
+  o["licenseKey"] = l.key;
+  o["product"] = product_json(l.product);
+  o["status"] = effective_status(l, now);
+  o["storedStatus"] = to_string(l.status);
+  o["expiresAt"] = optional_timestamp_json(l.expires_at);
+  o["max"] = l.max;
+  o["machineTtl"] = optional_int_json(l.machine_ttl_seconds);
+  o["createdAt"] = format_timestamp(l.created_at);
+  o["deletedAt"] = optional_timestamp_json(l.deleted_at);
+  return o;
+}
+
+boost::json::object audit_json(const AuditEntry& e) {
+  boost::json::object o;
+  o["id"] = e.id;
+  o["at"] = format_timestamp(e.at);
+  o["action"] = e.action;
+  o["licenseKey"] = e.license_key;
+  if (e.machine_id) o["machineId"] = *e.machine_id;
+  if (e.refresh) o["refresh"] = true;
+  o["actor"] = to_string(e.actor);
+  if (e.actor_name) o["actorName"] = *e.actor_name;
+  if (e.ip) o["ip"] = *e.ip;
+  if (e.key_id) o["keyId"] = *e.key_id;
+  if (e.request_id) o["requestId"] = *e.request_id;
+  return o;
+}
+
+}  // namespace licensed

@@ -1,0 +1,201 @@
+#include "core/operations.h"
+
+#include <algorithm>
+
+#include "core/license_json.h"
+#include "core/timestamp.h"
+
+namespace licensed {
+namespace {
+
+using boost::json::object;
+
+// Spec section 4: deleted and unknown are one answer, and so is a license of a product
+// the signing key is not bound to.
+Result<License> load_license(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+  ASSIGN_OR_RETURN(auto found, tx.find_license(req.license_key));
+  if (!found || found->deleted_at) return errors::not_found();
+  const auto* bound = ctx.bound_products;
+  if (bound != nullptr && !bound->empty() &&
+      std::find(bound->begin(), bound->end(), found->product.slug) == bound->end()) {
+    return errors::not_found();
+  }
+  return std::move(*found);
+}
+
+AuditEntry audit_entry(std::string_view action, const License& license, std::string_view machine_id,
+                       const OperationContext& ctx) {
+  AuditEntry e;
+  e.at = ctx.now;
+  e.action = std::string(action);
+  e.license_key = license.key;
+  e.machine_id = std::string(machine_id);
+  e.actor = Actor::kClient;
+  e.ip = std::string(ctx.ip);
+  e.key_id = std::string(ctx.key_id);
+  e.request_id = std::string(ctx.request_id);
+  return e;
+}
+
+Result<int64_t> count_fresh(StoreTx& tx, const License& license, UnixMillis now) {
+  return tx.count_activations(license.id, stale_before(license, now));
+}
+
+// Spec section 14: stale machines are reclaimed by the next activate, under its lock,
+// with one audit record each.
+Status reclaim_stale(StoreTx& tx, const License& license, std::string_view requesting_machine,
+                     const OperationContext& ctx) {
+  const auto before = stale_before(license, ctx.now);
+  if (!before) return Ok{};
+  ASSIGN_OR_RETURN(const auto reclaimed,
+                   tx.delete_stale_activations(license.id, *before, requesting_machine));
+  for (const auto& machine_id : reclaimed) {
+    AuditEntry e = audit_entry(audit_action::kReclaim, license, machine_id, ctx);
+    e.actor = Actor::kSystem;
+    RETURN_IF_ERROR(tx.append_audit(e));
+  }
+  return Ok{};
+}
+
+object activation_body(const License& license, std::string_view effective, int64_t activations,
+                       const Activation& a) {
+  object body;
+  body["ok"] = true;
+  body["product"] = product_json(license.product);
+  body["status"] = effective;
+  body["expiresAt"] = optional_timestamp_json(license.expires_at);
+  body["activations"] = activations;
+  body["max"] = license.max;
+  body["machine"] = machine_json(a);
+  return body;
+}
+
+}  // namespace
+
+Result<object> activate(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+  ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
+  const std::string_view effective = effective_status(license, ctx.now);
+  if (effective != "ACTIVE") return errors::inactive(effective);
+  const std::string& machine_id = *req.machine_id;
+  RETURN_IF_ERROR(reclaim_stale(tx, license, machine_id, ctx));
+
+  ASSIGN_OR_RETURN(auto existing, tx.find_activation(license.id, machine_id));
+  if (existing) {
+    // A known machine is refreshed before the cap is looked at, so lowering max never
+    // locks out a machine that already holds a slot.
+    existing->last_seen_at = ctx.now;
+    if (req.machine_name) {
+      existing->machine_name =
+          req.machine_name->empty() ? std::nullopt : std::optional<std::string>(*req.machine_name);
+    }
+    RETURN_IF_ERROR(tx.update_activation(license.id, *existing));
+    AuditEntry e = audit_entry(audit_action::kHeartbeat, license, machine_id, ctx);
+    e.refresh = true;
+    RETURN_IF_ERROR(tx.append_audit(e));
+    ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
+    return activation_body(license, effective, count, *existing);
+  }
+
+  // The cap. The license row is locked by this transaction, so `count` cannot change
+  // before the insert below commits.
+  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
+  if (count >= license.max) {
+    return errors::limit_reached(count, license.max,
+                                 ctx.dashboard_url ? *ctx.dashboard_url : std::nullopt);
+  }
+  Activation a;
+  a.machine_id = machine_id;
+  if (req.machine_name && !req.machine_name->empty()) a.machine_name = *req.machine_name;
+  a.activated_at = ctx.now;
+  a.last_seen_at = ctx.now;
+  RETURN_IF_ERROR(tx.insert_activation(license.id, a));
+  RETURN_IF_ERROR(tx.append_audit(audit_entry(audit_action::kActivate, license, machine_id, ctx)));
+  return activation_body(license, effective, count + 1, a);
+}
+
+Result<object> heartbeat(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+  ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
+  const std::string_view effective = effective_status(license, ctx.now);
+  if (effective != "ACTIVE") return errors::inactive(effective);
+  ASSIGN_OR_RETURN(auto existing, tx.find_activation(license.id, *req.machine_id));
+  if (!existing) return errors::machine_not_activated();
+  existing->last_seen_at = ctx.now;
+  RETURN_IF_ERROR(tx.update_activation(license.id, *existing));
+  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
+  object body;
+  body["ok"] = true;
+  body["status"] = effective;
+  body["expiresAt"] = optional_timestamp_json(license.expires_at);
+  body["lastSeenAt"] = format_timestamp(existing->last_seen_at);
+  body["activations"] = count;
+  body["max"] = license.max;
+  return body;
+}
+
+Result<object> status(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+  ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
+  const std::string_view effective = effective_status(license, ctx.now);
+  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
+  bool valid = effective == "ACTIVE";
+  object body;
+  body["ok"] = true;
+  body["valid"] = false;  // placed here so members keep the contract's order
+  body["product"] = product_json(license.product);
+  body["status"] = effective;
+  body["expiresAt"] = optional_timestamp_json(license.expires_at);
+  body["activations"] = count;
+  body["max"] = license.max;
+  body["machineTtl"] = optional_int_json(license.machine_ttl_seconds);
+  if (req.machine_id) {
+    ASSIGN_OR_RETURN(auto existing, tx.find_activation(license.id, *req.machine_id));
+    object machine;
+    machine["id"] = *req.machine_id;
+    machine["activated"] = existing.has_value();
+    machine["lastSeenAt"] =
+        optional_timestamp_json(existing ? std::optional(existing->last_seen_at) : std::nullopt);
+    body["machine"] = std::move(machine);
+    valid = valid && existing.has_value();
+  } else {
+    body["machine"] = nullptr;
+  }
+  body["valid"] = valid;
+  return body;
+}
+
+Result<object> deactivate(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+  // Allowed whatever the status, so a customer can always tidy up.
+  ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
+  ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
+  if (!removed) return errors::machine_not_activated();
+  RETURN_IF_ERROR(
+      tx.append_audit(audit_entry(audit_action::kDeactivate, license, *req.machine_id, ctx)));
+  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
+  object body;
+  body["ok"] = true;
+  body["activations"] = count;
+  body["max"] = license.max;
+  return body;
+}
+
+Result<object> run_operation(Endpoint endpoint, StoreTx& tx, const LicenseRequest& req,
+                             const OperationContext& ctx) {
+  switch (endpoint) {
+    case Endpoint::kActivate:
+      return activate(tx, req, ctx);
+    case Endpoint::kHeartbeat:
+      return heartbeat(tx, req, ctx);
+    case Endpoint::kStatus:
+      return status(tx, req, ctx);
+    case Endpoint::kDeactivate:
+      return deactivate(tx, req, ctx);
+  }
+  return errors::internal();
+}
+
+bool must_roll_back(const Result<object>& outcome) {
+  if (outcome.ok()) return false;
+  const auto code = outcome.error().code;
+  return !code || *code == ErrorCode::kUnavailable || *code == ErrorCode::kInternal;
+}
+
+}  // namespace licensed

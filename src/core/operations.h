@@ -1,0 +1,45 @@
+// The four License API operations (spec sections 5 to 7, 14) as plain functions of
+// (request, store transaction, context). They know nothing of HTTP; the cap is
+// enforced in activate().
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/request_body.h"
+#include "core/result.h"
+#include "store/store_tx.h"
+
+namespace licensed {
+
+struct OperationContext {
+  UnixMillis now = 0;
+  std::string_view ip;
+  std::string_view key_id;
+  std::string_view request_id;
+  // The signing key's product binding; empty: the key serves every product.
+  const std::vector<std::string>* bound_products = nullptr;
+  const std::optional<std::string>* dashboard_url = nullptr;
+};
+
+// Each returns the 200 body, or the error the client sees. A 1708/1709 error means the
+// transaction must be rolled back (see must_roll_back).
+Result<boost::json::object> activate(StoreTx& tx, const LicenseRequest& req,
+                                     const OperationContext& ctx);
+Result<boost::json::object> heartbeat(StoreTx& tx, const LicenseRequest& req,
+                                      const OperationContext& ctx);
+Result<boost::json::object> status(StoreTx& tx, const LicenseRequest& req,
+                                   const OperationContext& ctx);
+Result<boost::json::object> deactivate(StoreTx& tx, const LicenseRequest& req,
+                                       const OperationContext& ctx);
+
+Result<boost::json::object> run_operation(Endpoint endpoint, StoreTx& tx, const LicenseRequest& req,
+                                          const OperationContext& ctx);
+
+// True for the outcomes whose writes must not be kept: store failures and bugs.
+bool must_roll_back(const Result<boost::json::object>& outcome);
+
+}  // namespace licensed

@@ -1,0 +1,436 @@
+#include "core/request_body.h"
+
+// basic_parser's member definitions live in the _impl header (the SAX parser is a
+// template over the handler).
+#include <boost/json/basic_parser_impl.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+namespace licensed {
+namespace {
+
+namespace json = boost::json;
+
+constexpr std::string_view kLicenseKey = "licenseKey";
+constexpr std::string_view kMachineId = "machineId";
+constexpr std::string_view kMachineName = "machineName";
+
+constexpr size_t kMachineIdMin = 8;
+constexpr size_t kMachineIdMax = 128;
+constexpr size_t kMachineNameMax = 100;
+
+enum class ValueKind { kAbsent, kNull, kString, kNumber, kBool, kObject, kArray };
+
+std::string_view kind_name(ValueKind kind) {
+  switch (kind) {
+    case ValueKind::kAbsent:
+      return "absent";
+    case ValueKind::kNull:
+      return "null";
+    case ValueKind::kString:
+      return "a string";
+    case ValueKind::kNumber:
+      return "a number";
+    case ValueKind::kBool:
+      return "a boolean";
+    case ValueKind::kObject:
+      return "an object";
+    case ValueKind::kArray:
+      return "an array";
+  }
+  return "unknown";
+}
+
+// What the body said about one member we care about.
+struct Member {
+  ValueKind kind = ValueKind::kAbsent;
+  std::string text;  // the decoded string when kind == kString
+};
+
+// SAX handler: sees every event of the document, so it can check what a DOM parser
+// cannot report (duplicate names, which boost::json::parse silently resolves) while
+// capturing only the three top-level members of the schema. It never fails the parse
+// itself: JSON validity is decided first, then the schema, so a body that is both
+// broken and has a duplicate is reported as broken whatever the order of the faults.
+class BodyHandler {
+ public:
+  static constexpr std::size_t max_array_size = static_cast<std::size_t>(-1);
+  static constexpr std::size_t max_object_size = static_cast<std::size_t>(-1);
+  static constexpr std::size_t max_string_size = static_cast<std::size_t>(-1);
+  static constexpr std::size_t max_key_size = static_cast<std::size_t>(-1);
+
+  explicit BodyHandler(Endpoint endpoint) : endpoint_(endpoint) {}
+
+  bool on_document_begin(json::error_code&) { return true; }
+  bool on_document_end(json::error_code&) { return true; }
+
+  bool on_object_begin(json::error_code&) {
+    on_value(ValueKind::kObject);
+    frames_.push_back(Frame{true, {}});
+    return true;
+  }
+  bool on_object_end(std::size_t, json::error_code&) {
+    frames_.pop_back();
+    return true;
+  }
+  bool on_array_begin(json::error_code&) {
+    on_value(ValueKind::kArray);
+    frames_.push_back(Frame{false, {}});
+    return true;
+  }
+  bool on_array_end(std::size_t, json::error_code&) {
+    frames_.pop_back();
+    return true;
+  }
+
+  // Keys and strings may arrive in parts (around escapes), so they are accumulated.
+  bool on_key_part(json::string_view s, std::size_t, json::error_code&) {
+    key_.append(s.data(), s.size());
+    return true;
+  }
+  bool on_key(json::string_view s, std::size_t, json::error_code&) {
+    key_.append(s.data(), s.size());
+    // Names compare after unescaping: {"a":1,"\u0061":2} is a duplicate.
+    if (!frames_.back().keys.insert(key_).second && !duplicate_) duplicate_ = key_;
+    pending_ = frames_.size() == 1 ? member_named(key_) : nullptr;
+    if (pending_ != nullptr) pending_->text.clear();
+    key_.clear();
+    return true;
+  }
+  bool on_string_part(json::string_view s, std::size_t, json::error_code&) {
+    if (pending_ != nullptr) pending_->text.append(s.data(), s.size());
+    return true;
+  }
+  bool on_string(json::string_view s, std::size_t, json::error_code&) {
+    if (pending_ != nullptr) pending_->text.append(s.data(), s.size());
+    on_value(ValueKind::kString);
+    return true;
+  }
+
+  bool on_number_part(json::string_view, json::error_code&) { return true; }
+  bool on_int64(std::int64_t, json::string_view, json::error_code&) {
+    on_value(ValueKind::kNumber);
+    return true;
+  }
+  bool on_uint64(std::uint64_t, json::string_view, json::error_code&) {
+    on_value(ValueKind::kNumber);
+    return true;
+  }
+  bool on_double(double, json::string_view, json::error_code&) {
+    on_value(ValueKind::kNumber);
+    return true;
+  }
+  bool on_bool(bool, json::error_code&) {
+    on_value(ValueKind::kBool);
+    return true;
+  }
+  bool on_null(json::error_code&) {
+    on_value(ValueKind::kNull);
+    return true;
+  }
+  // Comments are off in parse_options; these are never called.
+  bool on_comment_part(json::string_view, json::error_code&) { return true; }
+  bool on_comment(json::string_view, json::error_code&) { return true; }
+
+  bool top_level_is_object() const { return top_level_ == ValueKind::kObject; }
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
+  const Member& license_key() const { return license_key_; }
+  const Member& machine_id() const { return machine_id_; }
+  const Member& machine_name() const { return machine_name_; }
+
+ private:
+  struct Frame {
+    bool is_object;
+    std::unordered_set<std::string> keys;  // names seen so far in this object
+  };
+
+  Member* member_named(std::string_view name) {
+    if (name == kLicenseKey) return &license_key_;
+    if (name == kMachineId) return &machine_id_;
+    // For the other endpoints machineName is just an unknown member.
+    if (name == kMachineName && endpoint_ == Endpoint::kActivate) return &machine_name_;
+    return nullptr;
+  }
+
+  // Every value, scalar or container, passes here before any nested event.
+  void on_value(ValueKind kind) {
+    if (frames_.empty()) {
+      top_level_ = kind;
+      return;
+    }
+    if (pending_ != nullptr) {
+      pending_->kind = kind;
+      pending_ = nullptr;
+    }
+  }
+
+  Endpoint endpoint_;
+  std::vector<Frame> frames_;
+  std::string key_;
+  Member* pending_ = nullptr;  // the schema member whose value comes next, if any
+  ValueKind top_level_ = ValueKind::kAbsent;
+  std::optional<std::string> duplicate_;
+  Member license_key_;
+  Member machine_id_;
+  Member machine_name_;
+};
+
+std::string describe_json_error(const json::error_code& ec, std::size_t offset) {
+  if (ec == json::error::incomplete) return "request body is truncated JSON";
+  if (ec == json::error::too_deep) return "request body nests too deeply";
+  if (ec == json::error::illegal_leading_surrogate ||
+      ec == json::error::illegal_trailing_surrogate) {
+    return "request body has an invalid surrogate escape at byte " + std::to_string(offset);
+  }
+  // Boost.JSON reports bad UTF-8 as a plain syntax error, so say both.
+  return "request body is not valid JSON in UTF-8 (error at byte " + std::to_string(offset) + ")";
+}
+
+bool is_json_whitespace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+bool is_hex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+char to_lower_ascii(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool is_uuid_v4(std::string_view s) {
+  if (s.size() != 36) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (s[i] != '-') return false;
+    } else if (!is_hex(s[i])) {
+      return false;
+    }
+  }
+  const char variant = to_lower_ascii(s[19]);
+  return s[14] == '4' && (variant == '8' || variant == '9' || variant == 'a' || variant == 'b');
+}
+
+// The parser has already validated the UTF-8, so counting lead bytes is exact.
+size_t count_code_points(std::string_view s) {
+  size_t n = 0;
+  for (const char c : s) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+// C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F, encoded C2 80..C2 9F).
+bool has_control_char(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x20 || b == 0x7F) return true;
+    if (b == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      return true;
+    }
+  }
+  return false;
+}
+
+ApiError wrong_type(std::string_view field, const Member& m, std::string_view expected) {
+  return errors::malformed(field, std::string(field) + " must be " + std::string(expected) +
+                                      ", not " + std::string(kind_name(m.kind)));
+}
+
+// Checks a string member against the length and control-character rules.
+std::optional<ApiError> check_text(std::string_view field, const std::string& text,
+                                   size_t min_code_points, size_t max_code_points) {
+  const size_t n = count_code_points(text);
+  if (n < min_code_points || n > max_code_points) {
+    const std::string f(field);
+    if (min_code_points == 0) {
+      return errors::malformed(
+          field, f + " must be at most " + std::to_string(max_code_points) + " characters");
+    }
+    return errors::malformed(field, f + " must be " + std::to_string(min_code_points) + " to " +
+                                        std::to_string(max_code_points) + " characters");
+  }
+  if (has_control_char(text)) {
+    return errors::malformed(field, std::string(field) + " must not contain control characters");
+  }
+  return std::nullopt;
+}
+
+std::optional<ApiError> check_machine_id(const Member& m, bool required) {
+  switch (m.kind) {
+    case ValueKind::kString:
+      return check_text(kMachineId, m.text, kMachineIdMin, kMachineIdMax);
+    case ValueKind::kAbsent:
+    case ValueKind::kNull:
+      if (!required) return std::nullopt;
+      return errors::malformed(kMachineId, "machineId is required");
+    default:
+      return wrong_type(kMachineId, m, "a string");
+  }
+}
+
+}  // namespace
+
+Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body) {
+  size_t first = 0;
+  while (first < body.size() && is_json_whitespace(body[first])) ++first;
+  if (first == body.size()) {
+    return errors::malformed("", "request body is empty; expected a JSON object");
+  }
+
+  // Default options are strict JSON: no comments, no trailing commas, UTF-8 validated
+  // (including overlong forms and encoded surrogates), lone surrogate escapes refused.
+  json::basic_parser<BodyHandler> parser(json::parse_options{}, endpoint);
+  json::error_code ec;
+  const size_t consumed = parser.write_some(false, body.data(), body.size(), ec);
+  if (ec) return errors::malformed("", describe_json_error(ec, consumed));
+  // The parser stops after the first complete value (and the whitespace after it) and
+  // reports success; anything left over is ours to refuse.
+  if (consumed != body.size()) {
+    return errors::malformed(
+        "", "unexpected data after the JSON object at byte " + std::to_string(consumed));
+  }
+
+  const BodyHandler& h = parser.handler();
+  if (!h.top_level_is_object()) {
+    return errors::malformed("", "request body must be a JSON object");
+  }
+  if (h.duplicate()) {
+    return errors::malformed(*h.duplicate(), "duplicate member \"" + *h.duplicate() + "\"");
+  }
+
+  LicenseRequest req;
+
+  const Member& key = h.license_key();
+  switch (key.kind) {
+    case ValueKind::kString:
+      break;
+    case ValueKind::kAbsent:
+    case ValueKind::kNull:
+      return errors::malformed(kLicenseKey, "licenseKey is required");
+    default:
+      return wrong_type(kLicenseKey, key, "a string");
+  }
+  if (!is_uuid_v4(key.text)) {
+    return errors::malformed(kLicenseKey,
+                             "licenseKey must be a UUID v4 "
+                             "(xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx, hex digits)");
+  }
+  req.license_key.reserve(key.text.size());
+  for (const char c : key.text) req.license_key.push_back(to_lower_ascii(c));
+
+  const bool machine_id_required = endpoint != Endpoint::kStatus;
+  if (auto err = check_machine_id(h.machine_id(), machine_id_required)) return *err;
+  if (h.machine_id().kind == ValueKind::kString) req.machine_id = h.machine_id().text;
+
+  if (endpoint == Endpoint::kActivate) {
+    const Member& name = h.machine_name();
+    switch (name.kind) {
+      case ValueKind::kAbsent:
+      case ValueKind::kNull:
+        break;
+      case ValueKind::kString:
+        if (auto err = check_text(kMachineName, name.text, 0, kMachineNameMax)) return *err;
+        req.machine_name = name.text;
+        break;
+      default:
+        return wrong_type(kMachineName, name, "a string or null");
+    }
+  }
+  return req;
+}
+
+// ---- Content-Type (RFC 9110 section 8.3) ----
+
+namespace {
+
+bool is_ows(char c) {
+  return c == ' ' || c == '\t';
+}
+
+std::string_view trim_ows(std::string_view s) {
+  while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (to_lower_ascii(a[i]) != to_lower_ascii(b[i])) return false;
+  }
+  return true;
+}
+
+bool is_tchar(char c) {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+size_t token_length(std::string_view s) {
+  size_t n = 0;
+  while (n < s.size() && is_tchar(s[n])) ++n;
+  return n;
+}
+
+// Reads `"..."` with backslash escapes from the front of `s` into `out`.
+bool take_quoted_string(std::string_view& s, std::string& out) {
+  for (size_t i = 1; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      if (++i == s.size()) return false;
+      out.push_back(s[i]);
+    } else if (s[i] == '"') {
+      s.remove_prefix(i + 1);
+      return true;
+    } else {
+      out.push_back(s[i]);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_json_content_type(std::string_view content_type) {
+  const size_t semi = content_type.find(';');
+  if (!iequals(trim_ows(content_type.substr(0, semi)), "application/json")) return false;
+  if (semi == std::string_view::npos) return true;
+
+  // parameters = *( OWS ";" OWS [ parameter ] ), parameter = token "=" ( token / quoted )
+  std::string_view rest = content_type.substr(semi + 1);
+  while (true) {
+    rest = trim_ows(rest);
+    if (rest.empty()) return true;
+    if (rest.front() == ';') {  // empty parameter
+      rest.remove_prefix(1);
+      continue;
+    }
+    const size_t name_len = token_length(rest);
+    if (name_len == 0 || name_len == rest.size() || rest[name_len] != '=') return false;
+    const std::string_view name = rest.substr(0, name_len);
+    rest.remove_prefix(name_len + 1);
+
+    std::string value;
+    if (!rest.empty() && rest.front() == '"') {
+      if (!take_quoted_string(rest, value)) return false;
+    } else {
+      const size_t value_len = token_length(rest);
+      if (value_len == 0) return false;
+      value.assign(rest.substr(0, value_len));
+      rest.remove_prefix(value_len);
+    }
+    // We only read UTF-8; a body declared in another charset would be misread.
+    if (iequals(name, "charset") && !iequals(value, "utf-8")) return false;
+
+    rest = trim_ows(rest);
+    if (rest.empty()) return true;
+    if (rest.front() != ';') return false;
+    rest.remove_prefix(1);
+  }
+}
+
+}  // namespace licensed

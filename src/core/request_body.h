@@ -1,0 +1,35 @@
+// The request body schema of spec section 3: one JSON object in UTF-8 with
+// `licenseKey`, `machineId` and (activate only) `machineName`. Everything wrong with a
+// body, from bad bytes to a value out of range, is a 400 1702 chosen here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/result.h"
+
+namespace licensed {
+
+enum class Endpoint { kActivate, kHeartbeat, kStatus, kDeactivate };
+
+struct LicenseRequest {
+  std::string license_key;  // normalised to lowercase
+  // Required for activate, heartbeat and deactivate; optional for status.
+  std::optional<std::string> machine_id;
+  // Activate only: nullopt = absent or null ("keep"); "" = clear the name; else the new
+  // name. Always nullopt for the other endpoints, where the member is ignored.
+  std::optional<std::string> machine_name;
+};
+
+// True for `application/json` (case-insensitive) with optional parameters; a charset
+// parameter other than utf-8 (case-insensitive, possibly quoted) or a parameter that
+// is not `name=value` makes it false.
+bool is_json_content_type(std::string_view content_type);
+
+// Parses and validates `body` for `endpoint`. Errors are errors::malformed with `field`
+// naming the offending member, or empty when the body as a whole is wrong (not JSON,
+// not UTF-8, not an object, trailing bytes).
+Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body);
+
+}  // namespace licensed

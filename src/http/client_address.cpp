@@ -1,0 +1,97 @@
+#include "http/client_address.h"
+
+#include <charconv>
+
+namespace licensed {
+namespace {
+
+std::array<uint8_t, 16> to_bytes16(const boost::asio::ip::address& a, bool& v6) {
+  std::array<uint8_t, 16> out{};
+  if (a.is_v4()) {
+    const auto b = a.to_v4().to_bytes();
+    std::copy(b.begin(), b.end(), out.begin());
+    v6 = false;
+  } else {
+    const auto v = a.to_v6();
+    if (v.is_v4_mapped()) {
+      const auto b = boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, v).to_bytes();
+      std::copy(b.begin(), b.end(), out.begin());
+      v6 = false;
+    } else {
+      out = v.to_bytes();
+      v6 = true;
+    }
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+Result<CidrBlock> CidrBlock::parse(std::string_view text) {
+  const auto slash = text.find('/');
+  boost::system::error_code ec;
+  const auto addr = boost::asio::ip::make_address(std::string(text.substr(0, slash)), ec);
+  if (ec) return errors::malformed("trusted_proxies", "not an address: " + std::string(text));
+  CidrBlock block;
+  block.bytes_ = to_bytes16(addr, block.v6_);
+  const int max_prefix = block.v6_ ? 128 : 32;
+  block.prefix_ = max_prefix;
+  if (slash != std::string_view::npos) {
+    const auto p = text.substr(slash + 1);
+    int prefix = -1;
+    const auto [ptr, err] = std::from_chars(p.data(), p.data() + p.size(), prefix);
+    if (err != std::errc() || ptr != p.data() + p.size() || prefix < 0 || prefix > max_prefix) {
+      return errors::malformed("trusted_proxies", "bad prefix length in " + std::string(text));
+    }
+    block.prefix_ = prefix;
+  }
+  return block;
+}
+
+bool CidrBlock::contains(const boost::asio::ip::address& address) const {
+  bool v6 = false;
+  const auto b = to_bytes16(address, v6);
+  if (v6 != v6_) return false;
+  int bits = prefix_;
+  for (size_t i = 0; i < b.size() && bits > 0; ++i, bits -= 8) {
+    const uint8_t mask = bits >= 8 ? 0xff : static_cast<uint8_t>(0xff << (8 - bits));
+    if ((b[i] & mask) != (bytes_[i] & mask)) return false;
+  }
+  return true;
+}
+
+bool TrustedProxies::trusts(const boost::asio::ip::address& address) const {
+  for (const auto& b : blocks_) {
+    if (b.contains(address)) return true;
+  }
+  return false;
+}
+
+std::string TrustedProxies::client_address(const boost::asio::ip::address& peer,
+                                           std::string_view forwarded_for) const {
+  if (!trusts(peer) || forwarded_for.empty()) return peer.to_string();
+  // Walk from the right: each hop appended by a trusted proxy is skipped, the first
+  // untrusted one is the client. A malformed hop ends the walk there.
+  std::string_view rest = forwarded_for;
+  std::string client = peer.to_string();
+  while (!rest.empty()) {
+    const auto comma = rest.rfind(',');
+    const std::string_view hop =
+        trim(comma == std::string_view::npos ? rest : rest.substr(comma + 1));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(0, comma);
+    boost::system::error_code ec;
+    const auto addr = boost::asio::ip::make_address(std::string(hop), ec);
+    if (ec) return client;
+    client = addr.to_string();
+    if (!trusts(addr)) return client;
+  }
+  return client;
+}
+
+}  // namespace licensed

@@ -1,0 +1,40 @@
+// Which address a request comes from (spec section 9): the socket peer, unless the peer
+// is a trusted proxy, in which case the last untrusted hop of X-Forwarded-For.
+#pragma once
+
+#include <array>
+#include <boost/asio/ip/address.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace licensed {
+
+class CidrBlock {
+ public:
+  // "10.0.0.0/8", "::1/128", or a bare address (a single host).
+  static Result<CidrBlock> parse(std::string_view text);
+  bool contains(const boost::asio::ip::address& address) const;
+
+ private:
+  std::array<uint8_t, 16> bytes_{};
+  int prefix_ = 0;
+  bool v6_ = false;
+};
+
+class TrustedProxies {
+ public:
+  TrustedProxies() = default;
+  explicit TrustedProxies(std::vector<CidrBlock> blocks) : blocks_(std::move(blocks)) {}
+  bool trusts(const boost::asio::ip::address& address) const;
+  std::string client_address(const boost::asio::ip::address& peer,
+                             std::string_view forwarded_for) const;
+
+ private:
+  std::vector<CidrBlock> blocks_;
+};
+
+}  // namespace licensed

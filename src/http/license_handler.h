@@ -1,0 +1,33 @@
+// The License API endpoints: runs the pipeline, then the operation on a store thread,
+// and hands the answer back. Thin: all decisions live in the pipeline and operations.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "http/request_pipeline.h"
+#include "http/response.h"
+#include "store/store.h"
+
+namespace licensed {
+
+struct LicenseHandlerConfig {
+  PipelineContext pipeline;
+  Store* store = nullptr;
+  std::optional<std::string> dashboard_url;
+};
+
+class LicenseHandler final {
+ public:
+  explicit LicenseHandler(LicenseHandlerConfig config) : config_(std::move(config)) {}
+
+  // `reply` is called exactly once, possibly on a store thread.
+  void handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,
+              std::function<void(HttpResponse)> reply) const;
+
+ private:
+  LicenseHandlerConfig config_;
+};
+
+}  // namespace licensed

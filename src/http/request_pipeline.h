@@ -1,0 +1,78 @@
+// The contract's order of checks (spec section 2), steps 3 to 9, one small function
+// each. Authentication happens here: check_signing_headers, check_timestamp,
+// check_signature and check_nonce. Steps 1-2 (route, size) happen while the request is
+// read (http_session.cpp); step 10 is the operation (core/operations.h).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "auth/key_ring.h"
+#include "auth/nonce_store.h"
+#include "auth/signing_headers.h"
+#include "core/clock.h"
+#include "core/request_body.h"
+#include "core/result.h"
+#include "ratelimit/rate_limiter.h"
+
+namespace licensed {
+
+// Immutable configuration and shared services of the pipeline.
+struct PipelineContext {
+  const KeyRing* keys = nullptr;
+  NonceStore* nonces = nullptr;
+  RateLimiter* ip_limiter = nullptr;   // null: off
+  RateLimiter* key_limiter = nullptr;  // null: off
+  const Clock* clock = nullptr;
+  int64_t timestamp_window_seconds = 300;
+  // Requests dated before this (Unix seconds) are stale: the in-memory nonce store
+  // forgot everything earlier when the process started.
+  int64_t started_at_seconds = 0;
+};
+
+struct IncomingRequest {
+  std::string_view method;
+  std::string_view path;  // without query string
+  std::string_view content_type;
+  std::string_view body;
+  std::string_view client_ip;
+  RawSigningHeaders signing;
+};
+
+struct AuthorizedRequest {
+  Endpoint endpoint{};
+  LicenseRequest body;
+  const SigningKey* key = nullptr;
+  std::string nonce;
+  // The request was dated ahead of our clock: its nonce must be kept in the store,
+  // since the restart rule would not refuse a replay of it.
+  bool keep_nonce_durably = false;
+  UnixMillis nonce_expires_at = 0;
+};
+
+std::optional<ApiError> check_ip_bucket(const PipelineContext& ctx, std::string_view client_ip);
+Result<SigningHeaders> check_signing_headers(const PipelineContext& ctx,
+                                             const RawSigningHeaders& raw, const SigningKey*& key);
+std::optional<ApiError> check_timestamp(const PipelineContext& ctx, const SigningHeaders& h);
+std::optional<ApiError> check_signature(const SigningKey& key, const SigningHeaders& h,
+                                        std::string_view method, std::string_view api_path,
+                                        std::string_view body);
+std::optional<ApiError> check_nonce(const PipelineContext& ctx, const SigningHeaders& h);
+Result<LicenseRequest> check_body(Endpoint endpoint, std::string_view content_type,
+                                  std::string_view body);
+std::optional<ApiError> check_key_bucket(const PipelineContext& ctx, std::string_view license_key);
+
+// Outcome of steps 3 to 9. On error, `nonce_to_keep` tells whether the nonce was
+// consumed by a request dated ahead of the clock and must still be stored durably.
+struct PipelineOutcome {
+  Result<AuthorizedRequest> request;
+  std::optional<AuthorizedRequest> nonce_to_keep;
+};
+
+PipelineOutcome run_pipeline(const PipelineContext& ctx, Endpoint endpoint,
+                             const IncomingRequest& in);
+
+}  // namespace licensed

@@ -1,0 +1,73 @@
+#include "http/response.h"
+
+#include <openssl/rand.h>
+
+#include <boost/beast/http/field.hpp>
+#include <boost/json/serialize.hpp>
+#include <chrono>
+#include <ctime>
+
+#include "auth/request_signature.h"
+
+namespace licensed {
+
+namespace http = boost::beast::http;
+
+const std::string& http_date_now() {
+  thread_local std::time_t cached_second = 0;
+  thread_local std::string cached;
+  const std::time_t now = std::time(nullptr);
+  if (now != cached_second) {
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    cached = buf;
+    cached_second = now;
+  }
+  return cached;
+}
+
+std::string new_request_id() {
+  uint8_t bytes[12];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    // Unique is what matters here, not secret: fall back to time and a counter.
+    thread_local uint64_t counter = 0;
+    const uint64_t t =
+        static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    for (int i = 0; i < 8; ++i) bytes[i] = static_cast<uint8_t>(t >> (8 * i));
+    ++counter;
+    for (int i = 0; i < 4; ++i) bytes[8 + i] = static_cast<uint8_t>(counter >> (8 * i));
+  }
+  return "req_" + to_hex(bytes, sizeof bytes);
+}
+
+HttpResponse json_response(unsigned status, const boost::json::object& body,
+                           std::string_view request_id) {
+  HttpResponse res{static_cast<http::status>(status), 11};
+  res.set(http::field::content_type, "application/json");
+  res.set(http::field::date, http_date_now());
+  res.set("X-Request-Id", request_id);
+  res.set(http::field::cache_control, "no-store");
+  res.body() = boost::json::serialize(body);
+  res.prepare_payload();
+  return res;
+}
+
+HttpResponse error_response(const ApiError& error, std::string_view request_id) {
+  boost::json::object body;
+  body["ok"] = false;
+  body["error"] = error.error;
+  if (error.code) body["code"] = static_cast<int>(*error.code);
+  body["message"] = error.message;
+  for (const auto& member : error.extra) body[member.key()] = member.value();
+  body["requestId"] = request_id;
+  HttpResponse res = json_response(static_cast<unsigned>(error.http_status), body, request_id);
+  if (error.retry_after_seconds) {
+    res.set(http::field::retry_after, std::to_string(*error.retry_after_seconds));
+  }
+  if (error.http_status == 405) res.set(http::field::allow, "POST");
+  return res;
+}
+
+}  // namespace licensed

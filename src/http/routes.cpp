@@ -1,0 +1,37 @@
+#include "http/routes.h"
+
+namespace licensed {
+
+std::string_view path_of(std::string_view target) {
+  const auto q = target.find_first_of("?#");
+  return q == std::string_view::npos ? target : target.substr(0, q);
+}
+
+std::string_view api_path_of(std::string_view path) {
+  const auto at = path.find("/api/");
+  return at == std::string_view::npos ? path : path.substr(at);
+}
+
+bool is_api_path(std::string_view path) {
+  return path.find("/api/") != std::string_view::npos;
+}
+
+Result<Endpoint> route_license_request(std::string_view method, std::string_view path) {
+  const std::string_view api = api_path_of(path);
+  Endpoint endpoint;
+  if (api == "/api/v1/license/activate") {
+    endpoint = Endpoint::kActivate;
+  } else if (api == "/api/v1/license/heartbeat") {
+    endpoint = Endpoint::kHeartbeat;
+  } else if (api == "/api/v1/license/status") {
+    endpoint = Endpoint::kStatus;
+  } else if (api == "/api/v1/license/deactivate") {
+    endpoint = Endpoint::kDeactivate;
+  } else {
+    return errors::route_not_found();
+  }
+  if (method != "POST") return errors::method_not_allowed();
+  return endpoint;
+}
+
+}  // namespace licensed

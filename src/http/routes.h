@@ -1,0 +1,20 @@
+// Check 1 of the contract: which endpoint a method and target name.
+#pragma once
+
+#include <string_view>
+
+#include "core/request_body.h"
+#include "core/result.h"
+
+namespace licensed {
+
+// The path without its query string.
+std::string_view path_of(std::string_view target);
+// The API path "from /api/ on" (spec section 2): a prefix added by a proxy is ignored.
+std::string_view api_path_of(std::string_view path);
+bool is_api_path(std::string_view path);
+
+// 404 for an unknown path under /api/, 405 for another method on an endpoint.
+Result<Endpoint> route_license_request(std::string_view method, std::string_view path);
+
+}  // namespace licensed

@@ -1,0 +1,146 @@
+// licensed: `licensed serve` runs the License API; `licensed admin` manages licenses.
+#include <signal.h>
+#include <spdlog/spdlog.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "admin/admin_cli.h"
+#include "auth/memory_nonce_store.h"
+#include "config/serve_config.h"
+#include "http/http_server.h"
+#include "ratelimit/memory_rate_limiter.h"
+#include "store/store.h"
+
+namespace {
+
+using namespace licensed;
+
+constexpr int kExitUsage = 2;
+
+// Nonces of requests dated ahead of the clock, kept in the store by an earlier run,
+// are loaded so the restart rule and the store together refuse every replay.
+Status load_remembered_nonces(Store& store, NonceStore& nonces, const Clock& clock) {
+  const UnixMillis now = clock.now_ms();
+  auto loaded = run_blocking(store, TxKind::kWrite,
+                             [&](StoreTx& tx) -> Result<std::vector<StoreTx::RememberedNonce>> {
+                               RETURN_IF_ERROR(tx.purge_nonces(now));
+                               return tx.load_nonces(now);
+                             });
+  if (!loaded.ok()) return loaded.error();
+  for (const auto& n : loaded.value()) {
+    (void)nonces.check_and_insert(n.key_id, n.nonce, now, n.expires_at);
+  }
+  if (!loaded->empty()) spdlog::info("loaded {} remembered nonces", loaded->size());
+  return Ok{};
+}
+
+int serve(const ServeConfig& config) {
+  if (config.redis) {
+    std::cerr << "licensed: --redis is not supported by this build yet\n";
+    return kExitUsage;
+  }
+  if (config.signing_keys.empty()) {
+    std::cerr << "licensed: no signing keys: give --signing-key ID=SECRET, LICENSED_SIGNING_KEYS "
+                 "or [[signing_keys]] in the config file\n";
+    return kExitUsage;
+  }
+  TrustedProxies proxies;
+  {
+    std::vector<CidrBlock> blocks;
+    for (const auto& p : config.trusted_proxies) {
+      auto b = CidrBlock::parse(p);
+      if (!b.ok()) {
+        std::cerr << "licensed: " << b.error().message << "\n";
+        return kExitUsage;
+      }
+      blocks.push_back(b.value());
+    }
+    proxies = TrustedProxies(std::move(blocks));
+  }
+
+  // Block the signals before any thread starts, so only sigwait below sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  SystemClock clock;
+  auto store = open_store(config.store);
+  if (!store.ok()) {
+    std::cerr << "licensed: cannot open store " << config.store << ": " << store.error().message
+              << "\n";
+    return 1;
+  }
+  MemoryNonceStore nonces;
+  if (auto loaded = load_remembered_nonces(*store.value(), nonces, clock); !loaded.ok()) {
+    std::cerr << "licensed: cannot read the store: " << loaded.error().message << "\n";
+    return 1;
+  }
+  std::unique_ptr<MemoryRateLimiter> ip_limiter, key_limiter;
+  if (config.rate_limit_ip) ip_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_ip);
+  if (config.rate_limit_key)
+    key_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_key);
+  KeyRing keys(config.signing_keys);
+
+  LicenseHandlerConfig handler_config;
+  handler_config.pipeline.keys = &keys;
+  handler_config.pipeline.nonces = &nonces;
+  handler_config.pipeline.ip_limiter = ip_limiter.get();
+  handler_config.pipeline.key_limiter = key_limiter.get();
+  handler_config.pipeline.clock = &clock;
+  handler_config.pipeline.timestamp_window_seconds = config.timestamp_window;
+  handler_config.pipeline.started_at_seconds = clock.now_seconds();
+  handler_config.store = store.value().get();
+  handler_config.dashboard_url = config.dashboard_url;
+  const LicenseHandler handler(std::move(handler_config));
+
+  HttpServerConfig http_config;
+  http_config.host = config.listen_host;
+  http_config.port = config.listen_port;
+  http_config.threads = config.threads;
+  http_config.trusted_proxies = proxies;
+  HttpServer server(http_config, handler);
+  auto bound = server.start();
+  if (!bound.ok()) {
+    std::cerr << "licensed: " << bound.error().message << "\n";
+    return 1;
+  }
+  spdlog::info("licensed ready: listening on {}:{} (store {}, {} signing key(s))",
+               bound->address().to_string(), bound->port(), config.store, keys.size());
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("received {}, draining in-flight requests", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  server.stop(std::chrono::seconds(10));
+  store.value().reset();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
+  CLI::App app{"licensed: license activation server for software plugins"};
+  app.require_subcommand(1);
+  ServeFlags flags;
+  auto* serve_cmd = app.add_subcommand("serve", "run the License API server");
+  add_serve_flags(*serve_cmd, flags);
+  auto* admin_cmd = app.add_subcommand("admin", "manage products, licenses and audit records");
+  auto run_admin = add_admin_commands(*admin_cmd);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : kExitUsage;
+  }
+  if (admin_cmd->parsed()) return run_admin();
+  auto config = resolve_serve_config(flags, process_environment());
+  if (!config.ok()) {
+    std::cerr << "licensed: " << config.error().message << "\n";
+    return kExitUsage;
+  }
+  return serve(config.value());
+}

@@ -1,0 +1,75 @@
+// One SQLite connection with its prepared statements, kept for the connection's life
+// (prepared once, reset after each use).
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "core/result.h"
+
+namespace licensed {
+
+// Maps a SQLite failure to the client's view: a store that is busy, locked, full,
+// read-only or failing I/O is unavailable (1708, retry later); anything else is a bug
+// or corruption (1709). Logs the cause, never the bound values.
+ApiError sqlite_failure(sqlite3* db, int rc, std::string_view what);
+
+// A borrowed prepared statement; clears its bindings and resets on destruction.
+class Statement {
+ public:
+  Statement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+  ~Statement();
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(int index, int64_t value);
+  Statement& bind(int index, std::string_view value);
+  Statement& bind(int index, const std::optional<int64_t>& value);
+  Statement& bind(int index, const std::optional<std::string>& value);
+  Statement& bind_null(int index);
+
+  // SQLITE_ROW, SQLITE_DONE, or an error code (see failure()).
+  int step();
+  // Steps to completion of a statement that returns no rows.
+  Status run(std::string_view what);
+  ApiError failure(int rc, std::string_view what) const { return sqlite_failure(db_, rc, what); }
+
+  bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
+  std::string text(int col) const;
+  std::optional<int64_t> optional_int64(int col) const;
+  std::optional<std::string> optional_text(int col) const;
+
+ private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_;
+};
+
+class SqliteConnection {
+ public:
+  // Opens (and creates when `create`) the database. read_only connections refuse writes.
+  static Result<std::unique_ptr<SqliteConnection>> open(const std::string& path, bool read_only,
+                                                        bool create);
+  ~SqliteConnection();
+  SqliteConnection(const SqliteConnection&) = delete;
+  SqliteConnection& operator=(const SqliteConnection&) = delete;
+
+  // Prepares `sql` the first time, then hands out the same statement.
+  Result<std::unique_ptr<Statement>> prepare(const char* sql);
+  Status exec(const char* sql);
+  bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+  sqlite3* handle() { return db_; }
+
+ private:
+  explicit SqliteConnection(sqlite3* db) : db_(db) {}
+  sqlite3* db_;
+  std::unordered_map<std::string, sqlite3_stmt*> statements_;
+};
+
+}  // namespace licensed

@@ -1,0 +1,108 @@
+#include "store/sqlite/sqlite_migrations.h"
+
+#include <spdlog/spdlog.h>
+
+#include <iterator>
+
+namespace licensed {
+namespace {
+
+struct Migration {
+  int version;
+  const char* sql;
+};
+
+constexpr Migration kMigrations[] = {
+    {1, R"sql(
+CREATE TABLE products (
+  id          INTEGER PRIMARY KEY,
+  slug        TEXT NOT NULL UNIQUE,
+  name        TEXT NOT NULL,
+  created_at  INTEGER NOT NULL
+);
+CREATE TABLE licenses (
+  id              INTEGER PRIMARY KEY,
+  license_key     TEXT NOT NULL UNIQUE,
+  product_id      INTEGER NOT NULL REFERENCES products(id),
+  status          TEXT NOT NULL CHECK (status IN ('ACTIVE','SUSPENDED','REFUNDED','REVOKED')),
+  max_activations INTEGER NOT NULL CHECK (max_activations >= 0),
+  expires_at      INTEGER,
+  machine_ttl     INTEGER CHECK (machine_ttl IS NULL OR machine_ttl > 0),
+  created_at      INTEGER NOT NULL,
+  deleted_at      INTEGER
+);
+CREATE TABLE activations (
+  license_id    INTEGER NOT NULL REFERENCES licenses(id),
+  machine_id    TEXT NOT NULL,
+  machine_name  TEXT,
+  activated_at  INTEGER NOT NULL,
+  last_seen_at  INTEGER NOT NULL,
+  PRIMARY KEY (license_id, machine_id)
+) WITHOUT ROWID;
+CREATE TABLE audit_log (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  at          INTEGER NOT NULL,
+  action      TEXT NOT NULL,
+  license_key TEXT NOT NULL,
+  machine_id  TEXT,
+  refresh     INTEGER NOT NULL DEFAULT 0,
+  actor       TEXT NOT NULL,
+  actor_name  TEXT,
+  ip          TEXT,
+  key_id      TEXT,
+  request_id  TEXT
+);
+CREATE INDEX audit_log_by_license ON audit_log (license_key, id);
+CREATE TABLE remembered_nonces (
+  key_id      TEXT NOT NULL,
+  nonce       TEXT NOT NULL,
+  expires_at  INTEGER NOT NULL,
+  PRIMARY KEY (key_id, nonce)
+) WITHOUT ROWID;
+CREATE INDEX remembered_nonces_by_expiry ON remembered_nonces (expires_at);
+)sql"},
+};
+
+Result<int64_t> current_version(SqliteConnection& conn) {
+  RETURN_IF_ERROR(conn.exec(
+      "CREATE TABLE IF NOT EXISTS schema_migrations ("
+      " version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL DEFAULT (unixepoch()))"));
+  ASSIGN_OR_RETURN(auto stmt,
+                   conn.prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"));
+  const int rc = stmt->step();
+  if (rc != SQLITE_ROW) return stmt->failure(rc, "read schema version");
+  return stmt->int64(0);
+}
+
+}  // namespace
+
+Status migrate_sqlite(SqliteConnection& conn) {
+  // A file that is not a database fails here, before anything is written.
+  RETURN_IF_ERROR(conn.exec("PRAGMA schema_version"));
+  ASSIGN_OR_RETURN(const int64_t version, current_version(conn));
+  const int newest = std::prev(std::end(kMigrations))->version;
+  if (version > newest) {
+    spdlog::error("database schema version {} is newer than this binary knows ({})", version,
+                  newest);
+    return errors::internal();
+  }
+  for (const auto& m : kMigrations) {
+    if (m.version <= version) continue;
+    RETURN_IF_ERROR(conn.exec("BEGIN IMMEDIATE"));
+    auto applied = conn.exec(m.sql);
+    if (applied.ok()) {
+      ASSIGN_OR_RETURN(auto record,
+                       conn.prepare("INSERT INTO schema_migrations (version) VALUES (?)"));
+      applied = record->bind(1, static_cast<int64_t>(m.version)).run("record migration");
+    }
+    if (!applied.ok()) {
+      (void)conn.exec("ROLLBACK");
+      return applied.error();
+    }
+    RETURN_IF_ERROR(conn.exec("COMMIT"));
+    spdlog::info("applied schema migration {}", m.version);
+  }
+  return Ok{};
+}
+
+}  // namespace licensed

@@ -1,0 +1,230 @@
+#include "store/sqlite/sqlite_tx.h"
+
+namespace licensed {
+namespace {
+
+constexpr const char* kSelectLicense =
+    "SELECT l.id, l.license_key, l.status, l.expires_at, l.max_activations, l.machine_ttl,"
+    " l.created_at, l.deleted_at, p.id, p.slug, p.name"
+    " FROM licenses l JOIN products p ON p.id = l.product_id WHERE l.license_key = ?";
+
+Result<License> read_license(const Statement& s) {
+  License l;
+  l.id = s.int64(0);
+  l.key = s.text(1);
+  const auto status = parse_license_status(s.text(2));
+  if (!status) return s.failure(SQLITE_CORRUPT, "read license status");
+  l.status = *status;
+  l.expires_at = s.optional_int64(3);
+  l.max = s.int64(4);
+  l.machine_ttl_seconds = s.optional_int64(5);
+  l.created_at = s.int64(6);
+  l.deleted_at = s.optional_int64(7);
+  l.product = Product{s.int64(8), s.text(9), s.text(10)};
+  return l;
+}
+
+Activation read_activation(const Statement& s) {
+  return Activation{s.text(0), s.optional_text(1), s.int64(2), s.int64(3)};
+}
+
+}  // namespace
+
+Result<std::optional<License>> SqliteTx::find_license(std::string_view key) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(kSelectLicense));
+  s->bind(1, key);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<License>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find license");
+  ASSIGN_OR_RETURN(License l, read_license(*s));
+  return std::optional<License>(std::move(l));
+}
+
+Result<std::optional<Product>> SqliteTx::find_product(std::string_view slug) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT id, slug, name FROM products WHERE slug = ?"));
+  s->bind(1, slug);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<Product>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find product");
+  return std::optional<Product>(Product{s->int64(0), s->text(1), s->text(2)});
+}
+
+Result<std::vector<Product>> SqliteTx::list_products() {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT id, slug, name FROM products ORDER BY slug"));
+  std::vector<Product> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW)
+    out.push_back(Product{s->int64(0), s->text(1), s->text(2)});
+  if (rc != SQLITE_DONE) return s->failure(rc, "list products");
+  return out;
+}
+
+Result<Product> SqliteTx::insert_product(std::string_view slug, std::string_view name,
+                                         UnixMillis now) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("INSERT INTO products (slug, name, created_at) VALUES (?, ?, ?)"));
+  RETURN_IF_ERROR(s->bind(1, slug).bind(2, name).bind(3, now).run("insert product"));
+  return Product{sqlite3_last_insert_rowid(conn_.handle()), std::string(slug), std::string(name)};
+}
+
+Result<License> SqliteTx::insert_license(const NewLicense& n) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO licenses (license_key, product_id, status,"
+                                         " max_activations, expires_at, machine_ttl, created_at)"
+                                         " VALUES (?, ?, ?, ?, ?, ?, ?)"));
+  s->bind(1, std::string_view(n.key)).bind(2, n.product_id).bind(3, to_string(n.status));
+  s->bind(4, n.max).bind(5, n.expires_at).bind(6, n.machine_ttl_seconds).bind(7, n.created_at);
+  RETURN_IF_ERROR(s->run("insert license"));
+  ASSIGN_OR_RETURN(auto found, find_license(n.key));
+  if (!found) return errors::internal();
+  return std::move(*found);
+}
+
+Status SqliteTx::update_license(const License& l) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("UPDATE licenses SET status = ?, max_activations = ?,"
+                                 " expires_at = ?, machine_ttl = ?, deleted_at = ? WHERE id = ?"));
+  s->bind(1, to_string(l.status)).bind(2, l.max).bind(3, l.expires_at);
+  s->bind(4, l.machine_ttl_seconds).bind(5, l.deleted_at).bind(6, l.id);
+  return s->run("update license");
+}
+
+Result<std::optional<Activation>> SqliteTx::find_activation(int64_t license_id,
+                                                            std::string_view machine_id) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("SELECT machine_id, machine_name, activated_at, last_seen_at"
+                                 " FROM activations WHERE license_id = ? AND machine_id = ?"));
+  s->bind(1, license_id).bind(2, machine_id);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<Activation>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find activation");
+  return std::optional<Activation>(read_activation(*s));
+}
+
+Result<int64_t> SqliteTx::count_activations(int64_t license_id,
+                                            std::optional<UnixMillis> seen_since) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT COUNT(*) FROM activations"
+                                         " WHERE license_id = ? AND last_seen_at >= ?"));
+  s->bind(1, license_id).bind(2, seen_since.value_or(INT64_MIN));
+  const int rc = s->step();
+  if (rc != SQLITE_ROW) return s->failure(rc, "count activations");
+  return s->int64(0);
+}
+
+Result<std::vector<Activation>> SqliteTx::list_activations(int64_t license_id) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("SELECT machine_id, machine_name, activated_at, last_seen_at"
+                                 " FROM activations WHERE license_id = ?"
+                                 " ORDER BY activated_at, machine_id"));
+  s->bind(1, license_id);
+  std::vector<Activation> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_activation(*s));
+  if (rc != SQLITE_DONE) return s->failure(rc, "list activations");
+  return out;
+}
+
+Status SqliteTx::insert_activation(int64_t license_id, const Activation& a) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("INSERT INTO activations (license_id, machine_id, machine_name,"
+                                 " activated_at, last_seen_at) VALUES (?, ?, ?, ?, ?)"));
+  s->bind(1, license_id).bind(2, std::string_view(a.machine_id)).bind(3, a.machine_name);
+  s->bind(4, a.activated_at).bind(5, a.last_seen_at);
+  return s->run("insert activation");
+}
+
+Status SqliteTx::update_activation(int64_t license_id, const Activation& a) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("UPDATE activations SET machine_name = ?, last_seen_at = ?"
+                                         " WHERE license_id = ? AND machine_id = ?"));
+  s->bind(1, a.machine_name).bind(2, a.last_seen_at).bind(3, license_id);
+  s->bind(4, std::string_view(a.machine_id));
+  return s->run("update activation");
+}
+
+Result<bool> SqliteTx::delete_activation(int64_t license_id, std::string_view machine_id) {
+  ASSIGN_OR_RETURN(
+      auto s, conn_.prepare("DELETE FROM activations WHERE license_id = ? AND machine_id = ?"));
+  RETURN_IF_ERROR(s->bind(1, license_id).bind(2, machine_id).run("delete activation"));
+  return sqlite3_changes(conn_.handle()) > 0;
+}
+
+Result<std::vector<std::string>> SqliteTx::delete_stale_activations(
+    int64_t license_id, UnixMillis before, std::string_view keep_machine_id) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM activations WHERE license_id = ?"
+                                         " AND last_seen_at < ? AND machine_id <> ?"
+                                         " RETURNING machine_id"));
+  s->bind(1, license_id).bind(2, before).bind(3, keep_machine_id);
+  std::vector<std::string> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(s->text(0));
+  if (rc != SQLITE_DONE) return s->failure(rc, "reclaim stale activations");
+  return out;
+}
+
+Status SqliteTx::append_audit(const AuditEntry& e) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("INSERT INTO audit_log (at, action, license_key, machine_id,"
+                                 " refresh, actor, actor_name, ip, key_id, request_id)"
+                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+  s->bind(1, e.at).bind(2, std::string_view(e.action)).bind(3, std::string_view(e.license_key));
+  s->bind(4, e.machine_id).bind(5, static_cast<int64_t>(e.refresh ? 1 : 0));
+  s->bind(6, to_string(e.actor)).bind(7, e.actor_name).bind(8, e.ip).bind(9, e.key_id);
+  s->bind(10, e.request_id);
+  return s->run("append audit record");
+}
+
+Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_key, int64_t after_id,
+                                                     int64_t limit) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("SELECT id, at, action, license_key, machine_id, refresh, actor,"
+                                 " actor_name, ip, key_id, request_id FROM audit_log"
+                                 " WHERE license_key = ? AND id > ? ORDER BY id LIMIT ?"));
+  s->bind(1, license_key).bind(2, after_id).bind(3, limit);
+  std::vector<AuditEntry> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) {
+    AuditEntry e;
+    e.id = s->int64(0);
+    e.at = s->int64(1);
+    e.action = s->text(2);
+    e.license_key = s->text(3);
+    e.machine_id = s->optional_text(4);
+    e.refresh = s->int64(5) != 0;
+    const std::string actor = s->text(6);
+    e.actor = actor == "client"     ? Actor::kClient
+              : actor == "customer" ? Actor::kCustomer
+              : actor == "admin"    ? Actor::kAdmin
+                                    : Actor::kSystem;
+    e.actor_name = s->optional_text(7);
+    e.ip = s->optional_text(8);
+    e.key_id = s->optional_text(9);
+    e.request_id = s->optional_text(10);
+    out.push_back(std::move(e));
+  }
+  if (rc != SQLITE_DONE) return s->failure(rc, "list audit records");
+  return out;
+}
+
+Status SqliteTx::remember_nonce(std::string_view key_id, std::string_view nonce,
+                                UnixMillis expires_at) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT OR REPLACE INTO remembered_nonces"
+                                         " (key_id, nonce, expires_at) VALUES (?, ?, ?)"));
+  return s->bind(1, key_id).bind(2, nonce).bind(3, expires_at).run("remember nonce");
+}
+
+Result<std::vector<StoreTx::RememberedNonce>> SqliteTx::load_nonces(UnixMillis now) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT key_id, nonce, expires_at FROM remembered_nonces"
+                                         " WHERE expires_at > ?"));
+  s->bind(1, now);
+  std::vector<RememberedNonce> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back({s->text(0), s->text(1), s->int64(2)});
+  if (rc != SQLITE_DONE) return s->failure(rc, "load nonces");
+  return out;
+}
+
+Status SqliteTx::purge_nonces(UnixMillis now) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM remembered_nonces WHERE expires_at <= ?"));
+  return s->bind(1, now).run("purge nonces");
+}
+
+}  // namespace licensed

@@ -1,0 +1,43 @@
+// StoreTx over one SQLite connection. The caller (SqliteStore) owns the transaction:
+// on SQLite the single writer thread is the license lock.
+#pragma once
+
+#include "store/sqlite/sqlite_connection.h"
+#include "store/store_tx.h"
+
+namespace licensed {
+
+class SqliteTx final : public StoreTx {
+ public:
+  explicit SqliteTx(SqliteConnection& conn) : conn_(conn) {}
+
+  Result<std::optional<License>> find_license(std::string_view key) override;
+  Result<std::optional<Product>> find_product(std::string_view slug) override;
+  Result<std::vector<Product>> list_products() override;
+  Result<Product> insert_product(std::string_view slug, std::string_view name,
+                                 UnixMillis now) override;
+  Result<License> insert_license(const NewLicense& license) override;
+  Status update_license(const License& license) override;
+  Result<std::optional<Activation>> find_activation(int64_t license_id,
+                                                    std::string_view machine_id) override;
+  Result<int64_t> count_activations(int64_t license_id,
+                                    std::optional<UnixMillis> seen_since) override;
+  Result<std::vector<Activation>> list_activations(int64_t license_id) override;
+  Status insert_activation(int64_t license_id, const Activation& activation) override;
+  Status update_activation(int64_t license_id, const Activation& activation) override;
+  Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) override;
+  Result<std::vector<std::string>> delete_stale_activations(
+      int64_t license_id, UnixMillis before, std::string_view keep_machine_id) override;
+  Status append_audit(const AuditEntry& entry) override;
+  Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, int64_t after_id,
+                                             int64_t limit) override;
+  Status remember_nonce(std::string_view key_id, std::string_view nonce,
+                        UnixMillis expires_at) override;
+  Result<std::vector<RememberedNonce>> load_nonces(UnixMillis now) override;
+  Status purge_nonces(UnixMillis now) override;
+
+ private:
+  SqliteConnection& conn_;
+};
+
+}  // namespace licensed

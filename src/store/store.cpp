@@ -1,0 +1,22 @@
+#include "store/store.h"
+
+#include "store/sqlite/sqlite_store.h"
+
+namespace licensed {
+
+Result<std::unique_ptr<Store>> open_store(const std::string& url) {
+  constexpr std::string_view kSqlite = "sqlite:";
+  if (url.rfind(kSqlite, 0) == 0) {
+    std::string path = url.substr(kSqlite.size());
+    if (path.empty())
+      return errors::malformed("store", "sqlite: needs a path, as in sqlite:./licensed.db");
+    SqliteStoreOptions options;
+    options.path = std::move(path);
+    ASSIGN_OR_RETURN(auto store, SqliteStore::open(std::move(options)));
+    return std::unique_ptr<Store>(std::move(store));
+  }
+  return errors::malformed("store", "unsupported store URL '" + url +
+                                        "': use sqlite:PATH (postgresql:// is not built yet)");
+}
+
+}  // namespace licensed

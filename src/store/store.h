@@ -1,0 +1,60 @@
+// A Store runs jobs inside transactions on its own threads, never on a network thread.
+// Writes are serialised (one writer: the cap is exact), reads run beside them.
+#pragma once
+
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/api_error.h"
+#include "store/store_tx.h"
+
+namespace licensed {
+
+enum class TxKind { kRead, kWrite };
+
+struct StoreJob {
+  // Runs inside the transaction. Returning false rolls back what it did.
+  std::function<bool(StoreTx&)> run;
+  // Called exactly once on a store thread: with nullopt when `run` ran and its work was
+  // committed (or deliberately rolled back), with the error (1708 or 1709) when the
+  // transaction could not start or commit, or the job was refused because the queue is
+  // full. Must not block.
+  std::function<void(const std::optional<ApiError>& failure)> done;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+  virtual void submit(TxKind kind, StoreJob job) = 0;
+  // Queued and running jobs, for metrics and overload decisions.
+  virtual size_t queue_depth() const = 0;
+};
+
+// Opens the store a `--store` URL names: `sqlite:PATH` (and `sqlite::memory:`).
+Result<std::unique_ptr<Store>> open_store(const std::string& url);
+
+// Runs one job and waits for it: for the admin CLI and start-up, never the request path.
+template <class Fn>
+auto run_blocking(Store& store, TxKind kind, Fn&& fn) -> decltype(fn(std::declval<StoreTx&>())) {
+  using R = decltype(fn(std::declval<StoreTx&>()));
+  std::promise<std::optional<R>> promise;
+  auto result = std::make_shared<std::optional<R>>();
+  auto failure = std::make_shared<std::optional<ApiError>>();
+  store.submit(kind, StoreJob{[&fn, result](StoreTx& tx) {
+                                result->emplace(fn(tx));
+                                return result->value().ok();
+                              },
+                              [&promise, result, failure](const std::optional<ApiError>& f) {
+                                *failure = f;
+                                promise.set_value(std::nullopt);
+                              }});
+  promise.get_future().wait();
+  if (failure->has_value()) return R(**failure);
+  if (!result->has_value()) return R(errors::internal());
+  return std::move(**result);
+}
+
+}  // namespace licensed

@@ -1,0 +1,74 @@
+// What an operation may do inside one store transaction. Both stores implement it;
+// operations (src/core/operations.h, src/admin/admin_operations.h) are written
+// against it only, so they know nothing of SQL.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/license.h"
+#include "core/result.h"
+
+namespace licensed {
+
+struct NewLicense {
+  std::string key;
+  int64_t product_id = 0;
+  LicenseStatus status = LicenseStatus::kActive;
+  std::optional<UnixMillis> expires_at;
+  int64_t max = 0;
+  std::optional<int64_t> machine_ttl_seconds;
+  UnixMillis created_at = 0;
+};
+
+class StoreTx {
+ public:
+  virtual ~StoreTx() = default;
+
+  // In a write transaction the license row stays locked until commit, so concurrent
+  // activations of one license queue here and the cap is checked on settled data.
+  virtual Result<std::optional<License>> find_license(std::string_view key) = 0;
+  virtual Result<std::optional<Product>> find_product(std::string_view slug) = 0;
+  virtual Result<std::vector<Product>> list_products() = 0;
+  virtual Result<Product> insert_product(std::string_view slug, std::string_view name,
+                                         UnixMillis now) = 0;
+  virtual Result<License> insert_license(const NewLicense& license) = 0;
+  // Writes status, max, expires_at, machine_ttl_seconds and deleted_at.
+  virtual Status update_license(const License& license) = 0;
+
+  virtual Result<std::optional<Activation>> find_activation(int64_t license_id,
+                                                            std::string_view machine_id) = 0;
+  // Machines seen at or after `seen_since` (all when nullopt).
+  virtual Result<int64_t> count_activations(int64_t license_id,
+                                            std::optional<UnixMillis> seen_since) = 0;
+  virtual Result<std::vector<Activation>> list_activations(int64_t license_id) = 0;
+  virtual Status insert_activation(int64_t license_id, const Activation& activation) = 0;
+  virtual Status update_activation(int64_t license_id, const Activation& activation) = 0;
+  // False when there was no such activation.
+  virtual Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) = 0;
+  // Deletes machines last seen before `before`, except `keep_machine_id`; returns their
+  // ids.
+  virtual Result<std::vector<std::string>> delete_stale_activations(
+      int64_t license_id, UnixMillis before, std::string_view keep_machine_id) = 0;
+
+  virtual Status append_audit(const AuditEntry& entry) = 0;
+  // Oldest first, ids greater than `after_id`, at most `limit`.
+  virtual Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, int64_t after_id,
+                                                     int64_t limit) = 0;
+
+  // Nonces of requests dated ahead of the server clock (spec section 2, restart rule).
+  virtual Status remember_nonce(std::string_view key_id, std::string_view nonce,
+                                UnixMillis expires_at) = 0;
+  struct RememberedNonce {
+    std::string key_id;
+    std::string nonce;
+    UnixMillis expires_at = 0;
+  };
+  virtual Result<std::vector<RememberedNonce>> load_nonces(UnixMillis now) = 0;
+  virtual Status purge_nonces(UnixMillis now) = 0;
+};
+
+}  // namespace licensed

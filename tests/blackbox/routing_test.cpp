@@ -1,0 +1,118 @@
+// Spec section 1 (paths and methods) and the headers every response carries.
+#include <gtest/gtest.h>
+
+#include <ctime>
+#include <set>
+
+#include "support/fixture.h"
+
+namespace bb {
+namespace {
+
+class Routing : public BlackboxTest {};
+class Responses : public BlackboxTest {};
+
+const char* const kEndpoints[] = {"activate", "heartbeat", "status", "deactivate"};
+
+TEST_F(Routing, OtherApiPathsAre404NotFound) {
+  Start();
+  const std::string license = NewLicense(1);
+  for (const char* path :
+       {"/api/v1/license/nope", "/api/v1/license", "/api/v1/license/", "/api/v2/license/activate",
+        "/api/", "/api/v1/license/activate/extra", "/api/v1/LICENSE/activate"}) {
+    SCOPED_TRACE(path);
+    EXPECT_ROUTE_ERROR(Send(SignedRequest(kPluginKey, path, Body(license, "machine-0001"))), 404,
+                       "NOT_FOUND");
+  }
+}
+
+TEST_F(Routing, GetOnTheEndpointsIs405WithAllowPost) {
+  Start();
+  for (const char* endpoint : kEndpoints) {
+    SCOPED_TRACE(endpoint);
+    HttpRequest req;
+    req.method = "GET";
+    req.target = Endpoint(endpoint);
+    const HttpResponse r = Send(req);
+    EXPECT_ROUTE_ERROR(r, 405, "METHOD_NOT_ALLOWED");
+    EXPECT_EQ(r.header("Allow"), "POST") << r.Describe();
+  }
+}
+
+TEST_F(Routing, OtherMethodsOnTheEndpointsAre405WithAllowPost) {
+  Start();
+  const std::string license = NewLicense(1);
+  for (const char* method : {"PUT", "DELETE", "PATCH"}) {
+    SCOPED_TRACE(method);
+    SignOptions o;
+    o.method = method;
+    const HttpResponse r =
+        Send(SignedRequest(kPluginKey, Endpoint("activate"), Body(license, "machine-0001"), o));
+    EXPECT_ROUTE_ERROR(r, 405, "METHOD_NOT_ALLOWED");
+    EXPECT_EQ(r.header("Allow"), "POST") << r.Describe();
+  }
+}
+
+TEST_F(Routing, QueryStringIsNotPartOfTheSignedPath) {
+  Start();
+  const std::string license = NewLicense(1);
+  const HttpResponse r =
+      Send(SignedRequest(kPluginKey, Endpoint("status") + "?from=plugin", Body(license)));
+  EXPECT_OK(r);
+}
+
+// Every kind of answer: success, API errors at several steps, routing errors.
+TEST_F(Responses, EveryResponseCarriesRequestIdAndDate) {
+  Start();
+  const std::string license = NewLicense(1);
+  HttpRequest get;
+  get.method = "GET";
+  get.target = Endpoint("status");
+  HttpRequest unsigned_req;
+  unsigned_req.target = Endpoint("status");
+  unsigned_req.body = Body(license);
+  unsigned_req.Set("Content-Type", "application/json");
+  const std::vector<HttpResponse> responses = {
+      Activate(license, "machine-0001"),
+      Status(license),
+      Heartbeat(license, "machine-0001"),
+      Deactivate(license, "machine-0001"),
+      Status(RandomUuidV4()),
+      Send(unsigned_req),
+      Call("activate", "{"),
+      Call("activate", PaddedBody(license, 17 * 1024)),
+      Send(SignedRequest(kPluginKey, "/api/v1/license/nope", Body(license))),
+      Send(get),
+  };
+  std::set<std::string> ids;
+  for (const auto& r : responses) {
+    SCOPED_TRACE(r.Describe());
+    EXPECT_NE(r.status, 0);
+    ExpectCommonHeaders(r);
+    const auto ct = r.header("Content-Type");
+    EXPECT_TRUE(ct && ct->rfind("application/json", 0) == 0);
+    if (const auto id = r.header("X-Request-Id")) ids.insert(*id);
+    if (r.status != 200) {
+      const json::value v = BodyJson(r);
+      EXPECT_EQ(Str(v, "requestId"), r.header("X-Request-Id").value_or(""));
+    }
+  }
+  EXPECT_EQ(ids.size(), responses.size()) << "request ids must be distinct";
+}
+
+TEST_F(Responses, DateHeaderIsTheServersClock) {
+  Start();
+  const std::string license = NewLicense(1);
+  for (const HttpResponse& r : {Status(license), Status(RandomUuidV4())}) {
+    const auto date = r.header("Date");
+    ASSERT_TRUE(date) << r.Describe();
+    std::tm tm{};
+    const char* end = ::strptime(date->c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    ASSERT_TRUE(end != nullptr && *end == '\0') << "not an IMF-fixdate: " << *date;
+    const std::int64_t t = static_cast<std::int64_t>(::timegm(&tm));
+    EXPECT_LE(std::llabs(t - UnixNow()), 5) << *date;
+  }
+}
+
+}  // namespace
+}  // namespace bb

@@ -1,0 +1,114 @@
+// Spec section 2: the timestamp window, and the restart rules that keep a restart from
+// reopening it (requests dated before the start are stale; nonces of requests dated
+// ahead of the server clock are kept durably).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "support/fixture.h"
+
+namespace bb {
+namespace {
+
+class Timestamp : public BlackboxTest {};
+class Restart : public BlackboxTest {};
+
+// Returns early in a wall-clock second, so that "now" read here is still the server's
+// "now" when the request arrives; boundary tests need that.
+void WaitForStartOfSecond() {
+  using namespace std::chrono;
+  const auto ms = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+  if (ms % 1000 > 500) std::this_thread::sleep_for(milliseconds(1000 - ms % 1000 + 10));
+}
+
+TEST_F(Timestamp, ThreeHundredAndOneSecondsOldIsStale) {
+  Start();
+  const std::string license = NewLicense(1);
+  SignOptions o;
+  o.timestamp = UnixNow() - 301;
+  EXPECT_API_ERROR(Call("status", Body(license), kPluginKey, o), 401, 1701, "STALE_TIMESTAMP");
+}
+
+// The window is |now - timestamp| <= 300. A fresh server also refuses anything dated
+// before its own start (the restart rule), so the old side's accepting edge cannot be
+// reached here; the ahead side shows the edge of the window itself.
+TEST_F(Timestamp, TwoHundredNinetyNineSecondsAheadIsAcceptedThreeHundredAndOneIsStale) {
+  Start();
+  const std::string license = NewLicense(1);
+  SignOptions o;
+  o.timestamp = UnixNow() + 299;
+  EXPECT_OK(Call("status", Body(license), kPluginKey, o));
+  WaitForStartOfSecond();
+  o.timestamp = UnixNow() + 301;
+  EXPECT_API_ERROR(Call("status", Body(license), kPluginKey, o), 401, 1701, "STALE_TIMESTAMP");
+  WaitForStartOfSecond();
+  o.timestamp = UnixNow() + 300;
+  EXPECT_OK(Call("status", Body(license), kPluginKey, o));
+}
+
+TEST_F(Timestamp, WindowOfTenSecondsMakesTwentySecondsStale) {
+  ServerOptions opts;
+  opts.args = {"--timestamp-window", "10"};
+  Start(opts);
+  const std::string license = NewLicense(1);
+  SignOptions o;
+  o.timestamp = UnixNow() - 20;
+  EXPECT_API_ERROR(Call("status", Body(license), kPluginKey, o), 401, 1701, "STALE_TIMESTAMP");
+  o.timestamp = UnixNow() + 20;
+  EXPECT_API_ERROR(Call("status", Body(license), kPluginKey, o), 401, 1701, "STALE_TIMESTAMP");
+  o.timestamp = UnixNow() + 5;
+  EXPECT_OK(Call("status", Body(license), kPluginKey, o));
+}
+
+TEST_F(Restart, RequestDatedBeforeTheServerStartIsStale) {
+  Start();
+  const std::string license = NewLicense(1);
+  SignOptions o;
+  o.timestamp = server().spawn_time() - 5;  // inside the 300 s window, before the start
+  const HttpResponse r = Call("status", Body(license), kPluginKey, o);
+  EXPECT_API_ERROR(r, 401, 1701, "STALE_TIMESTAMP");
+  EXPECT_GE(Int(BodyJson(r), "serverTime"), server().spawn_time()) << r.Describe();
+  o.timestamp = UnixNow();
+  EXPECT_OK(Call("status", Body(license), kPluginKey, o));
+}
+
+TEST_F(Restart, ClientResendingWithServerTimeIsAccepted) {
+  Start();
+  const std::string license = NewLicense(1);
+  SignOptions o;
+  o.timestamp = UnixNow() - 3600;
+  const HttpResponse stale = Call("status", Body(license), kPluginKey, o);
+  EXPECT_API_ERROR(stale, 401, 1701, "STALE_TIMESTAMP");
+  o.timestamp = Int(BodyJson(stale), "serverTime");
+  o.nonce.reset();
+  EXPECT_OK(Call("status", Body(license), kPluginKey, o));
+}
+
+TEST_F(Restart, NonceOfARequestDatedAheadIsRefusedAfterRestart) {
+  Start();
+  const std::string license = NewLicense(2);
+  SignOptions o;
+  o.timestamp = UnixNow() + 100;
+  const HttpRequest activate = Signed("activate", Body(license, "machine-0001"), kPluginKey, o);
+  ASSERT_OK(Send(activate));
+  RestartServer();
+  EXPECT_BAD_SIGNATURE(Send(activate), "nonce_reused");
+  // The refused replay changed nothing, and the restarted server works.
+  EXPECT_EQ(AuditRecords(license, "license.heartbeat").size(), 0u);
+  EXPECT_OK(Activate(license, "machine-0002"));
+}
+
+TEST_F(Restart, DataSurvivesARestart) {
+  Start();
+  const std::string license = NewLicense(1);
+  ASSERT_OK(Activate(license, "machine-0001"));
+  RestartServer();
+  const HttpResponse r = Status(license, "machine-0001");
+  EXPECT_OK(r);
+  EXPECT_TRUE(Bool(BodyJson(r), "valid")) << r.Describe();
+  EXPECT_EQ(Activate(license, "machine-0002").status, 409);
+}
+
+}  // namespace
+}  // namespace bb

@@ -1,0 +1,265 @@
+#include "support/fixture.h"
+
+#include <signal.h>
+
+#include <atomic>
+#include <ctime>
+#include <iomanip>
+#include <sstream>
+
+namespace bb {
+namespace {
+
+// Writing to a socket the server closed must fail, not kill the test runner.
+const bool kIgnoreSigpipe = [] {
+  ::signal(SIGPIPE, SIG_IGN);
+  return true;
+}();
+
+std::string Tail(const std::string& log, std::size_t lines) {
+  std::size_t pos = log.size();
+  for (std::size_t n = 0; n <= lines && pos != std::string::npos && pos > 0; ++n) {
+    pos = log.rfind('\n', pos - 1);
+  }
+  return pos == std::string::npos ? log : log.substr(pos + 1);
+}
+
+}  // namespace
+
+ServerOptions WithRateLimits(std::string ip, std::string key) {
+  ServerOptions options;
+  options.rate_limits_off = false;
+  options.args = {"--rate-limit-ip", std::move(ip), "--rate-limit-key", std::move(key)};
+  return options;
+}
+
+std::string Endpoint(std::string_view name) { return "/api/v1/license/" + std::string(name); }
+
+std::string Body(std::string_view license_key, std::optional<std::string_view> machine,
+                 std::optional<std::string_view> machine_name) {
+  json::object o;
+  o["licenseKey"] = license_key;
+  if (machine) o["machineId"] = *machine;
+  if (machine_name) o["machineName"] = *machine_name;
+  return json::serialize(o);
+}
+
+std::string PaddedBody(std::string_view license, std::size_t total_size) {
+  const std::string head =
+      R"({"licenseKey":")" + std::string(license) + R"(","machineId":"machine-pad","pad":")";
+  const std::string tail = "\"}";
+  if (total_size < head.size() + tail.size()) throw std::invalid_argument("PaddedBody: too small");
+  return head + std::string(total_size - head.size() - tail.size(), 'x') + tail;
+}
+
+std::string TimestampFromNow(std::chrono::milliseconds offset) {
+  const auto t = std::chrono::system_clock::now() + offset;
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  const std::time_t secs = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  ::gmtime_r(&secs, &tm);
+  std::ostringstream ss;
+  ss << std::put_time(&tm, "%Y-%m-%dT%H:%M:%S") << '.' << std::setw(3) << std::setfill('0')
+     << (ms % 1000) << 'Z';
+  return ss.str();
+}
+
+std::string NewMachineId() {
+  static std::atomic<int> counter{0};
+  return "machine-" + std::to_string(counter.fetch_add(1)) + "-" + RandomHex(4);
+}
+
+void BlackboxTest::SetUp() {
+  (void)kIgnoreSigpipe;
+  store_ = "sqlite:" + (dir_.path() / "test.db").string();
+  admin_ = Admin(store_);
+  admin_.CreateProduct(std::string(kProduct), std::string(kProductName));
+}
+
+void BlackboxTest::TearDown() {
+  if (!server_) return;
+  if (auto st = server_->ExitedOnItsOwn()) {
+    ADD_FAILURE() << "the server exited during the test (wait status " << *st
+                  << "); log tail:\n"
+                  << Tail(server_->log(), 40);
+  } else if (HasFailure()) {
+    std::cerr << "---- server log tail ----\n" << Tail(server_->log(), 40) << "\n";
+  }
+  server_.reset();
+}
+
+void BlackboxTest::Start(ServerOptions options) {
+  server_.reset();
+  options_ = options;
+  std::vector<std::string> argv = {LicensedBinary(), "serve"};
+  if (options.listen_flag) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
+  if (options.store_flag) argv.insert(argv.end(), {"--store", store_});
+  if (options.signing_key_flag) {
+    argv.insert(argv.end(), {"--signing-key", kPluginKey.id + "=" + kPluginKey.secret});
+  }
+  if (options.rate_limits_off) {
+    argv.insert(argv.end(), {"--rate-limit-key", "off", "--rate-limit-ip", "off"});
+  }
+  argv.insert(argv.end(), options.args.begin(), options.args.end());
+  server_ = std::make_unique<ServerProcess>(argv, options.env);
+  server_->WaitReady();
+}
+
+int BlackboxTest::Stop() {
+  if (!server_) return -1;
+  const int status = server_->Terminate();
+  server_.reset();
+  return status;
+}
+
+void BlackboxTest::RestartServer() {
+  Stop();
+  Start(options_);
+}
+
+std::uint16_t BlackboxTest::port() const {
+  if (!server_) throw std::runtime_error("the server is not started");
+  return server_->port();
+}
+
+std::string BlackboxTest::NewLicense(int max, std::string_view product,
+                                     const std::optional<std::string>& expires_at) {
+  return admin_.CreateLicense(std::string(product), max, expires_at);
+}
+
+HttpRequest BlackboxTest::Signed(std::string_view endpoint, std::string body,
+                                 const SigningKey& key, const SignOptions& options) const {
+  return SignedRequest(key, Endpoint(endpoint), std::move(body), options);
+}
+
+HttpResponse BlackboxTest::Send(const HttpRequest& request) const {
+  return bb::Send(port(), request);
+}
+
+HttpResponse BlackboxTest::SendRaw(std::string_view bytes) const {
+  return bb::SendRaw(port(), bytes);
+}
+
+HttpResponse BlackboxTest::Call(std::string_view endpoint, std::string body,
+                                const SigningKey& key, const SignOptions& options) const {
+  return Send(Signed(endpoint, std::move(body), key, options));
+}
+
+HttpResponse BlackboxTest::Activate(std::string_view license, std::string_view machine,
+                                    std::optional<std::string_view> name) const {
+  return Call("activate", Body(license, machine, name));
+}
+
+HttpResponse BlackboxTest::Heartbeat(std::string_view license, std::string_view machine) const {
+  return Call("heartbeat", Body(license, machine));
+}
+
+HttpResponse BlackboxTest::Status(std::string_view license,
+                                  std::optional<std::string_view> machine) const {
+  return Call("status", Body(license, machine));
+}
+
+HttpResponse BlackboxTest::Deactivate(std::string_view license, std::string_view machine) const {
+  return Call("deactivate", Body(license, machine));
+}
+
+std::vector<json::value> BlackboxTest::AuditRecords(const std::string& license,
+                                                    std::string_view action) const {
+  std::vector<json::value> out;
+  for (const auto& rec : Arr(admin_.Audit(license), "")) {
+    if (Str(rec, "action") == action) out.push_back(rec);
+  }
+  return out;
+}
+
+json::value BodyJson(const HttpResponse& r) {
+  try {
+    return ParseJson(r.body);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << e.what() << "\n" << r.Describe();
+    return nullptr;
+  }
+}
+
+void ExpectCommonHeaders(const HttpResponse& r) {
+  const auto id = r.header("X-Request-Id");
+  EXPECT_TRUE(id && !id->empty()) << "no X-Request-Id header\n" << r.Describe();
+  const auto date = r.header("Date");
+  EXPECT_TRUE(date && !date->empty()) << "no Date header\n" << r.Describe();
+}
+
+namespace {
+
+void ExpectErrorShape(const HttpResponse& r, int http_status, std::string_view error,
+                      const json::value& v) {
+  EXPECT_EQ(r.status, http_status) << r.Describe();
+  ExpectCommonHeaders(r);
+  const auto ct = r.header("Content-Type");
+  EXPECT_TRUE(ct && ct->rfind("application/json", 0) == 0) << r.Describe();
+  ASSERT_TRUE(v.is_object()) << r.Describe();
+  EXPECT_TRUE(Has(v, "ok") && At(v, "ok") == json::value(false)) << r.Describe();
+  EXPECT_TRUE(Has(v, "error") && At(v, "error") == json::value(error)) << r.Describe();
+  const json::value* message = Find(v, "message");
+  EXPECT_TRUE(message && message->is_string() && !message->get_string().empty())
+      << r.Describe();
+  const json::value* request_id = Find(v, "requestId");
+  ASSERT_TRUE(request_id && request_id->is_string() && !request_id->get_string().empty())
+      << "no requestId\n"
+      << r.Describe();
+  if (const auto header = r.header("X-Request-Id")) {
+    EXPECT_EQ(std::string(request_id->get_string()), *header)
+        << "requestId differs from X-Request-Id\n"
+        << r.Describe();
+  }
+}
+
+}  // namespace
+
+void ExpectApiError(const HttpResponse& r, int http_status, int code, std::string_view error) {
+  const json::value v = BodyJson(r);
+  ExpectErrorShape(r, http_status, error, v);
+  EXPECT_TRUE(Has(v, "code") && At(v, "code") == json::value(code)) << r.Describe();
+}
+
+void ExpectRouteError(const HttpResponse& r, int http_status, std::string_view error) {
+  const json::value v = BodyJson(r);
+  ExpectErrorShape(r, http_status, error, v);
+  EXPECT_FALSE(Has(v, "code")) << "routing errors carry no numeric code\n" << r.Describe();
+}
+
+void ExpectBadSignature(const HttpResponse& r, std::string_view reason) {
+  ExpectApiError(r, 401, 1700, "LICENSE_API_BAD_SIGNATURE");
+  const json::value v = BodyJson(r);
+  EXPECT_TRUE(Has(v, "reason") && At(v, "reason") == json::value(reason)) << r.Describe();
+}
+
+void ExpectRateLimited(const HttpResponse& r, std::string_view bucket, std::int64_t max_wait) {
+  ExpectApiError(r, 429, 1706, "LICENSE_API_RATE_LIMITED");
+  const json::value v = BodyJson(r);
+  const json::value* b = Find(v, "bucket");
+  EXPECT_TRUE(b && *b == json::value(bucket)) << r.Describe();
+  const json::value* retry = Find(v, "retryAfter");
+  ASSERT_TRUE(retry && retry->is_int64()) << "retryAfter must be an integer\n" << r.Describe();
+  EXPECT_GE(retry->get_int64(), 1) << r.Describe();
+  EXPECT_LE(retry->get_int64(), max_wait) << r.Describe();
+  EXPECT_EQ(r.header("Retry-After"), std::to_string(retry->get_int64())) << r.Describe();
+}
+
+std::string Comparable(const HttpResponse& r, const std::vector<std::string>& replace) {
+  json::value v;
+  try {
+    v = ParseJson(r.body);
+  } catch (const std::exception&) {
+    return "HTTP " + std::to_string(r.status) + " " + r.body;
+  }
+  std::string text = DumpWithout(v, {"requestId"});
+  for (const auto& s : replace) {
+    for (std::size_t pos; (pos = text.find(s)) != std::string::npos;) {
+      text.replace(pos, s.size(), "<KEY>");
+    }
+  }
+  return "HTTP " + std::to_string(r.status) + " " + text;
+}
+
+}  // namespace bb

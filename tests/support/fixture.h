@@ -1,0 +1,160 @@
+// The base fixture of the black-box tests: a temporary directory with a SQLite store
+// (product "reverb" already created), and the real `licensed serve` started on demand on
+// 127.0.0.1:0. Derive one empty class per test suite so test names read Suite.Rule.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "support/admin.h"
+#include "support/http_client.h"
+#include "support/json_util.h"
+#include "support/process.h"
+#include "support/signer.h"
+#include "support/temp_dir.h"
+
+namespace bb {
+
+// The key every server is started with unless a test says otherwise (signing vector 1).
+inline const SigningKey kPluginKey{"plugin-2026", "s3cr3t-0123456789abcdef0123456789abcdef"};
+// A second live key (signing vector 3).
+inline const SigningKey kCiKey{"ci", "another secret with spaces and \xc3\xa9"};
+
+inline constexpr std::string_view kProduct = "reverb";
+inline constexpr std::string_view kProductName = "Reverb Pro";
+
+struct ServerOptions {
+  bool listen_flag = true;       // --listen 127.0.0.1:0
+  bool store_flag = true;        // --store sqlite:<dir>/test.db
+  bool signing_key_flag = true;  // --signing-key plugin-2026=<secret>
+  // --rate-limit-key off --rate-limit-ip off, so tests do not trip the defaults.
+  bool rate_limits_off = true;
+  std::vector<std::string> args;  // appended after the flags above
+  EnvVars env;                    // LICENSED_* variables for the server
+};
+
+// Options with these rate limits ("off" or "N/PERIOD") instead of both off.
+ServerOptions WithRateLimits(std::string ip, std::string key);
+
+// "/api/v1/license/" + name.
+std::string Endpoint(std::string_view name);
+// {"licenseKey": key[, "machineId": machine][, "machineName": name]} serialized.
+std::string Body(std::string_view license_key, std::optional<std::string_view> machine = {},
+                 std::optional<std::string_view> machine_name = {});
+// A valid activate/heartbeat body for `license` padded (with an unknown member) to exactly
+// `total_size` bytes.
+std::string PaddedBody(std::string_view license, std::size_t total_size);
+// RFC 3339 UTC with milliseconds of now + offset.
+std::string TimestampFromNow(std::chrono::milliseconds offset);
+// A machine id that is valid and distinct per call.
+std::string NewMachineId();
+
+class BlackboxTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // Starts `licensed serve` and waits for the ready line (throws on failure).
+  void Start(ServerOptions options = {});
+  // SIGTERM and wait; returns the wait status. The fixture can Start() again afterwards.
+  int Stop();
+  // Stop(), then Start() with the same options on the same store.
+  void RestartServer();
+
+  ServerProcess& server() { return *server_; }
+  std::uint16_t port() const;
+  const Admin& admin() const { return admin_; }
+  const TempDir& dir() const { return dir_; }
+  const std::string& store() const { return store_; }
+  std::filesystem::path db_path() const { return dir_.path() / "test.db"; }
+
+  std::string NewLicense(int max, std::string_view product = kProduct,
+                         const std::optional<std::string>& expires_at = std::nullopt);
+
+  HttpRequest Signed(std::string_view endpoint, std::string body,
+                     const SigningKey& key = kPluginKey, const SignOptions& options = {}) const;
+  HttpResponse Send(const HttpRequest& request) const;
+  HttpResponse SendRaw(std::string_view bytes) const;
+  // A correctly signed POST of `body` to /api/v1/license/<endpoint>.
+  HttpResponse Call(std::string_view endpoint, std::string body,
+                    const SigningKey& key = kPluginKey, const SignOptions& options = {}) const;
+
+  HttpResponse Activate(std::string_view license, std::string_view machine,
+                        std::optional<std::string_view> name = {}) const;
+  HttpResponse Heartbeat(std::string_view license, std::string_view machine) const;
+  HttpResponse Status(std::string_view license,
+                      std::optional<std::string_view> machine = {}) const;
+  HttpResponse Deactivate(std::string_view license, std::string_view machine) const;
+
+  // Audit records of `license` with that action.
+  std::vector<json::value> AuditRecords(const std::string& license, std::string_view action) const;
+
+ private:
+  TempDir dir_;
+  std::string store_;
+  Admin admin_{""};
+  ServerOptions options_;
+  std::unique_ptr<ServerProcess> server_;
+};
+
+// Checks (with EXPECT_*) the shape every API error shares: HTTP status, ok:false, error,
+// code, a message, requestId equal to the X-Request-Id header, and a Date header.
+void ExpectApiError(const HttpResponse& r, int http_status, int code, std::string_view error);
+// 404 / 405 routing errors: the same shape without a numeric code.
+void ExpectRouteError(const HttpResponse& r, int http_status, std::string_view error);
+// X-Request-Id and Date on any response.
+void ExpectCommonHeaders(const HttpResponse& r);
+// 401 1700 with that reason.
+void ExpectBadSignature(const HttpResponse& r, std::string_view reason);
+// 429 1706 with that bucket, 1 <= retryAfter <= max_wait, and Retry-After == retryAfter.
+void ExpectRateLimited(const HttpResponse& r, std::string_view bucket, std::int64_t max_wait);
+// The body parsed, or a failure and null.
+json::value BodyJson(const HttpResponse& r);
+// The error body with requestId dropped and `replace` (e.g. a license key) normalised.
+std::string Comparable(const HttpResponse& r, const std::vector<std::string>& replace = {});
+
+}  // namespace bb
+
+// Wrap the helpers so a failure names the line of the test that called them.
+#define EXPECT_API_ERROR(resp, http, code, name)        \
+  do {                                                  \
+    SCOPED_TRACE("EXPECT_API_ERROR");                   \
+    ::bb::ExpectApiError((resp), (http), (code), (name)); \
+  } while (0)
+#define EXPECT_BAD_SIGNATURE(resp, reason)        \
+  do {                                            \
+    SCOPED_TRACE("EXPECT_BAD_SIGNATURE");         \
+    ::bb::ExpectBadSignature((resp), (reason));   \
+  } while (0)
+#define EXPECT_RATE_LIMITED(resp, bucket, max_wait)        \
+  do {                                                      \
+    SCOPED_TRACE("EXPECT_RATE_LIMITED");                    \
+    ::bb::ExpectRateLimited((resp), (bucket), (max_wait));  \
+  } while (0)
+#define EXPECT_ROUTE_ERROR(resp, http, name)        \
+  do {                                              \
+    SCOPED_TRACE("EXPECT_ROUTE_ERROR");             \
+    ::bb::ExpectRouteError((resp), (http), (name)); \
+  } while (0)
+#define EXPECT_OK(resp)                                                          \
+  do {                                                                           \
+    const ::bb::HttpResponse& bb_r_ = (resp);                                    \
+    EXPECT_EQ(bb_r_.status, 200) << bb_r_.Describe();                            \
+    if (bb_r_.status == 200) {                                                   \
+      EXPECT_TRUE(::bb::Bool(::bb::BodyJson(bb_r_), "ok")) << bb_r_.Describe(); \
+    }                                                                            \
+  } while (0)
+#define ASSERT_OK(resp)                                                          \
+  do {                                                                           \
+    const ::bb::HttpResponse& bb_r_ = (resp);                                    \
+    ASSERT_EQ(bb_r_.status, 200) << bb_r_.Describe();                            \
+    ASSERT_TRUE(::bb::Bool(::bb::BodyJson(bb_r_), "ok")) << bb_r_.Describe();   \
+  } while (0)
