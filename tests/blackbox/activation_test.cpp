@@ -46,7 +46,8 @@ TEST_F(Activation, CapIsExactUnder64ConcurrentActivations) {
   constexpr int kThreads = 64;
   std::vector<HttpRequest> requests;
   for (int i = 0; i < kThreads; ++i) {
-    requests.push_back(Signed("activate", Body(license, "concurrent-machine-" + std::to_string(i))));
+    requests.push_back(
+        Signed("activate", Body(license, "concurrent-machine-" + std::to_string(i))));
   }
   std::vector<HttpResponse> responses(kThreads);
   std::latch go(kThreads);
@@ -116,9 +117,9 @@ TEST_F(Activation, RepeatActivationKeepsMachineNameWhenAbsentOrNull) {
   const HttpResponse absent = Activate(license, "machine-0001");
   ASSERT_OK(absent);
   EXPECT_EQ(Str(BodyJson(absent), "machine.name"), "Studio PC");
-  const HttpResponse null_name = Call(
-      "activate",
-      R"({"licenseKey":")" + license + R"(","machineId":"machine-0001","machineName":null})");
+  const HttpResponse null_name =
+      Call("activate",
+           R"({"licenseKey":")" + license + R"(","machineId":"machine-0001","machineName":null})");
   ASSERT_OK(null_name);
   EXPECT_EQ(Str(BodyJson(null_name), "machine.name"), "Studio PC");
   EXPECT_EQ(Str(Arr(admin().Show(license), "activations")[0], "name"), "Studio PC");

@@ -47,8 +47,8 @@ TEST_F(OrderOfChecks, RouteBeforeIpBucket) {
   const std::string license = NewLicense(1);
   // Requests stopped at step 1 never reach the ip bucket, so they do not drain it.
   for (int i = 0; i < 3; ++i) {
-    EXPECT_ROUTE_ERROR(Send(SignedRequest(kPluginKey, "/api/v1/license/nope", Body(license))),
-                       404, "NOT_FOUND");
+    EXPECT_ROUTE_ERROR(Send(SignedRequest(kPluginKey, "/api/v1/license/nope", Body(license))), 404,
+                       "NOT_FOUND");
   }
   EXPECT_OK(Status(license));
   EXPECT_ROUTE_ERROR(Send(SignedRequest(kPluginKey, "/api/v1/license/nope", Body(license))), 404,

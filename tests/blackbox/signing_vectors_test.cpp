@@ -21,9 +21,8 @@ TEST(SigningVectors, SignerReproducesEveryVector) {
     const std::string body = Str(v, "body");
     const std::string body_hash = Sha256Hex(body);
     EXPECT_EQ(body_hash, Str(v, "bodySha256"));
-    const std::string canonical =
-        CanonicalString(Str(v, "method"), Str(v, "path"), Str(v, "keyId"), Str(v, "timestamp"),
-                        Str(v, "nonce"), body_hash);
+    const std::string canonical = CanonicalString(Str(v, "method"), Str(v, "path"), Str(v, "keyId"),
+                                                  Str(v, "timestamp"), Str(v, "nonce"), body_hash);
     EXPECT_EQ(canonical, Str(v, "canonical"));
     EXPECT_EQ(SignCanonical(Str(v, "secret"), canonical), Str(v, "signature"));
   }
@@ -35,9 +34,8 @@ TEST(SigningVectors, SignedRequestCarriesTheFourHeaders) {
   options.nonce = "q8Jm0vX2c1Tn4YwZs6Lb3A";
   const std::string body =
       R"({"licenseKey":"3f2b8c1e-9d4a-4e7b-8c21-5a6f0d9e1b2c","machineId":"a3c9e1f0b2d4c6e8a3c9e1f0b2d4c6e8a3c9e1f0b2d4c6e8a3c9e1f0b2d4c6e8","machineName":"Studio PC"})";
-  const HttpRequest req =
-      SignedRequest({"plugin-2026", "s3cr3t-0123456789abcdef0123456789abcdef"},
-                    "/api/v1/license/activate?ignored=1", body, options);
+  const HttpRequest req = SignedRequest({"plugin-2026", "s3cr3t-0123456789abcdef0123456789abcdef"},
+                                        "/api/v1/license/activate?ignored=1", body, options);
   EXPECT_EQ(req.Get("X-License-Key-Id"), "plugin-2026");
   EXPECT_EQ(req.Get("X-License-Timestamp"), "1795000000");
   EXPECT_EQ(req.Get("X-License-Nonce"), "q8Jm0vX2c1Tn4YwZs6Lb3A");

@@ -29,7 +29,9 @@ json::value ParseOutput(const std::string& out, const std::string& what) {
 
 }  // namespace
 
-std::string LicensedBinary() { return LICENSED_BINARY; }
+std::string LicensedBinary() {
+  return LICENSED_BINARY;
+}
 
 CommandResult Admin::Run(const std::vector<std::string>& args) const {
   std::vector<std::string> argv = {LicensedBinary(), "admin", "--store", store_};
@@ -51,8 +53,8 @@ void Admin::CreateProduct(const std::string& slug, const std::string& name) cons
 
 std::string Admin::CreateLicense(const std::string& product, int max,
                                  const std::optional<std::string>& expires_at) const {
-  std::vector<std::string> args = {"license", "create", "--product", product,
-                                   "--max",   std::to_string(max)};
+  std::vector<std::string> args = {"license", "create", "--product",
+                                   product,   "--max",  std::to_string(max)};
   if (expires_at) {
     args.push_back("--expires-at");
     args.push_back(*expires_at);
@@ -80,6 +82,8 @@ void Admin::SetMax(const std::string& key, int max) const {
   RunOk({"license", "set-max", key, std::to_string(max)});
 }
 
-void Admin::Delete(const std::string& key) const { RunOk({"license", "delete", key}); }
+void Admin::Delete(const std::string& key) const {
+  RunOk({"license", "delete", key});
+}
 
 }  // namespace bb

@@ -33,7 +33,9 @@ ServerOptions WithRateLimits(std::string ip, std::string key) {
   return options;
 }
 
-std::string Endpoint(std::string_view name) { return "/api/v1/license/" + std::string(name); }
+std::string Endpoint(std::string_view name) {
+  return "/api/v1/license/" + std::string(name);
+}
 
 std::string Body(std::string_view license_key, std::optional<std::string_view> machine,
                  std::optional<std::string_view> machine_name) {
@@ -80,8 +82,7 @@ void BlackboxTest::SetUp() {
 void BlackboxTest::TearDown() {
   if (!server_) return;
   if (auto st = server_->ExitedOnItsOwn()) {
-    ADD_FAILURE() << "the server exited during the test (wait status " << *st
-                  << "); log tail:\n"
+    ADD_FAILURE() << "the server exited during the test (wait status " << *st << "); log tail:\n"
                   << Tail(server_->log(), 40);
   } else if (HasFailure()) {
     std::cerr << "---- server log tail ----\n" << Tail(server_->log(), 40) << "\n";
@@ -128,8 +129,8 @@ std::string BlackboxTest::NewLicense(int max, std::string_view product,
   return admin_.CreateLicense(std::string(product), max, expires_at);
 }
 
-HttpRequest BlackboxTest::Signed(std::string_view endpoint, std::string body,
-                                 const SigningKey& key, const SignOptions& options) const {
+HttpRequest BlackboxTest::Signed(std::string_view endpoint, std::string body, const SigningKey& key,
+                                 const SignOptions& options) const {
   return SignedRequest(key, Endpoint(endpoint), std::move(body), options);
 }
 
@@ -141,8 +142,8 @@ HttpResponse BlackboxTest::SendRaw(std::string_view bytes) const {
   return bb::SendRaw(port(), bytes);
 }
 
-HttpResponse BlackboxTest::Call(std::string_view endpoint, std::string body,
-                                const SigningKey& key, const SignOptions& options) const {
+HttpResponse BlackboxTest::Call(std::string_view endpoint, std::string body, const SigningKey& key,
+                                const SignOptions& options) const {
   return Send(Signed(endpoint, std::move(body), key, options));
 }
 
@@ -201,8 +202,7 @@ void ExpectErrorShape(const HttpResponse& r, int http_status, std::string_view e
   EXPECT_TRUE(Has(v, "ok") && At(v, "ok") == json::value(false)) << r.Describe();
   EXPECT_TRUE(Has(v, "error") && At(v, "error") == json::value(error)) << r.Describe();
   const json::value* message = Find(v, "message");
-  EXPECT_TRUE(message && message->is_string() && !message->get_string().empty())
-      << r.Describe();
+  EXPECT_TRUE(message && message->is_string() && !message->get_string().empty()) << r.Describe();
   const json::value* request_id = Find(v, "requestId");
   ASSERT_TRUE(request_id && request_id->is_string() && !request_id->get_string().empty())
       << "no requestId\n"

@@ -84,14 +84,13 @@ class BlackboxTest : public ::testing::Test {
   HttpResponse Send(const HttpRequest& request) const;
   HttpResponse SendRaw(std::string_view bytes) const;
   // A correctly signed POST of `body` to /api/v1/license/<endpoint>.
-  HttpResponse Call(std::string_view endpoint, std::string body,
-                    const SigningKey& key = kPluginKey, const SignOptions& options = {}) const;
+  HttpResponse Call(std::string_view endpoint, std::string body, const SigningKey& key = kPluginKey,
+                    const SignOptions& options = {}) const;
 
   HttpResponse Activate(std::string_view license, std::string_view machine,
                         std::optional<std::string_view> name = {}) const;
   HttpResponse Heartbeat(std::string_view license, std::string_view machine) const;
-  HttpResponse Status(std::string_view license,
-                      std::optional<std::string_view> machine = {}) const;
+  HttpResponse Status(std::string_view license, std::optional<std::string_view> machine = {}) const;
   HttpResponse Deactivate(std::string_view license, std::string_view machine) const;
 
   // Audit records of `license` with that action.
@@ -124,37 +123,37 @@ std::string Comparable(const HttpResponse& r, const std::vector<std::string>& re
 }  // namespace bb
 
 // Wrap the helpers so a failure names the line of the test that called them.
-#define EXPECT_API_ERROR(resp, http, code, name)        \
-  do {                                                  \
-    SCOPED_TRACE("EXPECT_API_ERROR");                   \
+#define EXPECT_API_ERROR(resp, http, code, name)          \
+  do {                                                    \
+    SCOPED_TRACE("EXPECT_API_ERROR");                     \
     ::bb::ExpectApiError((resp), (http), (code), (name)); \
   } while (0)
-#define EXPECT_BAD_SIGNATURE(resp, reason)        \
-  do {                                            \
-    SCOPED_TRACE("EXPECT_BAD_SIGNATURE");         \
-    ::bb::ExpectBadSignature((resp), (reason));   \
+#define EXPECT_BAD_SIGNATURE(resp, reason)      \
+  do {                                          \
+    SCOPED_TRACE("EXPECT_BAD_SIGNATURE");       \
+    ::bb::ExpectBadSignature((resp), (reason)); \
   } while (0)
 #define EXPECT_RATE_LIMITED(resp, bucket, max_wait)        \
-  do {                                                      \
-    SCOPED_TRACE("EXPECT_RATE_LIMITED");                    \
-    ::bb::ExpectRateLimited((resp), (bucket), (max_wait));  \
+  do {                                                     \
+    SCOPED_TRACE("EXPECT_RATE_LIMITED");                   \
+    ::bb::ExpectRateLimited((resp), (bucket), (max_wait)); \
   } while (0)
 #define EXPECT_ROUTE_ERROR(resp, http, name)        \
   do {                                              \
     SCOPED_TRACE("EXPECT_ROUTE_ERROR");             \
     ::bb::ExpectRouteError((resp), (http), (name)); \
   } while (0)
-#define EXPECT_OK(resp)                                                          \
-  do {                                                                           \
-    const ::bb::HttpResponse& bb_r_ = (resp);                                    \
-    EXPECT_EQ(bb_r_.status, 200) << bb_r_.Describe();                            \
-    if (bb_r_.status == 200) {                                                   \
+#define EXPECT_OK(resp)                                                         \
+  do {                                                                          \
+    const ::bb::HttpResponse& bb_r_ = (resp);                                   \
+    EXPECT_EQ(bb_r_.status, 200) << bb_r_.Describe();                           \
+    if (bb_r_.status == 200) {                                                  \
       EXPECT_TRUE(::bb::Bool(::bb::BodyJson(bb_r_), "ok")) << bb_r_.Describe(); \
-    }                                                                            \
+    }                                                                           \
   } while (0)
-#define ASSERT_OK(resp)                                                          \
-  do {                                                                           \
-    const ::bb::HttpResponse& bb_r_ = (resp);                                    \
-    ASSERT_EQ(bb_r_.status, 200) << bb_r_.Describe();                            \
-    ASSERT_TRUE(::bb::Bool(::bb::BodyJson(bb_r_), "ok")) << bb_r_.Describe();   \
+#define ASSERT_OK(resp)                                                       \
+  do {                                                                        \
+    const ::bb::HttpResponse& bb_r_ = (resp);                                 \
+    ASSERT_EQ(bb_r_.status, 200) << bb_r_.Describe();                         \
+    ASSERT_TRUE(::bb::Bool(::bb::BodyJson(bb_r_), "ok")) << bb_r_.Describe(); \
   } while (0)

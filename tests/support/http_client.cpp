@@ -1,5 +1,7 @@
 #include "support/http_client.h"
 
+#include <strings.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -7,7 +9,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <functional>
-#include <strings.h>
 
 namespace bb {
 namespace {

@@ -9,13 +9,15 @@ json::value ParseJson(std::string_view text) {
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
   if (ec) {
-    throw std::runtime_error("not JSON (" + ec.message() + "): " +
-                             std::string(text.substr(0, 2000)));
+    throw std::runtime_error("not JSON (" + ec.message() +
+                             "): " + std::string(text.substr(0, 2000)));
   }
   return v;
 }
 
-std::string Dump(const json::value& v) { return json::serialize(v); }
+std::string Dump(const json::value& v) {
+  return json::serialize(v);
+}
 
 const json::value* Find(const json::value& v, std::string_view path) {
   const json::value* cur = &v;
@@ -40,7 +42,9 @@ const json::value& At(const json::value& v, std::string_view path) {
   return *found;
 }
 
-bool Has(const json::value& v, std::string_view path) { return Find(v, path) != nullptr; }
+bool Has(const json::value& v, std::string_view path) {
+  return Find(v, path) != nullptr;
+}
 
 bool IsNull(const json::value& v, std::string_view path) {
   const json::value* found = Find(v, path);

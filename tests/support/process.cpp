@@ -19,8 +19,8 @@ namespace bb {
 namespace {
 
 // The child side of fork: only async-signal-safe calls from here to execve.
-[[noreturn]] void ExecChild(char* const* argv, char* const* envp, int in_fd, int out_fd,
-                            int err_fd, pid_t parent) {
+[[noreturn]] void ExecChild(char* const* argv, char* const* envp, int in_fd, int out_fd, int err_fd,
+                            pid_t parent) {
   // Die with the test runner, so a crashed run leaves no servers behind.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);
@@ -248,8 +248,7 @@ void ServerProcess::WaitReady(std::chrono::seconds deadline) {
   std::string why = ok ? "the server closed its output (exited?) before the ready line"
                        : "no ready line within " + std::to_string(deadline.count()) + " s";
   if (auto st = ExitedOnItsOwn()) why += "; it " + DescribeStatus(*st);
-  throw std::runtime_error("licensed serve did not become ready: " + why + "\n--- log ---\n" +
-                           log);
+  throw std::runtime_error("licensed serve did not become ready: " + why + "\n--- log ---\n" + log);
 }
 
 std::string ServerProcess::log() const {

@@ -36,16 +36,15 @@ std::string HmacSha256Hex(std::string_view key, std::string_view data) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
-           reinterpret_cast<const unsigned char*>(data.data()), data.size(), md,
-           &len) == nullptr) {
+           reinterpret_cast<const unsigned char*>(data.data()), data.size(), md, &len) == nullptr) {
     throw std::runtime_error("HMAC failed");
   }
   return Hex(md, len);
 }
 
-std::string CanonicalString(std::string_view method, std::string_view path,
-                            std::string_view key_id, std::string_view timestamp,
-                            std::string_view nonce, std::string_view body_sha256_hex) {
+std::string CanonicalString(std::string_view method, std::string_view path, std::string_view key_id,
+                            std::string_view timestamp, std::string_view nonce,
+                            std::string_view body_sha256_hex) {
   std::string out = "v1\n";
   for (auto part : {method, path, key_id, timestamp, nonce}) {
     out.append(part);
@@ -75,17 +74,17 @@ std::string RandomUuidV4() {
          "-" + h.substr(20, 12);
 }
 
-std::int64_t UnixNow() { return static_cast<std::int64_t>(std::time(nullptr)); }
+std::int64_t UnixNow() {
+  return static_cast<std::int64_t>(std::time(nullptr));
+}
 
 HttpRequest SignedRequest(const SigningKey& key, std::string target, std::string body,
                           const SignOptions& options) {
   const std::string timestamp = std::to_string(options.timestamp.value_or(UnixNow()));
   const std::string nonce = options.nonce.value_or(RandomNonce());
-  const std::string path =
-      options.signed_path.value_or(target.substr(0, target.find('?')));
-  const std::string canonical =
-      CanonicalString(options.method, path, key.id, timestamp, nonce,
-                      Sha256Hex(options.signed_body.value_or(body)));
+  const std::string path = options.signed_path.value_or(target.substr(0, target.find('?')));
+  const std::string canonical = CanonicalString(options.method, path, key.id, timestamp, nonce,
+                                                Sha256Hex(options.signed_body.value_or(body)));
 
   HttpRequest req;
   req.method = options.method;

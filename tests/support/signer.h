@@ -18,15 +18,17 @@ struct SigningKey {
 
 std::string Sha256Hex(std::string_view data);
 std::string HmacSha256Hex(std::string_view key, std::string_view data);
-std::string CanonicalString(std::string_view method, std::string_view path,
-                            std::string_view key_id, std::string_view timestamp,
-                            std::string_view nonce, std::string_view body_sha256_hex);
+std::string CanonicalString(std::string_view method, std::string_view path, std::string_view key_id,
+                            std::string_view timestamp, std::string_view nonce,
+                            std::string_view body_sha256_hex);
 // "v1=" + lowercase hex HMAC-SHA256(secret, canonical).
 std::string SignCanonical(std::string_view secret, std::string_view canonical);
 
 std::string RandomHex(std::size_t bytes);
 // 128 random bits as 32 lowercase hex digits.
-inline std::string RandomNonce() { return RandomHex(16); }
+inline std::string RandomNonce() {
+  return RandomHex(16);
+}
 // A random, lowercase UUID v4 (version nibble 4, variant 8-b).
 std::string RandomUuidV4();
 // The Unix time in whole seconds, rounded down.

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One command to try licensed: installs what is missing, builds, creates a demo product,
+# license and signing key in ./demo/licensed.db, and starts the server on SQLite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake --preset release >/dev/null
+cmake --build build/release --target licensed -j"$(nproc)"
+bin=build/release/licensed
+mkdir -p demo
+store="sqlite:demo/licensed.db"
+if [ ! -f demo/signing-key ]; then
+  "$bin" admin --store "$store" product create --slug demo-plugin --name "Demo Plugin" >/dev/null
+  "$bin" admin --store "$store" license create --product demo-plugin --max 3 --json \
+    | sed -E 's/.*"licenseKey":"([^"]+)".*/\1/' > demo/license-key
+  echo "demo=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" > demo/signing-key
+  chmod 600 demo/signing-key
+fi
+listen="${LICENSED_LISTEN:-127.0.0.1:8080}"
+cat <<TXT
+
+  licensed demo
+  -------------
+  product       demo-plugin (max 3 machines)
+  license key   $(cat demo/license-key)
+  signing key   id "demo", secret "$(cut -d= -f2- demo/signing-key)"
+  server        http://$listen   (Ctrl-C stops it)
+
+  See the quick start in README.md for a signed request to try.
+
+TXT
+exec "$bin" serve --listen "$listen" --store "$store" --signing-key "$(cat demo/signing-key)" \
+  --dashboard-url "http://$listen/dashboard"

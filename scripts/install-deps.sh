@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages licensed builds and tests with (only what is missing).
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libboost1.81-dev libboost-json1.81-dev libssl-dev libsqlite3-dev
+  libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
+  libgtest-dev libgmock-dev libbenchmark-dev sqlite3 curl python3
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

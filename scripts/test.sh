@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# One command for every test: installs what is missing, then builds and runs the unit
+# and black-box suites in a debug build, under ASan+UBSan, and under TSan.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/licensed-ccache}"
+jobs="$(nproc)"
+presets=("${@:-debug asan tsan}")
+for preset in ${presets[*]}; do
+  echo "=== $preset: build"
+  cmake --preset "$preset" >/dev/null
+  cmake --build "build/$preset" -j"$jobs"
+  echo "=== $preset: test"
+  # TSan needs a fixed address-space layout on newer kernels; halt_on_error makes any
+  # report fail the run.
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" \
+  UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+    setarch "$(uname -m)" -R ctest --test-dir "build/$preset" --output-on-failure -j"$jobs" --timeout 300
+done
+echo "all test suites passed"

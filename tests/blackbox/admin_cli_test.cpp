@@ -1,0 +1,84 @@
+// Spec section 10: what tests rely on from the admin CLI (JSON output, exit statuses).
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "support/fixture.h"
+
+namespace bb {
+namespace {
+
+class AdminCli : public BlackboxTest {};
+
+TEST_F(AdminCli, LicenseCreatePrintsALowercaseUuidV4Key) {
+  const std::string license = NewLicense(5);
+  EXPECT_TRUE(std::regex_match(
+      license, std::regex("[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")))
+      << license;
+  EXPECT_NE(NewLicense(5), license);
+}
+
+TEST_F(AdminCli, LicenseShowPrintsTheLicenseFields) {
+  const std::string license = NewLicense(5);
+  const json::value v = admin().Show(license);
+  EXPECT_EQ(Str(v, "licenseKey"), license);
+  EXPECT_EQ(Str(v, "product.slug"), kProduct);
+  EXPECT_EQ(Str(v, "product.name"), kProductName);
+  EXPECT_EQ(Str(v, "status"), "ACTIVE");
+  EXPECT_TRUE(IsNull(v, "expiresAt")) << Dump(v);
+  EXPECT_EQ(Int(v, "max"), 5);
+  EXPECT_TRUE(Has(v, "machineTtl")) << Dump(v);
+  EXPECT_TRUE(IsTimestamp(Str(v, "createdAt"))) << Dump(v);
+  EXPECT_TRUE(IsNull(v, "deletedAt")) << Dump(v);
+  EXPECT_TRUE(Arr(v, "activations").empty());
+}
+
+TEST_F(AdminCli, ShowWhileTheServerRunsListsActivations) {
+  Start();
+  const std::string license = NewLicense(5);
+  ASSERT_OK(Activate(license, "machine-0001", "Studio PC"));
+  const json::array& list = Arr(admin().Show(license), "activations");
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(Str(list[0], "id"), "machine-0001");
+  EXPECT_EQ(Str(list[0], "name"), "Studio PC");
+  EXPECT_TRUE(IsTimestamp(Str(list[0], "activatedAt")));
+  EXPECT_TRUE(IsTimestamp(Str(list[0], "lastSeenAt")));
+}
+
+TEST_F(AdminCli, UnknownKeyExitsOne) {
+  const std::string unknown = RandomUuidV4();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"license", "show", unknown, "--json"},
+        {"license", "set-status", unknown, "SUSPENDED"},
+        {"license", "set-max", unknown, "3"},
+        {"license", "delete", unknown},
+        {"audit", unknown, "--json"}}) {
+    const CommandResult r = admin().Run(args);
+    EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  }
+}
+
+TEST_F(AdminCli, UnknownProductExitsOne) {
+  const CommandResult r =
+      admin().Run({"license", "create", "--product", "no-such-product", "--max", "1", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+}
+
+TEST_F(AdminCli, UsageErrorExitsTwo) {
+  EXPECT_EQ(admin().Run({"license", "frobnicate"}).exit_code, 2);
+  EXPECT_EQ(admin().Run({"no-such-command"}).exit_code, 2);
+  EXPECT_EQ(RunCommand({LicensedBinary(), "no-such-command"}).exit_code, 2);
+}
+
+TEST_F(AdminCli, DeletedLicenseIsShownButChangesAreRefused) {
+  const std::string license = NewLicense(1);
+  admin().Delete(license);
+  const json::value v = admin().Show(license);
+  EXPECT_TRUE(IsTimestamp(Str(v, "deletedAt"))) << Dump(v);
+  EXPECT_EQ(admin().Run({"license", "set-max", license, "3"}).exit_code, 1);
+  EXPECT_EQ(admin().Run({"license", "set-status", license, "SUSPENDED"}).exit_code, 1);
+  EXPECT_EQ(admin().Run({"audit", license, "--json"}).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace bb
