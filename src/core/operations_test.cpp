@@ -97,9 +97,9 @@ TEST_F(OperationsTest, RepeatActivationRefreshesReplacesNameAndAuditsHeartbeat) 
   EXPECT_EQ(kept->at("machine").at("name").as_string(), "New");
   auto cleared = call(Endpoint::kActivate, key, "machine-1", "");
   EXPECT_TRUE(cleared->at("machine").at("name").is_null());
-  EXPECT_EQ(actions(key), (std::vector<std::string>{"license.create", "license.activate",
-                                                    "license.heartbeat", "license.heartbeat",
-                                                    "license.heartbeat"}));
+  EXPECT_EQ(actions(key),
+            (std::vector<std::string>{"license.create", "license.activate", "license.heartbeat",
+                                      "license.heartbeat", "license.heartbeat"}));
 }
 
 TEST_F(OperationsTest, MachineActivatedBeforeMaxWasLoweredStillActivates) {
@@ -146,7 +146,8 @@ TEST_F(OperationsTest, DeletedLicenseAnswersAsUnknownEverywhere) {
   const auto key = new_license(3);
   ASSERT_TRUE(call(Endpoint::kActivate, key, "machine-1").ok());
   ASSERT_TRUE(write([&](StoreTx& tx) { return delete_license(tx, key, admin()); }).ok());
-  for (auto e : {Endpoint::kActivate, Endpoint::kHeartbeat, Endpoint::kStatus, Endpoint::kDeactivate}) {
+  for (auto e :
+       {Endpoint::kActivate, Endpoint::kHeartbeat, Endpoint::kStatus, Endpoint::kDeactivate}) {
     EXPECT_EQ(code(call(e, key, "machine-1")), 1703);
     EXPECT_EQ(code(call(e, "3f2b8c1e-9d4a-4e7b-8c21-5a6f0d9e1b2c", "machine-1")), 1703);
   }

@@ -54,6 +54,7 @@ struct AuthorizedRequest {
 };
 
 std::optional<ApiError> check_ip_bucket(const PipelineContext& ctx, std::string_view client_ip);
+// Parses the headers and looks the key id up; `key` is null for an unknown id.
 Result<SigningHeaders> check_signing_headers(const PipelineContext& ctx,
                                              const RawSigningHeaders& raw, const SigningKey*& key);
 std::optional<ApiError> check_timestamp(const PipelineContext& ctx, const SigningHeaders& h);

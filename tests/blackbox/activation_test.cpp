@@ -107,7 +107,7 @@ TEST_F(Activation, RepeatActivationReplacesMachineNameWhenGiven) {
   const HttpResponse r = Activate(license, "machine-0001", "New Name");
   ASSERT_OK(r);
   EXPECT_EQ(Str(BodyJson(r), "machine.name"), "New Name");
-  EXPECT_EQ(Str(Arr(admin().Show(license), "activations")[0], "name"), "New Name");
+  EXPECT_EQ(Str(Arr(admin().Show(license), "activations").at(0), "name"), "New Name");
 }
 
 TEST_F(Activation, RepeatActivationKeepsMachineNameWhenAbsentOrNull) {
@@ -122,7 +122,7 @@ TEST_F(Activation, RepeatActivationKeepsMachineNameWhenAbsentOrNull) {
            R"({"licenseKey":")" + license + R"(","machineId":"machine-0001","machineName":null})");
   ASSERT_OK(null_name);
   EXPECT_EQ(Str(BodyJson(null_name), "machine.name"), "Studio PC");
-  EXPECT_EQ(Str(Arr(admin().Show(license), "activations")[0], "name"), "Studio PC");
+  EXPECT_EQ(Str(Arr(admin().Show(license), "activations").at(0), "name"), "Studio PC");
 }
 
 TEST_F(Activation, EmptyMachineNameClearsTheName) {
@@ -134,7 +134,7 @@ TEST_F(Activation, EmptyMachineNameClearsTheName) {
   const json::value* name = Find(BodyJson(r), "machine.name");
   ASSERT_NE(name, nullptr) << r.Describe();
   EXPECT_TRUE(name->is_null() || *name == json::value("")) << r.Describe();
-  const json::value shown = Arr(admin().Show(license), "activations")[0];
+  const json::value shown = Arr(admin().Show(license), "activations").at(0);
   const json::value* shown_name = Find(shown, "name");
   EXPECT_TRUE(shown_name == nullptr || shown_name->is_null() || *shown_name == json::value(""))
       << Dump(shown);

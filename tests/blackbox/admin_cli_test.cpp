@@ -37,7 +37,7 @@ TEST_F(AdminCli, ShowWhileTheServerRunsListsActivations) {
   Start();
   const std::string license = NewLicense(5);
   ASSERT_OK(Activate(license, "machine-0001", "Studio PC"));
-  const json::array& list = Arr(admin().Show(license), "activations");
+  const json::array list = Arr(admin().Show(license), "activations");
   ASSERT_EQ(list.size(), 1u);
   EXPECT_EQ(Str(list[0], "id"), "machine-0001");
   EXPECT_EQ(Str(list[0], "name"), "Studio PC");

@@ -31,12 +31,12 @@ TEST_F(Heartbeat, UpdatesLastSeenAt) {
   ASSERT_OK(activated);
   const std::string first = Str(BodyJson(activated), "machine.lastSeenAt");
   // The admin CLI run in between takes well over a millisecond.
-  EXPECT_EQ(Str(Arr(admin().Show(license), "activations")[0], "lastSeenAt"), first);
+  EXPECT_EQ(Str(Arr(admin().Show(license), "activations").at(0), "lastSeenAt"), first);
   const HttpResponse r = BlackboxTest::Heartbeat(license, "machine-0001");
   ASSERT_OK(r);
   const std::string second = Str(BodyJson(r), "lastSeenAt");
   EXPECT_GT(second, first);
-  EXPECT_EQ(Str(Arr(admin().Show(license), "activations")[0], "lastSeenAt"), second);
+  EXPECT_EQ(Str(Arr(admin().Show(license), "activations").at(0), "lastSeenAt"), second);
 }
 
 TEST_F(Heartbeat, WritesNoAuditRecord) {
@@ -126,7 +126,7 @@ TEST_F(Deactivate, RemovesTheActivationAndWritesAuditThenHeartbeatIs1707) {
   const json::value v = BodyJson(r);
   EXPECT_EQ(Int(v, "activations"), 1);
   EXPECT_EQ(Int(v, "max"), 3);
-  const json::array& left = Arr(admin().Show(license), "activations");
+  const json::array left = Arr(admin().Show(license), "activations");
   ASSERT_EQ(left.size(), 1u);
   EXPECT_EQ(Str(left[0], "id"), "machine-0002");
   const auto records = AuditRecords(license, "license.deactivate");

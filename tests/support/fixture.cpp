@@ -168,7 +168,8 @@ HttpResponse BlackboxTest::Deactivate(std::string_view license, std::string_view
 std::vector<json::value> BlackboxTest::AuditRecords(const std::string& license,
                                                     std::string_view action) const {
   std::vector<json::value> out;
-  for (const auto& rec : Arr(admin_.Audit(license), "")) {
+  const json::value all = admin_.Audit(license);
+  for (const auto& rec : Arr(all, "")) {
     if (Str(rec, "action") == action) out.push_back(rec);
   }
   return out;
