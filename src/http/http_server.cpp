@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
@@ -76,7 +77,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       res.set("X-Request-Id", request_id_);
       return send(std::move(res), true);
     }
-    if (ec) return send_bad_request();
+    // Beast refuses a declared Content-Length over the body limit while it reads the
+    // header; the header is parsed by then, and the route (check 1) still comes first.
+    const bool declared_too_large = ec == http::error::body_limit;
+    if (ec && !declared_too_large) return send_bad_request();
 
     const auto& req = parser_->get();
     path_ = std::string(path_of(req.target()));
@@ -85,8 +89,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     endpoint_ = route.value();
 
     // Check 2: a declared length over the limit is refused before reading the body.
-    const auto length = parser_->content_length();
-    if (length && *length > server_.config().max_body_bytes) {
+    if (declared_too_large ||
+        parser_->content_length().value_or(0) > server_.config().max_body_bytes) {
       return send(
           error_response(errors::body_too_large(server_.config().max_body_bytes), request_id_),
           true);
@@ -100,7 +104,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // 404 and 405 answer without the body; the connection closes when a body was sent,
   // since it was not read.
   void finish_unrouted(ApiError error) {
-    const bool has_body = parser_->content_length().value_or(0) > 0 || parser_->chunked();
+    const bool has_body = !parser_->is_header_done() || parser_->content_length().value_or(0) > 0 ||
+                          parser_->chunked();
     send(error_response(error, request_id_), has_body);
   }
 
@@ -141,7 +146,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     res.set(http::field::date, http_date_now());
     res.set("X-Request-Id", request_id_);
     res.set(http::field::content_type, "application/json");
-    res.body() = R"({"ok":false,"error":"BAD_REQUEST","message":"malformed HTTP request"})";
+    res.body() =
+        R"({"ok":false,"error":"BAD_REQUEST","message":"malformed HTTP request","requestId":")" +
+        request_id_ + "\"}";
     send(std::move(res), true);
   }
 
@@ -161,10 +168,23 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                       });
   }
 
+  // Half-closes, then reads and discards what the client still sends for a moment:
+  // closing with unread bytes would reset the connection and could destroy the answer
+  // (a 413 to a client still sending its body) before the client reads it.
   void close() {
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-    stream_.close();
+    if (ec) return stream_.close();
+    stream_.expires_after(std::chrono::seconds(2));
+    drain();
+  }
+
+  void drain() {
+    stream_.async_read_some(net::buffer(discard_),
+                            [self = shared_from_this()](beast::error_code ec, size_t) {
+                              if (ec) return self->stream_.close();
+                              self->drain();
+                            });
   }
 
   beast::tcp_stream stream_;
@@ -177,6 +197,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string client_ip_;
   Endpoint endpoint_{};
   bool busy_ = false;
+  std::array<char, 4096> discard_{};
 };
 
 HttpServer::HttpServer(HttpServerConfig config, const LicenseHandler& handler)

@@ -1,6 +1,10 @@
 // Spec section 10: the ready line and SIGTERM.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <regex>
 
@@ -38,6 +42,44 @@ TEST_F(Lifecycle, SigtermRightAfterStartExitsZero) {
   const int status = Stop();
   ASSERT_TRUE(WIFEXITED(status)) << "wait status " << status;
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+// A connected socket to 127.0.0.1:port, or -1.
+int ConnectTo(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd >= 0 && ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) return fd;
+  if (fd >= 0) ::close(fd);
+  return -1;
+}
+
+// Draining means finishing requests, not waiting for clients that send nothing.
+TEST_F(Lifecycle, SigtermWithIdleConnectionsOpenExitsZeroPromptly) {
+  Start();
+  const std::string license = NewLicense(1);
+  // One connection that never sends a byte, one kept alive after a complete exchange.
+  const int silent = ConnectTo(port());
+  ASSERT_GE(silent, 0);
+  const int kept = ConnectTo(port());
+  ASSERT_GE(kept, 0);
+  const HttpRequest req = Signed("status", Body(license));
+  std::string raw = "POST " + req.target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  for (const auto& h : req.headers) raw += h.name + ": " + h.value + "\r\n";
+  raw += "Content-Length: " + std::to_string(req.body.size()) + "\r\n\r\n" + req.body;
+  ASSERT_EQ(::send(kept, raw.data(), raw.size(), MSG_NOSIGNAL), static_cast<ssize_t>(raw.size()));
+  char buf[4096];
+  ASSERT_GT(::recv(kept, buf, sizeof buf, 0), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  const int status = Stop(std::chrono::seconds(8));
+  const auto took = std::chrono::steady_clock::now() - t0;
+  ::close(silent);
+  ::close(kept);
+  ASSERT_TRUE(WIFEXITED(status)) << "wait status " << status << " (killed after 8 s?)";
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_LT(took, std::chrono::seconds(6));
 }
 
 }  // namespace

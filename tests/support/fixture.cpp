@@ -107,9 +107,9 @@ void BlackboxTest::Start(ServerOptions options) {
   server_->WaitReady();
 }
 
-int BlackboxTest::Stop() {
+int BlackboxTest::Stop(std::chrono::seconds grace) {
   if (!server_) return -1;
-  const int status = server_->Terminate();
+  const int status = server_->Terminate(grace);
   server_.reset();
   return status;
 }

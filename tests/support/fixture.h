@@ -65,7 +65,7 @@ class BlackboxTest : public ::testing::Test {
   // Starts `licensed serve` and waits for the ready line (throws on failure).
   void Start(ServerOptions options = {});
   // SIGTERM and wait; returns the wait status. The fixture can Start() again afterwards.
-  int Stop();
+  int Stop(std::chrono::seconds grace = std::chrono::seconds(15));
   // Stop(), then Start() with the same options on the same store.
   void RestartServer();
 
