@@ -131,7 +131,8 @@ TEST_F(Activation, EmptyMachineNameClearsTheName) {
   ASSERT_OK(Activate(license, "machine-0001", "Studio PC"));
   const HttpResponse r = Activate(license, "machine-0001", "");
   ASSERT_OK(r);
-  const json::value* name = Find(BodyJson(r), "machine.name");
+  const json::value body_json1 = BodyJson(r);  // Find points into it
+  const json::value* name = Find(body_json1, "machine.name");
   ASSERT_NE(name, nullptr) << r.Describe();
   EXPECT_TRUE(name->is_null() || *name == json::value("")) << r.Describe();
   const json::value shown = Arr(admin().Show(license), "activations").at(0);

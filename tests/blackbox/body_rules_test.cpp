@@ -27,7 +27,8 @@ std::string Repeat(std::string_view unit, int n) {
 void ExpectMalformed(const HttpResponse& r, std::optional<std::string_view> field = {}) {
   ExpectApiError(r, 400, 1702, "LICENSE_API_MALFORMED");
   if (field) {
-    const json::value* f = Find(BodyJson(r), "field");
+    const json::value body_json1 = BodyJson(r);  // Find points into it
+    const json::value* f = Find(body_json1, "field");
     EXPECT_TRUE(f && *f == json::value(*field)) << "field should be " << *field << "\n"
                                                 << r.Describe();
   }
@@ -44,7 +45,8 @@ TEST_F(BodyRules, UppercaseLicenseKeyIsNormalisedToLowercase) {
   ASSERT_NE(Upper(license), license);
   const HttpResponse r = Activate(Upper(license), "machine-0001");
   ASSERT_OK(r);
-  if (const json::value* k = Find(BodyJson(r), "licenseKey")) {
+  const json::value body_json2 = BodyJson(r);  // Find points into it
+  if (const json::value* k = Find(body_json2, "licenseKey")) {
     EXPECT_EQ(*k, json::value(license)) << r.Describe();
   }
   const json::value shown = admin().Show(license);
@@ -295,7 +297,8 @@ TEST_F(BodyRules, NullMachineNameMeansAbsent) {
       Call("activate",
            R"({"licenseKey":")" + license + R"(","machineId":"machine-0001","machineName":null})");
   ASSERT_OK(r);
-  const json::value* name = Find(BodyJson(r), "machine.name");
+  const json::value body_json3 = BodyJson(r);  // Find points into it
+  const json::value* name = Find(body_json3, "machine.name");
   EXPECT_TRUE(name == nullptr || name->is_null()) << r.Describe();
 }
 

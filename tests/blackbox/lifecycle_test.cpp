@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <regex>
 
 #include "support/fixture.h"
@@ -42,6 +43,36 @@ TEST_F(Lifecycle, SigtermRightAfterStartExitsZero) {
   const int status = Stop();
   ASSERT_TRUE(WIFEXITED(status)) << "wait status " << status;
   EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+TEST_F(Lifecycle, InvalidRateLimitRefusesToStart) {
+  const CommandResult r = RunCommand(
+      {LicensedBinary(), "serve", "--listen", "127.0.0.1:0", "--store", store(), "--signing-key",
+       kPluginKey.id + "=" + kPluginKey.secret, "--rate-limit-ip", "lots"},
+      {}, std::chrono::seconds(10));
+  EXPECT_NE(r.exit_code, 0) << r.Describe();
+  EXPECT_EQ(r.err.find("listening on"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.exit_code, 128 + SIGKILL) << "still running after 10 s\n" << r.Describe();
+}
+
+TEST_F(Lifecycle, SecretsNeverAppearInTheLog) {
+  ServerOptions o;
+  o.args = {"--signing-key", kCiKey.id + "=" + kCiKey.secret};
+  Start(o);
+  const std::string license = NewLicense(1);
+  EXPECT_OK(Activate(license, "machine-0001"));
+  EXPECT_EQ(Activate(license, "machine-0002").status, 409);
+  EXPECT_EQ(Call("status", Body(license), kCiKey).status, 200);
+  SignOptions wrong;
+  wrong.secret = "wrong";
+  EXPECT_EQ(Call("status", Body(license), kPluginKey, wrong).status, 401);
+  EXPECT_EQ(Call("status", "{").status, 400);
+  server().Terminate();
+  const std::string log = server().log();
+  EXPECT_NE(log.find("listening on"), std::string::npos);
+  for (const std::string& secret : {kPluginKey.secret, kCiKey.secret}) {
+    EXPECT_EQ(log.find(secret), std::string::npos) << "secret in the log:\n" << log;
+  }
 }
 
 // A connected socket to 127.0.0.1:port, or -1.

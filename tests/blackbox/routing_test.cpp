@@ -97,7 +97,8 @@ TEST_F(Responses, EveryResponseCarriesRequestIdAndDate) {
     EXPECT_TRUE(ct && ct->rfind("application/json", 0) == 0);
     if (const auto id = r.header("X-Request-Id")) ids.insert(*id);
     if (r.status != 200) {
-      const json::value* id = Find(BodyJson(r), "requestId");
+      const json::value body = BodyJson(r);  // Find points into it: keep it alive
+      const json::value* id = Find(body, "requestId");
       EXPECT_TRUE(id && *id == json::value(r.header("X-Request-Id").value_or("")))
           << "error bodies carry requestId, equal to X-Request-Id";
     }

@@ -18,6 +18,8 @@ std::string Dump(const json::value& v);
 
 // nullptr when a member on the path is missing or a non-object is traversed.
 const json::value* Find(const json::value& v, std::string_view path);
+// Find points into its argument: a temporary would leave the pointer dangling.
+const json::value* Find(json::value&& v, std::string_view path) = delete;
 const json::value& At(const json::value& v, std::string_view path);
 bool Has(const json::value& v, std::string_view path);
 bool IsNull(const json::value& v, std::string_view path);  // present and null

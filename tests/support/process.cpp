@@ -262,6 +262,7 @@ std::string ServerProcess::ready_line() const {
 }
 
 std::optional<int> ServerProcess::ExitedOnItsOwn() {
+  if (signalled_) return std::nullopt;
   if (status_) return status_;
   int status = 0;
   const pid_t r = ::waitpid(pid_, &status, WNOHANG);
@@ -273,9 +274,16 @@ std::optional<int> ServerProcess::ExitedOnItsOwn() {
 }
 
 int ServerProcess::Terminate(std::chrono::seconds grace) {
-  if (status_) return *status_;
+  if (status_) {
+    JoinReader();
+    return *status_;
+  }
   if (pid_ <= 0) return -1;
-  if (ExitedOnItsOwn()) return *status_;
+  if (ExitedOnItsOwn()) {
+    JoinReader();
+    return *status_;
+  }
+  signalled_ = true;
   ::kill(pid_, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + grace;
   int status = 0;
@@ -295,6 +303,7 @@ int ServerProcess::Terminate(std::chrono::seconds grace) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   status_ = status;
+  JoinReader();  // the child is gone, so its output ends
   return status;
 }
 

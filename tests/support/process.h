@@ -57,10 +57,10 @@ class ServerProcess {
   // The ready line, once WaitReady succeeded.
   std::string ready_line() const;
 
-  // The wait status when the child has already exited (without us signalling it).
+  // The wait status when the child has exited without us signalling it.
   std::optional<int> ExitedOnItsOwn();
   // SIGTERM, wait up to `grace`, then SIGKILL; returns the wait status (WIFEXITED ...).
-  // Idempotent: later calls return the same status.
+  // Idempotent: later calls return the same status. Afterwards log() is complete.
   int Terminate(std::chrono::seconds grace = std::chrono::seconds(15));
 
  private:
@@ -78,6 +78,7 @@ class ServerProcess {
   bool eof_ = false;
   std::uint16_t port_ = 0;
   std::optional<int> status_;
+  bool signalled_ = false;
 };
 
 }  // namespace bb
