@@ -47,6 +47,17 @@ TEST_F(Config, TomlFileAloneConfiguresTheServer) {
   EXPECT_EQ(Str(BodyJson(r), "dashboardUrl"), "https://example.com/account/activations");
 }
 
+TEST_F(Config, ConfigFileNamedByTheEnvironment) {
+  ServerOptions o =
+      FromFile(Toml(std::string(kBase) + "timestamp_window = 10\n" + KeyTable(kPluginKey)));
+  o.env = {{"LICENSED_CONFIG", o.args.at(1)}};
+  o.args.clear();
+  Start(o);
+  const std::string license = NewLicense(1);
+  EXPECT_OK(Status(license));
+  EXPECT_API_ERROR(StatusDated(license, 20), 401, 1701, "STALE_TIMESTAMP");
+}
+
 TEST_F(Config, TomlBeatsDefaults) {
   // Default window 300 would accept +20 s.
   Start(FromFile(Toml(std::string(kBase) + "timestamp_window = 10\n" + KeyTable(kPluginKey))));

@@ -1,6 +1,7 @@
 #include "support/fixture.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <atomic>
 #include <ctime>
@@ -79,13 +80,35 @@ void BlackboxTest::SetUp() {
   admin_.CreateProduct(std::string(kProduct), std::string(kProductName));
 }
 
+namespace {
+
+// A server stopped by SIGTERM must exit 0 and, in sanitizer builds, report nothing.
+void ExpectCleanExit(int status, const std::string& log, const char* when) {
+  const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  EXPECT_TRUE(clean) << "the server did not exit 0 on SIGTERM " << when << " (wait status "
+                     << status << "); log tail:\n"
+                     << Tail(log, 40);
+  for (const char* marker : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+                             "WARNING: ThreadSanitizer", "runtime error:"}) {
+    EXPECT_EQ(log.find(marker), std::string::npos)
+        << "sanitizer report in the server log " << when << ":\n"
+        << log.substr(log.find(marker), 4000);
+  }
+}
+
+}  // namespace
+
 void BlackboxTest::TearDown() {
   if (!server_) return;
   if (auto st = server_->ExitedOnItsOwn()) {
     ADD_FAILURE() << "the server exited during the test (wait status " << *st << "); log tail:\n"
                   << Tail(server_->log(), 40);
-  } else if (HasFailure()) {
-    std::cerr << "---- server log tail ----\n" << Tail(server_->log(), 40) << "\n";
+  } else {
+    const int status = server_->Terminate();
+    ExpectCleanExit(status, server_->log(), "at the end of the test");
+    if (HasFailure()) {
+      std::cerr << "---- server log tail ----\n" << Tail(server_->log(), 40) << "\n";
+    }
   }
   server_.reset();
 }
@@ -115,7 +138,10 @@ int BlackboxTest::Stop(std::chrono::seconds grace) {
 }
 
 void BlackboxTest::RestartServer() {
-  Stop();
+  if (server_) {
+    const int status = server_->Terminate();
+    ExpectCleanExit(status, server_->log(), "before the restart");
+  }
   Start(options_);
 }
 

@@ -1,6 +1,5 @@
 #include "support/json_util.h"
 
-#include <regex>
 #include <stdexcept>
 
 namespace bb {
@@ -89,9 +88,31 @@ std::string DumpWithout(const json::value& v, std::initializer_list<std::string_
   return json::serialize(copy);
 }
 
+bool MatchesShape(std::string_view text, std::string_view pattern) {
+  if (text.size() != pattern.size()) return false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    switch (pattern[i]) {
+      case '9':
+        if (c < '0' || c > '9') return false;
+        break;
+      case 'x':
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+        break;
+      default:
+        if (c != pattern[i]) return false;
+    }
+  }
+  return true;
+}
+
 bool IsTimestamp(std::string_view text) {
-  static const std::regex kRe(R"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)");
-  return std::regex_match(text.begin(), text.end(), kRe);
+  return MatchesShape(text, "9999-99-99T99:99:99.999Z");
+}
+
+bool IsLowercaseUuidV4(std::string_view text) {
+  return MatchesShape(text, "xxxxxxxx-xxxx-4xxx-xxxx-xxxxxxxxxxxx") &&
+         std::string_view("89ab").find(text[19]) != std::string_view::npos;
 }
 
 }  // namespace bb

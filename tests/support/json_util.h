@@ -31,7 +31,12 @@ const json::array& Arr(const json::value& v, std::string_view path);
 // Members of `v` (an object) except `drop`, serialized, for whole-body comparisons.
 std::string DumpWithout(const json::value& v, std::initializer_list<std::string_view> drop);
 
+// True when `text` has the shape of `pattern`, character by character: '9' stands for a
+// decimal digit, 'x' for a lowercase hex digit, anything else for itself.
+bool MatchesShape(std::string_view text, std::string_view pattern);
 // True for RFC 3339 UTC with millisecond precision and a Z: 2026-11-21T09:30:00.000Z.
 bool IsTimestamp(std::string_view text);
+// True for a lowercase UUID v4 (version nibble 4, variant 8, 9, a or b).
+bool IsLowercaseUuidV4(std::string_view text);
 
 }  // namespace bb

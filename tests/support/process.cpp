@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <regex>
 #include <stdexcept>
 
 extern char** environ;
@@ -174,6 +173,26 @@ CommandResult RunCommand(const std::vector<std::string>& argv, const EnvVars& en
   return result;
 }
 
+std::optional<std::uint16_t> ParseReadyPort(std::string_view line) {
+  static constexpr std::string_view kMarker = "listening on ";
+  for (std::size_t at = line.find(kMarker); at != std::string_view::npos;
+       at = line.find(kMarker, at + 1)) {
+    std::size_t i = at + kMarker.size();
+    const std::size_t host_start = i;
+    while (i < line.size() && ((line[i] >= '0' && line[i] <= '9') || line[i] == '.')) ++i;
+    if (i == host_start || i >= line.size() || line[i] != ':') continue;
+    const std::size_t port_start = ++i;
+    unsigned long port = 0;
+    while (i < line.size() && line[i] >= '0' && line[i] <= '9' && port <= 65535) {
+      port = port * 10 + static_cast<unsigned long>(line[i] - '0');
+      ++i;
+    }
+    if (i == port_start || port > 65535) continue;
+    return static_cast<std::uint16_t>(port);
+  }
+  return std::nullopt;
+}
+
 ServerProcess::ServerProcess(const std::vector<std::string>& argv, const EnvVars& env) {
   int fds[2];
   MakePipe(fds);
@@ -196,7 +215,6 @@ ServerProcess::~ServerProcess() {
 }
 
 void ServerProcess::ReadLoop() {
-  static const std::regex kReady(R"(listening on [0-9.]+:(\d+))");
   char buf[4096];
   std::string pending;  // the current, unfinished line
   for (;;) {
@@ -211,9 +229,8 @@ void ServerProcess::ReadLoop() {
     while (port_ == 0 && (nl = pending.find('\n')) != std::string::npos) {
       const std::string line = pending.substr(0, nl);
       pending.erase(0, nl + 1);
-      std::smatch m;
-      if (std::regex_search(line, m, kReady)) {
-        port_ = static_cast<std::uint16_t>(std::stoul(m[1].str()));
+      if (const auto port = ParseReadyPort(line); port && *port != 0) {
+        port_ = *port;
         ready_line_ = line;
       }
     }
@@ -221,9 +238,8 @@ void ServerProcess::ReadLoop() {
   }
   std::lock_guard lock(mu_);
   if (port_ == 0) {  // a ready line without a trailing newline
-    std::smatch m;
-    if (std::regex_search(pending, m, kReady)) {
-      port_ = static_cast<std::uint16_t>(std::stoul(m[1].str()));
+    if (const auto port = ParseReadyPort(pending); port && *port != 0) {
+      port_ = *port;
       ready_line_ = pending;
     }
   }

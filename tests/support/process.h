@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -33,6 +34,9 @@ struct CommandResult {
 // A command still running after `timeout` is killed (exit_code 128 + SIGKILL).
 CommandResult RunCommand(const std::vector<std::string>& argv, const EnvVars& env = {},
                          std::chrono::seconds timeout = std::chrono::seconds(30));
+
+// The port of a ready line: "listening on <digits and dots>:<port>" anywhere in `line`.
+std::optional<std::uint16_t> ParseReadyPort(std::string_view line);
 
 // A long-running child whose stdout and stderr are read by a thread into one log.
 class ServerProcess {
