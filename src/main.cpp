@@ -8,7 +8,9 @@
 #include "admin/admin_cli.h"
 #include "auth/memory_nonce_store.h"
 #include "config/serve_config.h"
+#include "http/admin_service.h"
 #include "http/http_server.h"
+#include "http/license_handler.h"
 #include "ratelimit/memory_rate_limiter.h"
 #include "store/store.h"
 
@@ -83,6 +85,12 @@ int serve(const ServeConfig& config) {
   if (config.rate_limit_key)
     key_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_key);
   KeyRing keys(config.signing_keys);
+  ServerMetrics metrics;
+  Store* store_ptr = store.value().get();
+  metrics.add_gauge({"licensed_store_queue_depth", "Store jobs queued or running.",
+                     [store_ptr] { return static_cast<double>(store_ptr->queue_depth()); }});
+  metrics.add_gauge({"licensed_nonce_store_entries", "Nonces remembered in memory.",
+                     [&nonces] { return static_cast<double>(nonces.size()); }});
 
   LicenseHandlerConfig handler_config;
   handler_config.pipeline.keys = &keys;
@@ -94,6 +102,7 @@ int serve(const ServeConfig& config) {
   handler_config.pipeline.started_at_seconds = clock.now_seconds();
   handler_config.store = store.value().get();
   handler_config.dashboard_url = config.dashboard_url;
+  handler_config.metrics = &metrics;
   const LicenseHandler handler(std::move(handler_config));
 
   HttpServerConfig http_config;
@@ -101,19 +110,45 @@ int serve(const ServeConfig& config) {
   http_config.port = config.listen_port;
   http_config.threads = config.threads;
   http_config.trusted_proxies = proxies;
-  HttpServer server(http_config, handler);
+  http_config.max_connections = config.max_connections;
+  http_config.header_timeout = std::chrono::seconds(config.header_timeout);
+  http_config.idle_timeout = std::chrono::seconds(config.idle_timeout);
+  HttpServer server(http_config, handler, &metrics);
+
+  const AdminService admin_service(
+      {&metrics, store_ptr, [&server] { return !server.draining(); }});
+  std::unique_ptr<HttpServer> admin_server;
+  std::string admin_address = "off";
+  if (config.admin_listen) {
+    HttpServerConfig admin_config;
+    admin_config.host = config.admin_listen->first;
+    admin_config.port = config.admin_listen->second;
+    admin_config.threads = 1;
+    admin_config.max_connections = 64;
+    admin_server = std::make_unique<HttpServer>(admin_config, admin_service, nullptr);
+    auto admin_bound = admin_server->start();
+    if (!admin_bound.ok()) {
+      std::cerr << "licensed: admin listener: " << admin_bound.error().message << "\n";
+      return 1;
+    }
+    admin_address = admin_bound->address().to_string() + ":" + std::to_string(admin_bound->port());
+  }
   auto bound = server.start();
   if (!bound.ok()) {
     std::cerr << "licensed: " << bound.error().message << "\n";
     return 1;
   }
-  spdlog::info("licensed ready: listening on {}:{} (store {}, {} signing key(s))",
-               bound->address().to_string(), bound->port(), config.store, keys.size());
+  // The API address comes first: scripts and tests take the first HOST:PORT of this line.
+  spdlog::info(
+      "licensed ready: listening on {}:{} (store {}, {} signing key(s), health and metrics on "
+      "{})",
+      bound->address().to_string(), bound->port(), config.store, keys.size(), admin_address);
 
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received {}, draining in-flight requests", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   server.stop(std::chrono::seconds(10));
+  if (admin_server) admin_server->stop(std::chrono::milliseconds(500));
   store.value().reset();
   spdlog::info("stopped");
   return 0;

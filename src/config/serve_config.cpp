@@ -107,6 +107,14 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
   app.add_option("--rate-limit-ip", f.rate_limit_ip, "per-IP bucket: N/PERIOD or off");
   app.add_option("--timestamp-window", f.timestamp_window, "accepted clock skew in seconds");
   app.add_option("--threads", f.threads, "network threads (default: one per core)");
+  app.add_option("--admin-listen", f.admin_listen,
+                 "HOST:PORT for /healthz, /readyz and /metrics, or off (default "
+                 "127.0.0.1:9464)");
+  app.add_option("--max-connections", f.max_connections, "open connections at most");
+  app.add_option("--header-timeout", f.header_timeout,
+                 "seconds a request's header may take to arrive (default 10)");
+  app.add_option("--idle-timeout", f.idle_timeout,
+                 "seconds an idle keep-alive connection is kept open (default 60)");
 }
 
 EnvLookup process_environment() {
@@ -119,6 +127,17 @@ EnvLookup process_environment() {
 
 Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLookup& env) {
   ServeConfig c;
+  const toml::table* t = nullptr;
+  // A positive whole number from the first level that sets it, else `fallback`.
+  auto pick_positive = [&](const auto& flag, const char* flag_name, const char* env_name,
+                           const char* file_key, auto fallback) -> Result<decltype(fallback)> {
+    std::optional<std::string> flag_text;
+    if (flag) flag_text = std::to_string(*flag);
+    auto s = pick(flag_text, flag_name, env, env_name, t, file_key);
+    if (!s) return fallback;
+    ASSIGN_OR_RETURN(const int64_t v, parse_positive(*s));
+    return static_cast<decltype(fallback)>(v);
+  };
   std::optional<toml::table> file;
   std::optional<std::string> config_path = flags.config;
   if (!config_path) config_path = env("LICENSED_CONFIG");
@@ -131,7 +150,7 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
                           std::string(e.description()));
     }
   }
-  const toml::table* t = file ? &*file : nullptr;
+  t = file ? &*file : nullptr;
 
   if (auto s = pick(flags.listen, "listen", env, "LICENSED_LISTEN", t, "listen")) {
     ASSIGN_OR_RETURN(auto hp, parse_listen(*s));
@@ -156,19 +175,34 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
     if (!spec.ok()) return config_error(s->source + ": " + spec.error().message);
     c.rate_limit_ip = spec.value();
   }
-  std::optional<std::string> window_flag;
-  if (flags.timestamp_window) window_flag = std::to_string(*flags.timestamp_window);
-  if (auto s = pick(window_flag, "timestamp-window", env, "LICENSED_TIMESTAMP_WINDOW", t,
-                    "timestamp_window")) {
-    ASSIGN_OR_RETURN(c.timestamp_window, parse_positive(*s));
+  ASSIGN_OR_RETURN(c.timestamp_window,
+                   pick_positive(flags.timestamp_window, "timestamp-window",
+                                 "LICENSED_TIMESTAMP_WINDOW", "timestamp_window",
+                                 c.timestamp_window));
+  ASSIGN_OR_RETURN(c.threads, pick_positive(flags.threads, "threads", "LICENSED_THREADS",
+                                            "threads", c.threads));
+  ASSIGN_OR_RETURN(c.max_connections,
+                   pick_positive(flags.max_connections, "max-connections",
+                                 "LICENSED_MAX_CONNECTIONS", "max_connections", c.max_connections));
+  ASSIGN_OR_RETURN(c.header_timeout,
+                   pick_positive(flags.header_timeout, "header-timeout", "LICENSED_HEADER_TIMEOUT",
+                                 "header_timeout", c.header_timeout));
+  ASSIGN_OR_RETURN(c.idle_timeout,
+                   pick_positive(flags.idle_timeout, "idle-timeout", "LICENSED_IDLE_TIMEOUT",
+                                 "idle_timeout", c.idle_timeout));
+  bool admin_listen_given = false;
+  if (auto s = pick(flags.admin_listen, "admin-listen", env, "LICENSED_ADMIN_LISTEN", t,
+                    "admin_listen")) {
+    admin_listen_given = true;
+    if (s->value == "off") {
+      c.admin_listen.reset();
+    } else {
+      ASSIGN_OR_RETURN(c.admin_listen, parse_listen(*s));
+    }
   }
-  std::optional<std::string> threads_flag;
-  if (flags.threads) threads_flag = std::to_string(*flags.threads);
-  if (auto s = pick(threads_flag, "threads", env, "LICENSED_THREADS", t, "threads")) {
-    ASSIGN_OR_RETURN(const int64_t n, parse_positive(*s));
-    c.threads = static_cast<size_t>(n);
-  }
-
+  // A throwaway instance (API on port 0) gets a throwaway admin port, so that several
+  // can run side by side.
+  if (!admin_listen_given && c.listen_port == 0) c.admin_listen->second = 0;
   // Signing keys: a list given at a higher level replaces the lower one entirely.
   if (!flags.signing_keys.empty()) {
     for (const auto& pair : flags.signing_keys) {

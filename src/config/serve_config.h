@@ -28,6 +28,13 @@ struct ServeConfig {
   int64_t timestamp_window = 300;
   std::vector<std::string> trusted_proxies;
   size_t threads = 0;
+  // Health and metrics listener; nullopt when turned off. Defaults to loopback port
+  // 9464, or an ephemeral port when the API itself listens on port 0.
+  std::optional<std::pair<std::string, uint16_t>> admin_listen =
+      std::make_pair(std::string("127.0.0.1"), uint16_t{9464});
+  size_t max_connections = 10000;
+  int64_t header_timeout = 10;  // seconds from a request's first byte to its full header
+  int64_t idle_timeout = 60;    // seconds a keep-alive connection may wait between requests
 };
 
 // What the command line said; unset members fall through to the environment and file.
@@ -42,6 +49,10 @@ struct ServeFlags {
   std::optional<std::string> rate_limit_ip;
   std::optional<int64_t> timestamp_window;
   std::optional<size_t> threads;
+  std::optional<std::string> admin_listen;
+  std::optional<size_t> max_connections;
+  std::optional<int64_t> header_timeout;
+  std::optional<int64_t> idle_timeout;
 };
 
 void add_serve_flags(CLI::App& app, ServeFlags& flags);

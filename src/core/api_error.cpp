@@ -83,6 +83,24 @@ ApiError method_not_allowed() {
   return e;
 }
 
+ApiError header_too_large(int64_t limit_bytes) {
+  ApiError e;
+  e.http_status = 431;
+  e.error = "REQUEST_HEADER_FIELDS_TOO_LARGE";
+  e.message = "the request header exceeds " + std::to_string(limit_bytes) + " bytes";
+  e.close_connection = true;
+  return e;
+}
+
+ApiError bad_http_request() {
+  ApiError e;
+  e.http_status = 400;
+  e.error = "BAD_REQUEST";
+  e.message = "malformed HTTP request";
+  e.close_connection = true;
+  return e;
+}
+
 ApiError bad_signature(std::string_view reason, std::string message) {
   ApiError e = make(ErrorCode::kBadSignature, std::move(message));
   e.extra["reason"] = reason;

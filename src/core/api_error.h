@@ -48,6 +48,10 @@ inline constexpr std::string_view kNonceReused = "nonce_reused";
 
 ApiError route_not_found();
 ApiError method_not_allowed();
+// HTTP-level refusals before a request reaches an endpoint: the shape of the routing
+// errors, no numeric code, and the connection closes after them.
+ApiError header_too_large(int64_t limit_bytes);
+ApiError bad_http_request();
 ApiError bad_signature(std::string_view reason, std::string message);
 ApiError stale_timestamp(int64_t server_time_seconds);
 // `field` empty: the problem is not one member (bad JSON, wrong content type).

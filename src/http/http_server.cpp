@@ -9,7 +9,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-#include "http/routes.h"
 
 namespace licensed {
 
@@ -18,16 +17,9 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
 
-namespace {
-std::optional<std::string_view> header(const http::request_header<>& h, std::string_view name) {
-  const auto it = h.find(name);
-  if (it == h.end()) return std::nullopt;
-  return std::string_view(it->value().data(), it->value().size());
-}
-}  // namespace
-
-// One connection: reads a request (header first, so route and size are checked before
-// the body is read), answers it, and reads the next. Answers go out in request order.
+// One connection: waits for a request's first byte (idle timeout), reads its header
+// (header timeout), routes it and checks its declared size before reading the body
+// (body timeout), answers it, and reads the next. Answers go out in request order.
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(tcp::socket socket, HttpServer& server)
@@ -37,7 +29,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   ~HttpSession() { server_.remove_session(this); }
 
   void start() {
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->read_header(); });
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->await_request(); });
   }
 
   // Called on the session's executor when the server drains.
@@ -51,105 +43,80 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   net::any_io_executor executor() { return stream_.get_executor(); }
 
  private:
-  void read_header() {
+  const HttpServerConfig& config() const { return server_.config(); }
+
+  // Bytes of a pipelined request may already be buffered; otherwise the connection is
+  // idle until the first byte, and only then does the header clock start.
+  void await_request() {
     busy_ = false;
     if (server_.draining()) return close();
+    if (buffer_.size() > 0) return read_header();
+    stream_.expires_after(config().idle_timeout);
+    stream_.async_read_some(buffer_.prepare(kFirstRead),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              if (ec) return self->close();
+                              self->buffer_.commit(n);
+                              self->read_header();
+                            });
+  }
+
+  void read_header() {
+    busy_ = true;
+    started_ = std::chrono::steady_clock::now();
     parser_.emplace();
-    parser_->header_limit(static_cast<uint32_t>(server_.config().max_header_bytes));
-    parser_->body_limit(server_.config().max_body_bytes);
-    stream_.expires_after(buffer_.size() > 0 ? server_.config().read_timeout
-                                             : server_.config().idle_timeout);
+    apply_limits(*parser_, config().limits);
+    stream_.expires_after(config().header_timeout);
     http::async_read_header(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
   }
 
   void on_header(beast::error_code ec) {
-    busy_ = true;
     if (ec == http::error::end_of_stream || ec == net::error::eof ||
-        ec == net::error::operation_aborted || ec == beast::error::timeout) {
+        ec == net::error::operation_aborted || ec == beast::error::timeout ||
+        ec == net::error::connection_reset) {
       return close();
     }
     request_id_ = new_request_id();
-    if (ec == http::error::header_limit) {
-      HttpResponse res{http::status::request_header_fields_too_large, 11};
-      res.set(http::field::date, http_date_now());
-      res.set("X-Request-Id", request_id_);
-      return send(std::move(res), true);
+    HeaderDecision decision = decide_after_header(server_.service(), *parser_, ec, config().limits);
+    path_ = std::move(decision.path);
+    route_ = decision.route.value_or(Route{});
+    if (decision.refusal) {
+      return send(error_response(*decision.refusal, request_id_),
+                  decision.refusal->close_connection);
     }
-    // Beast refuses a declared Content-Length over the body limit while it reads the
-    // header; the header is parsed by then, and the route (check 1) still comes first.
-    const bool declared_too_large = ec == http::error::body_limit;
-    if (ec && !declared_too_large) return send_bad_request();
-
-    const auto& req = parser_->get();
-    path_ = std::string(path_of(req.target()));
-    auto route = route_license_request(req.method_string(), path_);
-    if (!route.ok()) return finish_unrouted(std::move(route.error()));
-    endpoint_ = route.value();
-
-    // Check 2: a declared length over the limit is refused before reading the body.
-    if (declared_too_large ||
-        parser_->content_length().value_or(0) > server_.config().max_body_bytes) {
-      return send(
-          error_response(errors::body_too_large(server_.config().max_body_bytes), request_id_),
-          true);
-    }
-    stream_.expires_after(server_.config().read_timeout);
+    stream_.expires_after(config().body_timeout);
     http::async_read(
         stream_, buffer_, *parser_,
         [self = shared_from_this()](beast::error_code ec, size_t) { self->on_body(ec); });
   }
 
-  // 404 and 405 answer without the body; the connection closes when a body was sent,
-  // since it was not read.
-  void finish_unrouted(ApiError error) {
-    const bool has_body = !parser_->is_header_done() || parser_->content_length().value_or(0) > 0 ||
-                          parser_->chunked();
-    send(error_response(error, request_id_), has_body);
-  }
-
   void on_body(beast::error_code ec) {
-    if (ec == http::error::body_limit) {
-      return send(
-          error_response(errors::body_too_large(server_.config().max_body_bytes), request_id_),
-          true);
+    switch (classify_body_read(ec)) {
+      case BodyOutcome::kTooLarge:
+        return send(error_response(errors::body_too_large(
+                                       static_cast<int64_t>(config().limits.max_body_bytes)),
+                                   request_id_),
+                    true);
+      case BodyOutcome::kBroken:
+        return close();
+      case BodyOutcome::kComplete:
+        break;
     }
-    if (ec) return close();
     const auto& req = parser_->get();
     beast::error_code peer_ec;
     const auto peer = stream_.socket().remote_endpoint(peer_ec);
     if (peer_ec) return close();
-    client_ip_ = server_.config().trusted_proxies.client_address(
-        peer.address(), header(req.base(), "X-Forwarded-For").value_or(""));
-
-    IncomingRequest in;
-    in.method = req.method_string();
-    in.path = path_;
-    in.content_type = header(req.base(), "Content-Type").value_or("");
-    in.body = req.body();
-    in.client_ip = client_ip_;
-    in.signing.key_id = header(req.base(), "X-License-Key-Id");
-    in.signing.timestamp = header(req.base(), "X-License-Timestamp");
-    in.signing.nonce = header(req.base(), "X-License-Nonce");
-    in.signing.signature = header(req.base(), "X-License-Signature");
-
-    server_.handler().handle(
-        endpoint_, in, request_id_, [self = shared_from_this()](HttpResponse res) {
-          net::post(self->stream_.get_executor(),
-                    [self, r = std::move(res)]() mutable { self->send(std::move(r), false); });
-        });
-  }
-
-  void send_bad_request() {
-    HttpResponse res{http::status::bad_request, 11};
-    res.set(http::field::date, http_date_now());
-    res.set("X-Request-Id", request_id_);
-    res.set(http::field::content_type, "application/json");
-    res.body() =
-        R"({"ok":false,"error":"BAD_REQUEST","message":"malformed HTTP request","requestId":")" +
-        request_id_ + "\"}";
-    send(std::move(res), true);
+    const auto forwarded = req.find("X-Forwarded-For");
+    client_ip_ = config().trusted_proxies.client_address(
+        peer.address(), forwarded == req.end()
+                            ? std::string_view()
+                            : std::string_view(forwarded->value().data(), forwarded->value().size()));
+    const RequestContext ctx{path_, client_ip_, request_id_};
+    server_.service().serve(route_, req, ctx, [self = shared_from_this()](HttpResponse res) {
+      net::post(self->stream_.get_executor(),
+                [self, r = std::move(res)]() mutable { self->send(std::move(r), false); });
+    });
   }
 
   void send(HttpResponse res, bool close_after) {
@@ -158,13 +125,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     res.version(parser_ && parser_->get().version() == 10 ? 10 : 11);
     res.keep_alive(keep_alive);
     res.prepare_payload();
+    if (ServerMetrics* metrics = server_.metrics()) {
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started_;
+      metrics->record_request(route_.label, res.result_int(), took.count());
+    }
     response_ = std::make_unique<HttpResponse>(std::move(res));
-    stream_.expires_after(server_.config().read_timeout);
+    stream_.expires_after(config().body_timeout);
     http::async_write(stream_, *response_,
                       [self = shared_from_this(), keep_alive](beast::error_code ec, size_t) {
                         self->response_.reset();
                         if (ec || !keep_alive) return self->close();
-                        self->read_header();
+                        self->await_request();
                       });
   }
 
@@ -172,6 +143,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // closing with unread bytes would reset the connection and could destroy the answer
   // (a 413 to a client still sending its body) before the client reads it.
   void close() {
+    busy_ = false;
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
     if (ec) return stream_.close();
@@ -187,21 +159,25 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                             });
   }
 
+  static constexpr size_t kFirstRead = 4096;
+
   beast::tcp_stream stream_;
   HttpServer& server_;
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<RequestParser> parser_;
   std::unique_ptr<HttpResponse> response_;
   std::string request_id_;
   std::string path_;
   std::string client_ip_;
-  Endpoint endpoint_{};
+  Route route_;
+  std::chrono::steady_clock::time_point started_;
   bool busy_ = false;
   std::array<char, 4096> discard_{};
 };
 
-HttpServer::HttpServer(HttpServerConfig config, const LicenseHandler& handler)
-    : config_(std::move(config)), handler_(handler) {
+HttpServer::HttpServer(HttpServerConfig config, const HttpService& service,
+                       ServerMetrics* metrics)
+    : config_(std::move(config)), service_(service), metrics_(metrics) {
   size_t n = config_.threads != 0 ? config_.threads : std::thread::hardware_concurrency();
   if (n == 0) n = 1;
   for (size_t i = 0; i < n; ++i) {
@@ -241,12 +217,8 @@ void HttpServer::accept_next() {
   acceptor_->async_accept(net::make_strand(ctx), [this](beast::error_code ec, tcp::socket socket) {
     if (ec == net::error::operation_aborted || !acceptor_->is_open()) return;
     if (!ec) {
-      size_t open_sessions;
-      {
-        std::lock_guard lock(sessions_mu_);
-        open_sessions = sessions_.size();
-      }
-      if (open_sessions >= config_.max_connections || draining_) {
+      if (open_connections() >= config_.max_connections || draining_) {
+        if (metrics_ && !draining_) metrics_->record_connection_refused();
         beast::error_code ignored;
         socket.close(ignored);
       } else {
@@ -256,6 +228,11 @@ void HttpServer::accept_next() {
     }
     accept_next();
   });
+}
+
+size_t HttpServer::open_connections() {
+  std::lock_guard lock(sessions_mu_);
+  return sessions_.size();
 }
 
 void HttpServer::add_session(HttpSession* s) {

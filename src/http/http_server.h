@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "http/client_address.h"
-#include "http/license_handler.h"
+#include "http/http_service.h"
+#include "http/request_intake.h"
+#include "observability/server_metrics.h"
 
 namespace licensed {
 
@@ -22,10 +24,15 @@ struct HttpServerConfig {
   std::string host = "127.0.0.1";
   uint16_t port = 8080;
   size_t threads = 0;  // 0: one per core
-  size_t max_body_bytes = 16 * 1024;
-  size_t max_header_bytes = 8 * 1024;
-  std::chrono::seconds read_timeout{30};
+  HttpLimits limits;
+  // A keep-alive connection may wait this long for its next request's first byte.
   std::chrono::seconds idle_timeout{60};
+  // Once a request's first byte arrived, its whole header must arrive within this,
+  // however slowly it trickles in (slowloris).
+  std::chrono::seconds header_timeout{10};
+  // The body, and writing the answer, must each finish within this.
+  std::chrono::seconds body_timeout{30};
+  // Connections over the cap are closed as soon as they are accepted.
   size_t max_connections = 10000;
   TrustedProxies trusted_proxies;
 };
@@ -34,7 +41,8 @@ class HttpSession;
 
 class HttpServer {
  public:
-  HttpServer(HttpServerConfig config, const LicenseHandler& handler);
+  // `metrics` may be null (the admin listener does not count itself).
+  HttpServer(HttpServerConfig config, const HttpService& service, ServerMetrics* metrics);
   ~HttpServer();
 
   // Binds and starts accepting; returns the bound endpoint (port 0 picks one).
@@ -45,7 +53,9 @@ class HttpServer {
 
   // For sessions.
   const HttpServerConfig& config() const { return config_; }
-  const LicenseHandler& handler() const { return handler_; }
+  const HttpService& service() const { return service_; }
+  ServerMetrics* metrics() const { return metrics_; }
+  size_t open_connections();
   bool draining() const { return draining_.load(); }
   void add_session(HttpSession* s);
   void remove_session(HttpSession* s);
@@ -54,7 +64,8 @@ class HttpServer {
   void accept_next();
 
   HttpServerConfig config_;
-  const LicenseHandler& handler_;
+  const HttpService& service_;
+  ServerMetrics* metrics_;
   std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
   std::vector<std::thread> threads_;
   std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;

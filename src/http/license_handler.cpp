@@ -3,14 +3,65 @@
 #include <spdlog/spdlog.h>
 
 #include "core/operations.h"
+#include "http/routes.h"
 
 namespace licensed {
 
+namespace {
+
+std::optional<std::string_view> header(const HttpRequest& req, std::string_view name) {
+  const auto it = req.find(name);
+  if (it == req.end()) return std::nullopt;
+  return std::string_view(it->value().data(), it->value().size());
+}
+
+std::string_view label_of(Endpoint endpoint) {
+  switch (endpoint) {
+    case Endpoint::kActivate:
+      return "activate";
+    case Endpoint::kHeartbeat:
+      return "heartbeat";
+    case Endpoint::kStatus:
+      return "status";
+    case Endpoint::kDeactivate:
+      return "deactivate";
+  }
+  return "other";
+}
+
+}  // namespace
+
+Result<Route> LicenseHandler::route(std::string_view method, std::string_view path) const {
+  ASSIGN_OR_RETURN(const Endpoint endpoint, route_license_request(method, path));
+  return Route{static_cast<int>(endpoint), label_of(endpoint)};
+}
+
+void LicenseHandler::serve(const Route& route, const HttpRequest& req, const RequestContext& ctx,
+                           HttpReply reply) const {
+  IncomingRequest in;
+  in.method = req.method_string();
+  in.path = ctx.path;
+  in.content_type = header(req, "Content-Type").value_or("");
+  in.body = req.body();
+  in.client_ip = ctx.client_ip;
+  in.signing.key_id = header(req, "X-License-Key-Id");
+  in.signing.timestamp = header(req, "X-License-Timestamp");
+  in.signing.nonce = header(req, "X-License-Nonce");
+  in.signing.signature = header(req, "X-License-Signature");
+  handle(static_cast<Endpoint>(route.id), in, std::string(ctx.request_id), std::move(reply));
+}
+
 void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,
-                            std::function<void(HttpResponse)> reply) const {
+                            HttpReply reply) const {
   PipelineOutcome outcome = run_pipeline(config_.pipeline, endpoint, in);
   if (!outcome.request.ok()) {
     ApiError error = std::move(outcome.request.error());
+    if (error.code == ErrorCode::kRateLimited && config_.metrics) {
+      const auto* bucket = error.extra.if_contains("bucket");
+      config_.metrics->record_rate_limited(bucket && bucket->is_string()
+                                               ? std::string_view(bucket->as_string())
+                                               : std::string_view("key"));
+    }
     if (!outcome.nonce_to_keep) return reply(error_response(error, request_id));
     // The request was refused after consuming a nonce dated ahead of our clock: keep
     // that nonce before answering, so a replay after a restart is refused too.

@@ -6,8 +6,10 @@
 #include <optional>
 #include <string>
 
+#include "http/http_service.h"
 #include "http/request_pipeline.h"
 #include "http/response.h"
+#include "observability/server_metrics.h"
 #include "store/store.h"
 
 namespace licensed {
@@ -16,15 +18,20 @@ struct LicenseHandlerConfig {
   PipelineContext pipeline;
   Store* store = nullptr;
   std::optional<std::string> dashboard_url;
+  ServerMetrics* metrics = nullptr;  // may be null
 };
 
-class LicenseHandler final {
+class LicenseHandler final : public HttpService {
  public:
   explicit LicenseHandler(LicenseHandlerConfig config) : config_(std::move(config)) {}
 
+  Result<Route> route(std::string_view method, std::string_view path) const override;
+  void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
+             HttpReply reply) const override;
+
   // `reply` is called exactly once, possibly on a store thread.
   void handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,
-              std::function<void(HttpResponse)> reply) const;
+              HttpReply reply) const;
 
  private:
   LicenseHandlerConfig config_;

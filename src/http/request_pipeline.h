@@ -1,7 +1,8 @@
 // The contract's order of checks (spec section 2), steps 3 to 9, one small function
 // each. Authentication happens here: check_signing_headers, check_timestamp,
 // check_signature and check_nonce. Steps 1-2 (route, size) happen while the request is
-// read (http_session.cpp); step 10 is the operation (core/operations.h).
+// read (decide_after_header in request_intake.cpp); step 10 is the operation
+// (core/operations.h).
 #pragma once
 
 #include <memory>

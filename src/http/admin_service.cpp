@@ -1,0 +1,82 @@
+#include "http/admin_service.h"
+
+#include <boost/beast/http/field.hpp>
+#include <memory>
+
+namespace licensed {
+
+namespace http = boost::beast::http;
+
+namespace {
+
+enum AdminRoute : int { kHealth, kReady, kMetrics };
+
+ApiError unready(std::string message) {
+  return errors::unavailable(1, std::move(message));
+}
+
+}  // namespace
+
+Result<Route> AdminService::route(std::string_view method, std::string_view path) const {
+  Route r;
+  if (path == "/healthz") {
+    r = {kHealth, "healthz"};
+  } else if (path == "/readyz") {
+    r = {kReady, "readyz"};
+  } else if (path == "/metrics") {
+    r = {kMetrics, "metrics"};
+  } else {
+    return errors::route_not_found();
+  }
+  if (method != "GET" && method != "HEAD") {
+    ApiError e = errors::method_not_allowed();
+    e.message = "this endpoint accepts GET only";
+    return e;
+  }
+  return r;
+}
+
+void AdminService::serve(const Route& route, const HttpRequest&, const RequestContext& ctx,
+                         HttpReply reply) const {
+  switch (route.id) {
+    case kHealth:
+      return reply(json_response(200, {{"ok", true}}, ctx.request_id));
+    case kReady:
+      return serve_readiness(ctx, std::move(reply));
+    case kMetrics: {
+      HttpResponse res{http::status::ok, 11};
+      res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+      res.set(http::field::date, http_date_now());
+      res.set("X-Request-Id", ctx.request_id);
+      res.set(http::field::cache_control, "no-store");
+      res.body() = config_.metrics ? config_.metrics->render_prometheus() : std::string();
+      return reply(std::move(res));
+    }
+    default:
+      return reply(error_response(errors::route_not_found(), ctx.request_id));
+  }
+}
+
+void AdminService::serve_readiness(const RequestContext& ctx, HttpReply reply) const {
+  if (config_.accepting && !config_.accepting()) {
+    return reply(error_response(unready("the server is shutting down"), ctx.request_id));
+  }
+  // A read through the store proves its connections work, not only that it was opened.
+  auto read_ok = std::make_shared<bool>(false);
+  config_.store->submit(
+      TxKind::kRead,
+      StoreJob{[read_ok](StoreTx& tx) {
+                 *read_ok = tx.list_products().ok();
+                 return true;
+               },
+               [read_ok, request_id = std::string(ctx.request_id),
+                reply = std::move(reply)](const std::optional<ApiError>& failure) {
+                 if (failure || !*read_ok) {
+                   return reply(
+                       error_response(unready("the license store does not answer"), request_id));
+                 }
+                 reply(json_response(200, {{"ok", true}}, request_id));
+               }});
+}
+
+}  // namespace licensed

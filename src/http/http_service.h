@@ -1,0 +1,44 @@
+// What an HTTP listener serves. The server owns sockets, limits and timeouts; a service
+// only routes a parsed header and answers a complete request. The License API and the
+// admin endpoints (health, metrics) are two services on two listeners.
+#pragma once
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <functional>
+#include <string_view>
+
+#include "core/result.h"
+#include "http/response.h"
+
+namespace licensed {
+
+using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>;
+using HttpRequestHeader = boost::beast::http::request_header<>;
+// Called exactly once with the answer, from any thread.
+using HttpReply = std::function<void(HttpResponse)>;
+
+// A route a service recognised; `label` names it in metrics and logs.
+struct Route {
+  int id = 0;
+  std::string_view label;
+};
+
+// Everything about a request besides its bytes.
+struct RequestContext {
+  std::string_view path;  // without query string
+  std::string_view client_ip;
+  std::string_view request_id;
+};
+
+class HttpService {
+ public:
+  virtual ~HttpService() = default;
+  // Check 1 of the contract: an unknown path or method is answered before the body is
+  // read.
+  virtual Result<Route> route(std::string_view method, std::string_view path) const = 0;
+  virtual void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
+                     HttpReply reply) const = 0;
+};
+
+}  // namespace licensed

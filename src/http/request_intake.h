@@ -1,0 +1,48 @@
+// How a request is taken in, shared by the socket session (http_server.cpp) and the
+// in-process exchange that fuzzers and tests drive: header limit (431), malformed
+// requests (400), check 1 (route) before check 2 (declared size), then the body limit.
+#pragma once
+
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/api_error.h"
+#include "http/http_service.h"
+
+namespace licensed {
+
+struct HttpLimits {
+  size_t max_body_bytes = 16 * 1024;
+  size_t max_header_bytes = 8 * 1024;
+};
+
+using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+
+void apply_limits(RequestParser& parser, const HttpLimits& limits);
+
+// What to do once the header was read (with `ec`, the read's error): read the body for
+// `route`, or answer `refusal` at once. `path` is the target without its query string.
+struct HeaderDecision {
+  std::optional<Route> route;
+  std::optional<ApiError> refusal;
+  std::string path;
+};
+HeaderDecision decide_after_header(const HttpService& service, const RequestParser& parser,
+                                   boost::beast::error_code ec, const HttpLimits& limits);
+
+// What to do once the body read finished with `ec`: serve (nullopt), or answer the
+// error. A broken connection (anything but the body limit) answers nothing.
+enum class BodyOutcome { kComplete, kTooLarge, kBroken };
+BodyOutcome classify_body_read(boost::beast::error_code ec);
+
+// Answers every request in `bytes` (pipelined requests included) through `service`, as
+// a connection from `client_ip` would see them, and returns the serialized answers.
+// Blocks until each answer is ready; for fuzzers and tests, never the request path.
+std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
+                           std::string_view bytes, std::string_view client_ip);
+
+}  // namespace licensed

@@ -1,0 +1,96 @@
+#include "observability/server_metrics.h"
+
+#include <fmt/format.h>
+
+namespace licensed {
+
+size_t ServerMetrics::route_index(std::string_view route) {
+  for (size_t i = 0; i + 1 < kRoutes.size(); ++i) {
+    if (kRoutes[i] == route) return i;
+  }
+  return kRoutes.size() - 1;
+}
+
+size_t ServerMetrics::status_index(unsigned status) {
+  for (size_t i = 0; i < kStatuses.size(); ++i) {
+    if (kStatuses[i] == status) return i;
+  }
+  return kStatuses.size() - 1;  // "other"
+}
+
+void ServerMetrics::record_request(std::string_view route, unsigned status, double seconds) {
+  RouteStats& r = routes_[route_index(route)];
+  r.by_status[status_index(status)].fetch_add(1, std::memory_order_relaxed);
+  size_t bucket = 0;
+  while (bucket < kLatencyBounds.size() && seconds > kLatencyBounds[bucket]) ++bucket;
+  r.latency_buckets[bucket].fetch_add(1, std::memory_order_relaxed);
+  r.latency_sum_ns.fetch_add(static_cast<uint64_t>(seconds * 1e9), std::memory_order_relaxed);
+}
+
+void ServerMetrics::record_rate_limited(std::string_view bucket) {
+  (bucket == "ip" ? rate_limited_ip_ : rate_limited_key_).fetch_add(1, std::memory_order_relaxed);
+}
+
+void ServerMetrics::record_connection_refused() {
+  connections_refused_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void ServerMetrics::add_gauge(Gauge gauge) {
+  gauges_.push_back(std::move(gauge));
+}
+
+std::string ServerMetrics::render_prometheus() const {
+  std::string out;
+  auto append = [&out](std::string_view s) { out.append(s); };
+  append("# HELP licensed_http_requests_total Requests answered, by route and HTTP status.\n");
+  append("# TYPE licensed_http_requests_total counter\n");
+  for (size_t r = 0; r < kRoutes.size(); ++r) {
+    for (size_t s = 0; s < kStatuses.size(); ++s) {
+      const uint64_t n = routes_[r].by_status[s].load(std::memory_order_relaxed);
+      // Unused status slots are not printed; seen ones always are, so rates work.
+      if (n == 0) continue;
+      const std::string code = kStatuses[s] == 0 ? "other" : std::to_string(kStatuses[s]);
+      out += fmt::format("licensed_http_requests_total{{route=\"{}\",code=\"{}\"}} {}\n",
+                         kRoutes[r], code, n);
+    }
+  }
+  append(
+      "# HELP licensed_http_request_duration_seconds Time from the request header read to the "
+      "answer handed to the socket.\n");
+  append("# TYPE licensed_http_request_duration_seconds histogram\n");
+  for (size_t r = 0; r < kRoutes.size(); ++r) {
+    const RouteStats& stats = routes_[r];
+    uint64_t cumulative = 0;
+    for (size_t b = 0; b <= kLatencyBounds.size(); ++b) {
+      cumulative += stats.latency_buckets[b].load(std::memory_order_relaxed);
+      const std::string le = b < kLatencyBounds.size() ? fmt::format("{}", kLatencyBounds[b])
+                                                       : std::string("+Inf");
+      out += fmt::format(
+          "licensed_http_request_duration_seconds_bucket{{route=\"{}\",le=\"{}\"}} {}\n",
+          kRoutes[r], le, cumulative);
+    }
+    out += fmt::format("licensed_http_request_duration_seconds_sum{{route=\"{}\"}} {:.9f}\n",
+                       kRoutes[r], stats.latency_sum_ns.load(std::memory_order_relaxed) / 1e9);
+    out += fmt::format("licensed_http_request_duration_seconds_count{{route=\"{}\"}} {}\n",
+                       kRoutes[r], cumulative);
+  }
+  append("# HELP licensed_rate_limited_total Requests refused with 429, by bucket.\n");
+  append("# TYPE licensed_rate_limited_total counter\n");
+  out += fmt::format("licensed_rate_limited_total{{bucket=\"ip\"}} {}\n",
+                     rate_limited_ip_.load(std::memory_order_relaxed));
+  out += fmt::format("licensed_rate_limited_total{{bucket=\"key\"}} {}\n",
+                     rate_limited_key_.load(std::memory_order_relaxed));
+  append(
+      "# HELP licensed_connections_refused_total Connections closed at once because the "
+      "connection cap was reached.\n");
+  append("# TYPE licensed_connections_refused_total counter\n");
+  out += fmt::format("licensed_connections_refused_total {}\n",
+                     connections_refused_.load(std::memory_order_relaxed));
+  for (const Gauge& g : gauges_) {
+    out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n{} {}\n", g.name, g.help, g.name, g.name,
+                       g.read());
+  }
+  return out;
+}
+
+}  // namespace licensed

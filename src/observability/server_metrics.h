@@ -1,0 +1,59 @@
+// The server's Prometheus metrics, declared in one place. Recording is lock-free (fixed
+// label sets, atomic counters) because it happens on every request; rendering happens
+// only when /metrics is scraped.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace licensed {
+
+class ServerMetrics {
+ public:
+  // Route labels: the four License API endpoints, then everything else.
+  static constexpr std::array<std::string_view, 5> kRoutes = {"activate", "heartbeat", "status",
+                                                              "deactivate", "other"};
+  // Upper bounds of the latency histogram, in seconds.
+  static constexpr std::array<double, 13> kLatencyBounds = {
+      0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
+
+  // A request answered with HTTP `status` after `seconds` (header read to answer sent).
+  void record_request(std::string_view route, unsigned status, double seconds);
+  void record_rate_limited(std::string_view bucket);
+  void record_connection_refused();
+
+  // Gauges read when scraped, so their owners need not push updates.
+  struct Gauge {
+    std::string name;
+    std::string help;
+    std::function<double()> read;
+  };
+  void add_gauge(Gauge gauge);
+
+  std::string render_prometheus() const;
+
+ private:
+  // HTTP statuses the server answers; anything else is counted as "other".
+  static constexpr std::array<unsigned, 14> kStatuses = {200, 400, 401, 403, 404, 405, 409,
+                                                         413, 429, 431, 500, 503, 0, 0};
+  static size_t route_index(std::string_view route);
+  static size_t status_index(unsigned status);
+
+  struct RouteStats {
+    std::array<std::atomic<uint64_t>, kStatuses.size()> by_status{};
+    std::array<std::atomic<uint64_t>, kLatencyBounds.size() + 1> latency_buckets{};
+    std::atomic<uint64_t> latency_sum_ns{0};
+  };
+  std::array<RouteStats, kRoutes.size()> routes_;
+  std::atomic<uint64_t> rate_limited_ip_{0};
+  std::atomic<uint64_t> rate_limited_key_{0};
+  std::atomic<uint64_t> connections_refused_{0};
+  std::vector<Gauge> gauges_;  // set up before serving, read-only afterwards
+};
+
+}  // namespace licensed
