@@ -115,8 +115,7 @@ int serve(const ServeConfig& config) {
   http_config.idle_timeout = std::chrono::seconds(config.idle_timeout);
   HttpServer server(http_config, handler, &metrics);
 
-  const AdminService admin_service(
-      {&metrics, store_ptr, [&server] { return !server.draining(); }});
+  const AdminService admin_service({&metrics, store_ptr, [&server] { return !server.draining(); }});
   std::unique_ptr<HttpServer> admin_server;
   std::string admin_address = "off";
   if (config.admin_listen) {

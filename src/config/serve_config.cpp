@@ -175,12 +175,11 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
     if (!spec.ok()) return config_error(s->source + ": " + spec.error().message);
     c.rate_limit_ip = spec.value();
   }
-  ASSIGN_OR_RETURN(c.timestamp_window,
-                   pick_positive(flags.timestamp_window, "timestamp-window",
-                                 "LICENSED_TIMESTAMP_WINDOW", "timestamp_window",
-                                 c.timestamp_window));
-  ASSIGN_OR_RETURN(c.threads, pick_positive(flags.threads, "threads", "LICENSED_THREADS",
-                                            "threads", c.threads));
+  ASSIGN_OR_RETURN(c.timestamp_window, pick_positive(flags.timestamp_window, "timestamp-window",
+                                                     "LICENSED_TIMESTAMP_WINDOW",
+                                                     "timestamp_window", c.timestamp_window));
+  ASSIGN_OR_RETURN(
+      c.threads, pick_positive(flags.threads, "threads", "LICENSED_THREADS", "threads", c.threads));
   ASSIGN_OR_RETURN(c.max_connections,
                    pick_positive(flags.max_connections, "max-connections",
                                  "LICENSED_MAX_CONNECTIONS", "max_connections", c.max_connections));

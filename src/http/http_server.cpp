@@ -9,7 +9,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 
-
 namespace licensed {
 
 namespace net = boost::asio;
@@ -109,9 +108,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (peer_ec) return close();
     const auto forwarded = req.find("X-Forwarded-For");
     client_ip_ = config().trusted_proxies.client_address(
-        peer.address(), forwarded == req.end()
-                            ? std::string_view()
-                            : std::string_view(forwarded->value().data(), forwarded->value().size()));
+        peer.address(), forwarded == req.end() ? std::string_view()
+                                               : std::string_view(forwarded->value().data(),
+                                                                  forwarded->value().size()));
     const RequestContext ctx{path_, client_ip_, request_id_};
     server_.service().serve(route_, req, ctx, [self = shared_from_this()](HttpResponse res) {
       net::post(self->stream_.get_executor(),
@@ -175,8 +174,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::array<char, 4096> discard_{};
 };
 
-HttpServer::HttpServer(HttpServerConfig config, const HttpService& service,
-                       ServerMetrics* metrics)
+HttpServer::HttpServer(HttpServerConfig config, const HttpService& service, ServerMetrics* metrics)
     : config_(std::move(config)), service_(service), metrics_(metrics) {
   size_t n = config_.threads != 0 ? config_.threads : std::thread::hardware_concurrency();
   if (n == 0) n = 1;

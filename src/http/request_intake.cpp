@@ -40,8 +40,8 @@ HeaderDecision decide_after_header(const HttpService& service, const RequestPars
     // The body was not read: the connection cannot carry another request after it.
     d.refusal = std::move(route.error());
     // (content_length() and chunked() may only be asked once the header is done.)
-    d.refusal->close_connection = declared_too_large || parser.content_length().value_or(0) > 0 ||
-                                  parser.chunked();
+    d.refusal->close_connection =
+        declared_too_large || parser.content_length().value_or(0) > 0 || parser.chunked();
     return d;
   }
   // Check 2: a declared length over the limit is refused before reading the body.
@@ -74,9 +74,8 @@ HttpResponse wait_for_answer(const HttpService& service, const Route& route,
                              const HttpRequest& request, const RequestContext& ctx) {
   std::promise<HttpResponse> answered;
   auto future = answered.get_future();
-  service.serve(route, request, ctx, [&answered](HttpResponse res) {
-    answered.set_value(std::move(res));
-  });
+  service.serve(route, request, ctx,
+                [&answered](HttpResponse res) { answered.set_value(std::move(res)); });
   return future.get();
 }
 

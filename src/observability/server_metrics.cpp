@@ -63,8 +63,8 @@ std::string ServerMetrics::render_prometheus() const {
     uint64_t cumulative = 0;
     for (size_t b = 0; b <= kLatencyBounds.size(); ++b) {
       cumulative += stats.latency_buckets[b].load(std::memory_order_relaxed);
-      const std::string le = b < kLatencyBounds.size() ? fmt::format("{}", kLatencyBounds[b])
-                                                       : std::string("+Inf");
+      const std::string le =
+          b < kLatencyBounds.size() ? fmt::format("{}", kLatencyBounds[b]) : std::string("+Inf");
       out += fmt::format(
           "licensed_http_request_duration_seconds_bucket{{route=\"{}\",le=\"{}\"}} {}\n",
           kRoutes[r], le, cumulative);

@@ -40,7 +40,7 @@ class ServerMetrics {
  private:
   // HTTP statuses the server answers; anything else is counted as "other".
   static constexpr std::array<unsigned, 14> kStatuses = {200, 400, 401, 403, 404, 405, 409,
-                                                         413, 429, 431, 500, 503, 0, 0};
+                                                         413, 429, 431, 500, 503, 0,   0};
   static size_t route_index(std::string_view route);
   static size_t status_index(unsigned status);
 

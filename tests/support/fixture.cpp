@@ -145,6 +145,15 @@ void BlackboxTest::RestartServer() {
   Start(options_);
 }
 
+std::uint16_t BlackboxTest::admin_port() const {
+  const std::string line = server_->ready_line();
+  const std::string marker = "health and metrics on ";
+  const auto at = line.find(marker);
+  if (at == std::string::npos) throw std::runtime_error("no admin address in: " + line);
+  const auto colon = line.find(':', at + marker.size());
+  return static_cast<std::uint16_t>(std::stoi(line.substr(colon + 1)));
+}
+
 std::uint16_t BlackboxTest::port() const {
   if (!server_) throw std::runtime_error("the server is not started");
   return server_->port();

@@ -71,6 +71,8 @@ class BlackboxTest : public ::testing::Test {
 
   ServerProcess& server() { return *server_; }
   std::uint16_t port() const;
+  // The health and metrics listener's port, from the ready line.
+  std::uint16_t admin_port() const;
   const Admin& admin() const { return admin_; }
   const TempDir& dir() const { return dir_; }
   const std::string& store() const { return store_; }

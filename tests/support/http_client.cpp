@@ -9,6 +9,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <functional>
+#include <sstream>
 
 namespace bb {
 namespace {
@@ -102,8 +103,8 @@ std::string HttpResponse::Describe() const {
   return s;
 }
 
-HttpResponse Send(std::uint16_t port, const HttpRequest& request,
-                  std::chrono::milliseconds timeout) {
+namespace {
+http::request<http::string_body> ToBeast(std::uint16_t port, const HttpRequest& request) {
   http::request<http::string_body> req;
   req.version(11);
   const http::verb verb = http::string_to_verb(request.method);
@@ -117,6 +118,19 @@ HttpResponse Send(std::uint16_t port, const HttpRequest& request,
   for (const auto& h : request.headers) req.insert(h.name, h.value);
   req.body() = request.body;
   req.prepare_payload();
+  return req;
+}
+}  // namespace
+
+std::string Serialize(std::uint16_t port, const HttpRequest& request) {
+  std::ostringstream out;
+  out << ToBeast(port, request);
+  return out.str();
+}
+
+HttpResponse Send(std::uint16_t port, const HttpRequest& request,
+                  std::chrono::milliseconds timeout) {
+  const auto req = ToBeast(port, request);
   return Exchange(port, timeout, [&](beast::tcp_stream& stream, auto done) {
     http::async_write(stream, req, [done](error_code ec, std::size_t) { done(ec); });
   });

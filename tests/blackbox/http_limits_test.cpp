@@ -1,0 +1,210 @@
+// The HTTP layer under hostile or unusual clients: header size, slow senders, idle and
+// capped connections, keep-alive, pipelining, Connection: close, HTTP/1.0 and garbage.
+// None of these may hurt other connections.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "support/fixture.h"
+#include "support/raw_connection.h"
+
+namespace bb {
+namespace {
+
+using namespace std::chrono_literals;
+
+class HttpLimits : public BlackboxTest {
+ protected:
+  std::string SignedBytes(std::string_view endpoint, std::string body,
+                          const std::vector<Header>& extra = {}) const {
+    HttpRequest r = Signed(endpoint, std::move(body));
+    for (const auto& h : extra) r.Set(h.name, h.value);
+    return Serialize(port(), r);
+  }
+};
+
+TEST_F(HttpLimits, OversizedHeaderIs431AndClosesTheConnection) {
+  Start();
+  RawConnection c(port());
+  ASSERT_TRUE(c.connected());
+  const std::string huge(9 * 1024, 'a');
+  ASSERT_TRUE(
+      c.Write("POST /api/v1/license/status HTTP/1.1\r\nHost: x\r\nX-Filler: " + huge + "\r\n\r\n"));
+  const HttpResponse r = c.Read();
+  ASSERT_EQ(r.status, 431) << r.Describe();
+  ExpectRouteError(r, 431, "REQUEST_HEADER_FIELDS_TOO_LARGE");
+  EXPECT_EQ(r.header("Connection"), "close");
+  EXPECT_TRUE(c.ClosedByPeer(5s));
+}
+
+TEST_F(HttpLimits, HeaderJustUnderTheLimitIsServed) {
+  Start();
+  const std::string license = NewLicense(1);
+  HttpRequest r = Signed("status", Body(license));
+  r.Set("X-Filler", std::string(6 * 1024, 'b'));
+  EXPECT_OK(Send(r));
+}
+
+TEST_F(HttpLimits, SlowHeaderIsCutOffWhenTheHeaderTimeoutPasses) {
+  ServerOptions options;
+  options.args = {"--header-timeout", "2"};
+  Start(options);
+  const std::string license = NewLicense(1);
+  const std::string request = SignedBytes("status", Body(license));
+  RawConnection c(port());
+  ASSERT_TRUE(c.connected());
+  // One byte every 200 ms: the header alone would take over a minute. The server must
+  // hang up long before, well ahead of the request's end; its answer never comes.
+  size_t sent = 0;
+  bool cut_off = false;
+  while (sent < request.size()) {
+    if (!c.Write(std::string_view(request).substr(sent, 1))) {
+      cut_off = true;
+      break;
+    }
+    ++sent;
+    if (c.ClosedByPeer(200ms)) {
+      cut_off = true;
+      break;
+    }
+  }
+  EXPECT_TRUE(cut_off) << "the server waited for all " << request.size() << " bytes";
+  EXPECT_LT(sent, request.size() / 2);
+  // Other clients were served meanwhile and still are.
+  EXPECT_OK(Status(license));
+}
+
+TEST_F(HttpLimits, IdleKeepAliveConnectionIsClosed) {
+  ServerOptions options;
+  options.args = {"--idle-timeout", "1"};
+  Start(options);
+  const std::string license = NewLicense(1);
+  RawConnection c(port());
+  ASSERT_TRUE(c.Write(SignedBytes("status", Body(license))));
+  EXPECT_OK(c.Read());
+  EXPECT_TRUE(c.ClosedByPeer(10s)) << "an idle connection was kept open";
+}
+
+TEST_F(HttpLimits, ConnectionsOverTheCapAreClosedAndOthersKeepWorking) {
+  ServerOptions options;
+  options.args = {"--max-connections", "4"};
+  Start(options);
+  const std::string license = NewLicense(1);
+  std::vector<std::unique_ptr<RawConnection>> open;
+  for (int i = 0; i < 4; ++i) {
+    open.push_back(std::make_unique<RawConnection>(port()));
+    ASSERT_TRUE(open.back()->Write(SignedBytes("status", Body(license))));
+    ASSERT_OK(open.back()->Read());
+  }
+  RawConnection extra(port());
+  ASSERT_TRUE(extra.connected());  // the kernel accepts; the server closes at once
+  (void)extra.Write(SignedBytes("status", Body(license)));
+  EXPECT_TRUE(extra.ClosedByPeer(5s));
+  // The four admitted connections are unharmed.
+  for (auto& c : open) {
+    ASSERT_TRUE(c->Write(SignedBytes("status", Body(license))));
+    EXPECT_OK(c->Read());
+  }
+  // A slot freed is a slot reused (the server notices the close asynchronously).
+  open.pop_back();
+  bool served = false;
+  for (int attempt = 0; attempt < 50 && !served; ++attempt) {
+    RawConnection again(port());
+    if (again.Write(SignedBytes("status", Body(license)))) {
+      served = again.Read(2s).status == 200;
+    }
+    if (!served) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(served);
+}
+
+TEST_F(HttpLimits, PipelinedRequestsAreAnsweredInOrder) {
+  Start();
+  const std::string license = NewLicense(2);
+  const std::string unknown = "2f4b7b4e-8a9c-4c3d-9e7f-0a1b2c3d4e5f";
+  const std::string machine = NewMachineId();
+  std::string burst;
+  burst += SignedBytes("activate", Body(license, machine));
+  burst += SignedBytes("status", Body(unknown));
+  burst += "GET /api/v1/license/nope HTTP/1.1\r\nHost: x\r\n\r\n";
+  burst += SignedBytes("heartbeat", Body(license, machine));
+  burst += SignedBytes("status", Body(license));
+  RawConnection c(port());
+  ASSERT_TRUE(c.Write(burst));  // all five in one write
+  const HttpResponse activated = c.Read();
+  const HttpResponse not_found = c.Read();
+  const HttpResponse no_route = c.Read();
+  const HttpResponse heartbeat = c.Read();
+  const HttpResponse status = c.Read();
+  EXPECT_OK(activated);
+  EXPECT_API_ERROR(not_found, 404, 1703, "LICENSE_API_NOT_FOUND");
+  EXPECT_ROUTE_ERROR(no_route, 404, "NOT_FOUND");
+  EXPECT_OK(heartbeat);
+  ASSERT_OK(status);
+  EXPECT_EQ(Int(BodyJson(status), "activations"), 1);
+  // Still open for more.
+  ASSERT_TRUE(c.Write(SignedBytes("status", Body(license))));
+  EXPECT_OK(c.Read());
+}
+
+TEST_F(HttpLimits, ConnectionCloseIsHonoured) {
+  Start();
+  const std::string license = NewLicense(1);
+  RawConnection c(port());
+  ASSERT_TRUE(c.Write(SignedBytes("status", Body(license), {{"Connection", "close"}})));
+  const HttpResponse r = c.Read();
+  EXPECT_OK(r);
+  EXPECT_EQ(r.header("Connection"), "close");
+  EXPECT_TRUE(c.ClosedByPeer(5s));
+}
+
+TEST_F(HttpLimits, Http10IsAnsweredInKindAndClosedUnlessKeptAlive) {
+  Start();
+  const std::string license = NewLicense(1);
+  auto http10 = [&](const std::vector<Header>& extra) {
+    std::string bytes = SignedBytes("status", Body(license), extra);
+    bytes.replace(bytes.find("HTTP/1.1"), 8, "HTTP/1.0");
+    return bytes;
+  };
+  {
+    RawConnection c(port());
+    ASSERT_TRUE(c.Write(http10({})));
+    const HttpResponse r = c.Read();
+    EXPECT_OK(r);
+    EXPECT_TRUE(c.ClosedByPeer(5s)) << "HTTP/1.0 without keep-alive must close";
+  }
+  {
+    RawConnection c(port());
+    ASSERT_TRUE(c.Write(http10({{"Connection", "keep-alive"}})));
+    EXPECT_OK(c.Read());
+    ASSERT_TRUE(c.Write(http10({{"Connection", "keep-alive"}})));
+    EXPECT_OK(c.Read());
+  }
+}
+
+TEST_F(HttpLimits, MalformedRequestsAre400WithoutHarmToOtherConnections) {
+  Start();
+  const std::string license = NewLicense(1);
+  RawConnection bystander(port());
+  ASSERT_TRUE(bystander.Write(SignedBytes("status", Body(license))));
+  ASSERT_OK(bystander.Read());
+  for (const std::string garbage :
+       {std::string("GARBAGE\r\n\r\n"), std::string("POST  HTTP/1.1\r\n\r\n"),
+        std::string("POST /api/v1/license/status HTTP/9.9\r\nHost: x\r\n\r\n"),
+        std::string("POST /api/v1/license/status HTTP/1.1\r\nBad Header\r\n\r\n"),
+        std::string("POST /api/v1/license/status HTTP/1.1\r\nContent-Length: -1\r\n\r\n"),
+        std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11)}) {
+    RawConnection c(port());
+    ASSERT_TRUE(c.Write(garbage));
+    const HttpResponse r = c.Read();
+    ExpectRouteError(r, 400, "BAD_REQUEST");
+    EXPECT_TRUE(c.ClosedByPeer(5s));
+  }
+  ASSERT_TRUE(bystander.Write(SignedBytes("status", Body(license))));
+  EXPECT_OK(bystander.Read());
+}
+
+}  // namespace
+}  // namespace bb
