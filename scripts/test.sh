@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # One command for the tests: installs what is missing, then builds and runs the unit and
-# black-box suites. Presets to run are the arguments (default: debug); the sanitizer
-# presets run the same suites: scripts/test.sh debug asan tsan.
+# black-box suites under ASan+UBSan and under TSan. Presets to run are the arguments
+# (default: asan tsan); `scripts/test.sh debug` is the quick local loop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/licensed-ccache}"
+# Paths relative to the checkout, so every clone on this machine shares the cache.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 jobs="$(nproc)"
-presets=("${@:-debug}")
+presets=("${@:-asan tsan}")
 for preset in ${presets[*]}; do
   echo "=== $preset: build"
   cmake --preset "$preset" >/dev/null
