@@ -107,6 +107,8 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
   app.add_option("--rate-limit-ip", f.rate_limit_ip, "per-IP bucket: N/PERIOD or off");
   app.add_option("--timestamp-window", f.timestamp_window, "accepted clock skew in seconds");
   app.add_option("--threads", f.threads, "network threads (default: one per core)");
+  app.add_option("--max-queue", f.max_queue,
+                 "store jobs queued at most before 503 (default 10000)");
 }
 
 EnvLookup process_environment() {
@@ -167,6 +169,12 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
   if (auto s = pick(threads_flag, "threads", env, "LICENSED_THREADS", t, "threads")) {
     ASSIGN_OR_RETURN(const int64_t n, parse_positive(*s));
     c.threads = static_cast<size_t>(n);
+  }
+  std::optional<std::string> max_queue_flag;
+  if (flags.max_queue) max_queue_flag = std::to_string(*flags.max_queue);
+  if (auto s = pick(max_queue_flag, "max-queue", env, "LICENSED_MAX_QUEUE", t, "max_queue")) {
+    ASSIGN_OR_RETURN(const int64_t n, parse_positive(*s));
+    c.max_queue = static_cast<size_t>(n);
   }
 
   // Signing keys: a list given at a higher level replaces the lower one entirely.

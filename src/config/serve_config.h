@@ -28,6 +28,10 @@ struct ServeConfig {
   int64_t timestamp_window = 300;
   std::vector<std::string> trusted_proxies;
   size_t threads = 0;
+  // Store jobs queued or running at most; more answer 503 1708 at once. With one request
+  // per connection in flight, the queue holds at most one job per open connection, so
+  // this is a latency bound: a request waits for at most this many jobs ahead of it.
+  size_t max_queue = 10000;
 };
 
 // What the command line said; unset members fall through to the environment and file.
@@ -42,6 +46,7 @@ struct ServeFlags {
   std::optional<std::string> rate_limit_ip;
   std::optional<int64_t> timestamp_window;
   std::optional<size_t> threads;
+  std::optional<size_t> max_queue;
 };
 
 void add_serve_flags(CLI::App& app, ServeFlags& flags);
