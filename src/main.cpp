@@ -21,12 +21,16 @@ using namespace licensed;
 constexpr int kExitUsage = 2;
 
 // Nonces of requests dated ahead of the clock, kept in the store by an earlier run,
-// are loaded so the restart rule and the store together refuse every replay.
+// are loaded so the restart rule and the store together refuse every replay. Loading
+// must succeed; purging expired ones may fail (a read-only file) and waits for the next
+// start.
 Status load_remembered_nonces(Store& store, NonceStore& nonces, const Clock& clock) {
   const UnixMillis now = clock.now_ms();
-  auto loaded = run_blocking(store, TxKind::kWrite,
+  auto purged = run_blocking(store, TxKind::kWrite,
+                             [&](StoreTx& tx) -> Status { return tx.purge_nonces(now); });
+  if (!purged.ok()) spdlog::warn("expired remembered nonces not purged; they are ignored");
+  auto loaded = run_blocking(store, TxKind::kRead,
                              [&](StoreTx& tx) -> Result<std::vector<StoreTx::RememberedNonce>> {
-                               RETURN_IF_ERROR(tx.purge_nonces(now));
                                return tx.load_nonces(now);
                              });
   if (!loaded.ok()) return loaded.error();
@@ -69,15 +73,16 @@ int serve(const ServeConfig& config) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   SystemClock clock;
-  auto store = open_store(config.store);
+  auto store = open_store(config.store, StoreLimits{config.max_queue});
   if (!store.ok()) {
-    std::cerr << "licensed: cannot open store " << config.store << ": " << store.error().message
-              << "\n";
+    std::cerr << "licensed: " << store.error().message << "\n";
     return 1;
   }
   MemoryNonceStore nonces;
   if (auto loaded = load_remembered_nonces(*store.value(), nonces, clock); !loaded.ok()) {
-    std::cerr << "licensed: cannot read the store: " << loaded.error().message << "\n";
+    std::cerr << "licensed: cannot read the store " << config.store << ": "
+              << (loaded.error().detail.empty() ? loaded.error().message : loaded.error().detail)
+              << "\n";
     return 1;
   }
   std::unique_ptr<MemoryRateLimiter> ip_limiter, key_limiter;

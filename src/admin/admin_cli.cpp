@@ -30,7 +30,10 @@ struct AdminArgs {
 
 int report(const ApiError& e) {
   std::cerr << "licensed admin: "
-            << (e.code == ErrorCode::kNotFound ? "unknown license key" : e.message) << "\n";
+            << (e.code == ErrorCode::kNotFound ? "unknown license key" : e.message);
+  // The operator may see why the store failed (a client never does).
+  if (!e.detail.empty()) std::cerr << " (" << e.detail << ")";
+  std::cerr << "\n";
   return kExitRefused;
 }
 

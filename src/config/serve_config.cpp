@@ -115,6 +115,8 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
                  "seconds a request's header may take to arrive (default 10)");
   app.add_option("--idle-timeout", f.idle_timeout,
                  "seconds an idle keep-alive connection is kept open (default 60)");
+  app.add_option("--max-queue", f.max_queue,
+                 "store jobs queued at most before 503 (default 10000)");
 }
 
 EnvLookup process_environment() {
@@ -202,6 +204,9 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
   // A throwaway instance (API on port 0) gets a throwaway admin port, so that several
   // can run side by side.
   if (!admin_listen_given && c.listen_port == 0) c.admin_listen->second = 0;
+  ASSIGN_OR_RETURN(c.max_queue, pick_positive(flags.max_queue, "max-queue", "LICENSED_MAX_QUEUE",
+                                              "max_queue", c.max_queue));
+
   // Signing keys: a list given at a higher level replaces the lower one entirely.
   if (!flags.signing_keys.empty()) {
     for (const auto& pair : flags.signing_keys) {

@@ -35,6 +35,10 @@ struct ServeConfig {
   size_t max_connections = 10000;
   int64_t header_timeout = 10;  // seconds from a request's first byte to its full header
   int64_t idle_timeout = 60;    // seconds a keep-alive connection may wait between requests
+  // Store jobs queued or running at most; more answer 503 1708 at once. With one request
+  // per connection in flight, the queue holds at most one job per open connection, so
+  // this is a latency bound: a request waits for at most this many jobs ahead of it.
+  size_t max_queue = 10000;
 };
 
 // What the command line said; unset members fall through to the environment and file.
@@ -53,6 +57,7 @@ struct ServeFlags {
   std::optional<size_t> max_connections;
   std::optional<int64_t> header_timeout;
   std::optional<int64_t> idle_timeout;
+  std::optional<size_t> max_queue;
 };
 
 void add_serve_flags(CLI::App& app, ServeFlags& flags);

@@ -33,6 +33,9 @@ struct ApiError {
   boost::json::object extra;
   std::optional<int64_t> retry_after_seconds;  // also sent as the Retry-After header
   bool close_connection = false;               // set when the request body was not read
+  // Why, in words for the log and the operator's terminal (a store's own error text);
+  // never sent to a client.
+  std::string detail;
 };
 
 std::string_view error_name(ErrorCode code);

@@ -4,7 +4,7 @@
 
 namespace licensed {
 
-Result<std::unique_ptr<Store>> open_store(const std::string& url) {
+Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLimits& limits) {
   constexpr std::string_view kSqlite = "sqlite:";
   if (url.rfind(kSqlite, 0) == 0) {
     std::string path = url.substr(kSqlite.size());
@@ -12,6 +12,7 @@ Result<std::unique_ptr<Store>> open_store(const std::string& url) {
       return errors::malformed("store", "sqlite: needs a path, as in sqlite:./licensed.db");
     SqliteStoreOptions options;
     options.path = std::move(path);
+    options.max_queued_jobs = limits.max_queued_jobs;
     ASSIGN_OR_RETURN(auto store, SqliteStore::open(std::move(options)));
     return std::unique_ptr<Store>(std::move(store));
   }

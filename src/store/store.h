@@ -33,8 +33,14 @@ class Store {
   virtual size_t queue_depth() const = 0;
 };
 
-// Opens the store a `--store` URL names: `sqlite:PATH` (and `sqlite::memory:`).
-Result<std::unique_ptr<Store>> open_store(const std::string& url);
+struct StoreLimits {
+  // Jobs queued or running at most; more answer 1708 at once (`--max-queue`).
+  size_t max_queued_jobs = 10000;
+};
+
+// Opens the store a `--store` URL names: `sqlite:PATH` (and `sqlite::memory:`). A failure's
+// message is for the operator: it names the file and why it cannot be used.
+Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLimits& limits = {});
 
 // Runs one job and waits for it: for the admin CLI and start-up, never the request path.
 template <class Fn>

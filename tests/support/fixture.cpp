@@ -116,7 +116,8 @@ void BlackboxTest::TearDown() {
 void BlackboxTest::Start(ServerOptions options) {
   server_.reset();
   options_ = options;
-  std::vector<std::string> argv = {LicensedBinary(), "serve"};
+  std::vector<std::string> argv = options.command_prefix;
+  argv.insert(argv.end(), {LicensedBinary(), "serve"});
   if (options.listen_flag) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
   if (options.store_flag) argv.insert(argv.end(), {"--store", store_});
   if (options.signing_key_flag) {

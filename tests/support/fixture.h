@@ -39,6 +39,9 @@ struct ServerOptions {
   bool rate_limits_off = true;
   std::vector<std::string> args;  // appended after the flags above
   EnvVars env;                    // LICENSED_* variables for the server
+  // Put before the binary, e.g. {"/usr/bin/setpriv", "--reuid=65534", ...} to run the
+  // server as another user; argv[0] must be a full path.
+  std::vector<std::string> command_prefix;
 };
 
 // Options with these rate limits ("off" or "N/PERIOD") instead of both off.

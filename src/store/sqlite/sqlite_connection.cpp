@@ -1,28 +1,6 @@
 #include "store/sqlite/sqlite_connection.h"
 
-#include <spdlog/spdlog.h>
-
 namespace licensed {
-
-ApiError sqlite_failure(sqlite3* db, int rc, std::string_view what) {
-  const int primary = rc & 0xff;
-  const char* detail = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  switch (primary) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-    case SQLITE_FULL:
-    case SQLITE_READONLY:
-    case SQLITE_IOERR:
-    case SQLITE_CANTOPEN:
-    case SQLITE_NOMEM:
-    case SQLITE_PROTOCOL:
-      spdlog::warn("store unavailable during {}: {} (sqlite code {})", what, detail, rc);
-      return errors::unavailable(1, "the license store is temporarily unavailable");
-    default:
-      spdlog::error("store failure during {}: {} (sqlite code {})", what, detail, rc);
-      return errors::internal();
-  }
-}
 
 Statement::~Statement() {
   sqlite3_reset(stmt_);
@@ -87,8 +65,7 @@ Result<std::unique_ptr<SqliteConnection>> SqliteConnection::open(const std::stri
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     ApiError e = sqlite_failure(db, rc, "open");
-    e.message = std::string("cannot open database ") + path + ": " +
-                (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    e.detail = "cannot open: " + sqlite_error_text(db, rc);
     sqlite3_close_v2(db);
     return e;
   }
@@ -115,11 +92,11 @@ Result<std::unique_ptr<Statement>> SqliteConnection::prepare(const char* sql) {
   return std::make_unique<Statement>(db_, it->second);
 }
 
-Status SqliteConnection::exec(const char* sql) {
+Status SqliteConnection::exec(const char* sql, std::string_view what) {
   char* err = nullptr;
   const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
   sqlite3_free(err);
-  if (rc != SQLITE_OK) return sqlite_failure(db_, rc, "exec");
+  if (rc != SQLITE_OK) return sqlite_failure(db_, rc, what.empty() ? std::string_view(sql) : what);
   return Ok{};
 }
 

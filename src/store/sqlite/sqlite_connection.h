@@ -12,13 +12,9 @@
 #include <unordered_map>
 
 #include "core/result.h"
+#include "store/sqlite/sqlite_fault.h"
 
 namespace licensed {
-
-// Maps a SQLite failure to the client's view: a store that is busy, locked, full,
-// read-only or failing I/O is unavailable (1708, retry later); anything else is a bug
-// or corruption (1709). Logs the cause, never the bound values.
-ApiError sqlite_failure(sqlite3* db, int rc, std::string_view what);
 
 // A borrowed prepared statement; clears its bindings and resets on destruction.
 class Statement {
@@ -54,6 +50,8 @@ class Statement {
 class SqliteConnection {
  public:
   // Opens (and creates when `create`) the database. read_only connections refuse writes.
+  // A failure's message names the path and SQLite's and the OS's reason, for the
+  // operator; it never reaches a client.
   static Result<std::unique_ptr<SqliteConnection>> open(const std::string& path, bool read_only,
                                                         bool create);
   ~SqliteConnection();
@@ -62,8 +60,15 @@ class SqliteConnection {
 
   // Prepares `sql` the first time, then hands out the same statement.
   Result<std::unique_ptr<Statement>> prepare(const char* sql);
-  Status exec(const char* sql);
+  // Runs statements without bound values; `what` names them in the log (default: the
+  // SQL itself, which holds no values).
+  Status exec(const char* sql, std::string_view what = {});
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+  // SQLite opens a file it may not write read-only, without failing: writes then fail
+  // with SQLITE_READONLY until the connection is opened again.
+  bool read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
+  // The extended code of the last call, meaningful right after one failed.
+  int last_error_code() const { return sqlite3_extended_errcode(db_); }
   sqlite3* handle() { return db_; }
 
  private:

@@ -82,14 +82,16 @@ Status migrate_sqlite(SqliteConnection& conn) {
   ASSIGN_OR_RETURN(const int64_t version, current_version(conn));
   const int newest = std::prev(std::end(kMigrations))->version;
   if (version > newest) {
-    spdlog::error("database schema version {} is newer than this binary knows ({})", version,
-                  newest);
-    return errors::internal();
+    ApiError e = errors::internal();
+    e.detail = "its schema version " + std::to_string(version) +
+               " is newer than this binary knows (" + std::to_string(newest) +
+               "): run a newer licensed";
+    return e;
   }
   for (const auto& m : kMigrations) {
     if (m.version <= version) continue;
     RETURN_IF_ERROR(conn.exec("BEGIN IMMEDIATE"));
-    auto applied = conn.exec(m.sql);
+    auto applied = conn.exec(m.sql, "schema migration " + std::to_string(m.version));
     if (applied.ok()) {
       ASSIGN_OR_RETURN(auto record,
                        conn.prepare("INSERT INTO schema_migrations (version) VALUES (?)"));

@@ -8,6 +8,10 @@
 namespace licensed {
 namespace {
 
+// A connection found unusable is opened again at most this often, so a file that stays
+// read-only costs one open() per interval, not one per request.
+constexpr auto kReopenInterval = std::chrono::seconds(1);
+
 // Runs a job's body and turns an escaped exception (bad_alloc, a bug) into a rollback;
 // exceptions never cross a store thread.
 bool run_job(StoreJob& job, StoreTx& tx) {
@@ -27,30 +31,57 @@ void finish(StoreJob& job, const std::optional<ApiError>& failure) {
   }
 }
 
+// Start-up failures go to the operator's terminal, so they name the file and carry
+// SQLite's and the OS's own words.
+ApiError for_operator(ApiError e, const std::string& path) {
+  e.message = "cannot use database " + path + ": " + (e.detail.empty() ? e.message : e.detail);
+  return e;
+}
+
 }  // namespace
 
-Result<std::unique_ptr<SqliteStore>> SqliteStore::open(SqliteStoreOptions options) {
-  const bool in_memory = options.path == ":memory:";
-  if (in_memory) options.read_connections = 0;  // one connection sees the memory database
-  std::unique_ptr<SqliteStore> store(new SqliteStore(options));
-  ASSIGN_OR_RETURN(store->writer_conn_, SqliteConnection::open(options.path, false, true));
-  auto& w = *store->writer_conn_;
-  if (!in_memory) {
+Result<std::unique_ptr<SqliteConnection>> SqliteStore::open_writer(bool create) const {
+  ASSIGN_OR_RETURN(auto conn, SqliteConnection::open(options_.path, false, create));
+  if (!in_memory()) {
     // WAL lets readers run beside the writer; FULL makes every acknowledged commit
     // survive power loss, and group commit pays for the fsync.
-    RETURN_IF_ERROR(w.exec("PRAGMA journal_mode=WAL"));
-    RETURN_IF_ERROR(w.exec("PRAGMA synchronous=FULL"));
+    RETURN_IF_ERROR(conn->exec("PRAGMA journal_mode=WAL"));
+    RETURN_IF_ERROR(conn->exec("PRAGMA synchronous=FULL"));
   }
-  RETURN_IF_ERROR(w.exec("PRAGMA foreign_keys=ON"));
-  RETURN_IF_ERROR(migrate_sqlite(w));
+  RETURN_IF_ERROR(conn->exec("PRAGMA foreign_keys=ON"));
+  return conn;
+}
+
+Result<std::unique_ptr<SqliteConnection>> SqliteStore::open_reader() const {
+  ASSIGN_OR_RETURN(auto conn, SqliteConnection::open(options_.path, false, false));
+  RETURN_IF_ERROR(conn->exec("PRAGMA query_only=ON"));
+  return conn;
+}
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::open(SqliteStoreOptions options) {
+  if (options.path == ":memory:") options.read_connections = 0;  // one connection sees it
+  std::unique_ptr<SqliteStore> store(new SqliteStore(options));
+  const std::string& path = store->options_.path;
+  auto writer = store->open_writer(true);
+  if (!writer.ok()) return for_operator(std::move(writer.error()), path);
+  store->writer_conn_ = std::move(writer.value());
+  if (auto migrated = migrate_sqlite(*store->writer_conn_); !migrated.ok()) {
+    return for_operator(std::move(migrated.error()), path);
+  }
+  if (store->writer_conn_->read_only()) {
+    // Reads can still be served; writes answer 1708 until the file is writable again.
+    spdlog::warn(
+        "store read-only: {} cannot be written by this process; writes answer 503 until it can",
+        path);
+  }
   for (size_t i = 0; i < options.read_connections; ++i) {
-    ASSIGN_OR_RETURN(auto r, SqliteConnection::open(options.path, false, false));
-    RETURN_IF_ERROR(r->exec("PRAGMA query_only=ON"));
-    store->reader_conns_.push_back(std::move(r));
+    auto reader = store->open_reader();
+    if (!reader.ok()) return for_operator(std::move(reader.error()), path);
+    store->reader_conns_.push_back(std::move(reader.value()));
   }
-  store->threads_.emplace_back([s = store.get()] { s->writer_loop(*s->writer_conn_); });
-  for (auto& r : store->reader_conns_) {
-    store->threads_.emplace_back([s = store.get(), c = r.get()] { s->reader_loop(*c); });
+  store->threads_.emplace_back([s = store.get()] { s->writer_loop(); });
+  for (size_t i = 0; i < store->reader_conns_.size(); ++i) {
+    store->threads_.emplace_back([s = store.get(), i] { s->reader_loop(i); });
   }
   return store;
 }
@@ -67,6 +98,14 @@ SqliteStore::~SqliteStore() {
 void SqliteStore::submit(TxKind kind, StoreJob job) {
   // Overload answers 1708 at once instead of growing the queue without bound.
   if (depth_.load() >= options_.max_queued_jobs || stopping_.load()) {
+    if (!stopping_.load()) {
+      if (const auto left_out = overload_log_.admit(SystemClock().now_ms())) {
+        spdlog::warn(
+            "store overloaded: {} jobs queued, the limit; answering 503 ({} more since "
+            "the last report)",
+            options_.max_queued_jobs, *left_out);
+      }
+    }
     finish(job, errors::unavailable(1, "the license store is overloaded"));
     return;
   }
@@ -92,20 +131,75 @@ bool SqliteStore::pop_batch(Queue& q, const std::atomic<bool>& stopping, size_t 
   return true;
 }
 
-void SqliteStore::writer_loop(SqliteConnection& conn) {
+void SqliteStore::fail_queued(Queue& q, const ApiError& error) {
+  std::deque<StoreJob> jobs;
+  {
+    std::lock_guard lock(q.mu);
+    jobs.swap(q.jobs);
+  }
+  for (auto& job : jobs) finish(job, error);
+  depth_ -= jobs.size();
+}
+
+void SqliteStore::writer_loop() {
   std::vector<StoreJob> batch;
   while (pop_batch(writes_, stopping_, options_.max_batch, batch)) {
-    commit_batch(conn, batch);
+    prepare_writer();
+    const BatchOutcome outcome = commit_batch(*writer_conn_, batch);
     depth_ -= batch.size();
     batch.clear();
+    // A read-only file fails each job's first write, not the batch: count that too.
+    if (outcome == BatchOutcome::kCommitted && !writer_conn_->read_only()) {
+      if (failed_batches_ > 0) {
+        spdlog::info("store recovered: writes commit again after {} failed batch(es)",
+                     failed_batches_);
+        failed_batches_ = 0;
+      }
+    } else {
+      ++failed_batches_;
+    }
+    if (outcome == BatchOutcome::kLocked) {
+      // Everything queued behind the batch waited about as long as the busy timeout
+      // and would wait that long again: answer it now, so a held lock delays a request
+      // by one busy timeout or two, never by one per batch queued ahead of it.
+      fail_queued(writes_, errors::unavailable(1, "the license store is locked; retry later"));
+    }
   }
 }
 
-void SqliteStore::commit_batch(SqliteConnection& conn, std::vector<StoreJob>& batch) {
+// The writer starts every batch from a clean connection: a transaction a failed ROLLBACK
+// left open is rolled back, and a connection that is read-only (SQLite opened it so
+// because the file was not writable) or cannot be cleaned is replaced by a new one.
+void SqliteStore::prepare_writer() {
+  SqliteConnection& conn = *writer_conn_;
+  if (conn.in_transaction()) (void)conn.exec("ROLLBACK", "roll back a transaction left open");
+  if (in_memory() || (!conn.in_transaction() && !conn.read_only())) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_reopen_ < kReopenInterval) return;
+  last_reopen_ = now;
+  auto fresh = open_writer(false);
+  if (!fresh.ok()) return;  // logged by the store; the old connection answers 1708 meanwhile
+  if (fresh.value()->read_only() && !conn.in_transaction()) return;
+  const bool writable = !fresh.value()->read_only();
+  writer_conn_ = std::move(fresh.value());
+  if (writable) {
+    spdlog::info("store writable: opened {} again for writing", options_.path);
+    reopen_generation_.fetch_add(1);
+  }
+}
+
+SqliteStore::BatchOutcome SqliteStore::commit_batch(SqliteConnection& conn,
+                                                    std::vector<StoreJob>& batch) {
   auto fail_all = [&](const ApiError& e) {
     for (auto& job : batch) finish(job, e);
+    return BatchOutcome::kFailed;
   };
-  if (auto begun = conn.exec("BEGIN IMMEDIATE"); !begun.ok()) return fail_all(begun.error());
+  if (auto begun = conn.exec("BEGIN IMMEDIATE"); !begun.ok()) {
+    // Asked right away, SQLite still holds the code of the BEGIN that failed.
+    const bool locked = classify_sqlite_failure(conn.last_error_code()) == SqliteFault::kLocked;
+    fail_all(begun.error());
+    return locked ? BatchOutcome::kLocked : BatchOutcome::kFailed;
+  }
   SqliteTx tx(conn);
   for (auto& job : batch) {
     // Each job gets a savepoint so that one job's rollback leaves the others' work.
@@ -120,19 +214,33 @@ void SqliteStore::commit_batch(SqliteConnection& conn, std::vector<StoreJob>& ba
       // this batch is kept, so nothing of it may be acknowledged.
       return fail_all(errors::unavailable(1, "the license store failed to write"));
     }
-    if (!keep) (void)conn.exec("ROLLBACK TO job");
-    (void)conn.exec("RELEASE job");
+    if ((!keep && !conn.exec("ROLLBACK TO job").ok()) || !conn.exec("RELEASE job").ok()) {
+      // The job's half-done work cannot be undone alone (an activation without its
+      // audit record must never commit): undo the whole batch instead.
+      if (conn.in_transaction()) (void)conn.exec("ROLLBACK");
+      return fail_all(errors::unavailable(1, "the license store failed to write"));
+    }
   }
   if (auto committed = conn.exec("COMMIT"); !committed.ok()) {
+    // Nothing is acknowledged before COMMIT succeeded; a ROLLBACK that fails too leaves
+    // the transaction to prepare_writer() before the next batch.
     if (conn.in_transaction()) (void)conn.exec("ROLLBACK");
     return fail_all(committed.error());
   }
   for (auto& job : batch) finish(job, std::nullopt);
+  return BatchOutcome::kCommitted;
 }
 
-void SqliteStore::reader_loop(SqliteConnection& conn) {
+void SqliteStore::reader_loop(size_t index) {
+  uint64_t generation = reopen_generation_.load();
   std::vector<StoreJob> batch;
   while (pop_batch(reads_, stopping_, 1, batch)) {
+    if (const uint64_t now = reopen_generation_.load(); now != generation) {
+      generation = now;
+      if (auto fresh = open_reader(); fresh.ok()) reader_conns_[index] = std::move(fresh.value());
+    }
+    SqliteConnection& conn = *reader_conns_[index];
+    if (conn.in_transaction()) (void)conn.exec("ROLLBACK", "roll back a read left open");
     auto& job = batch.front();
     // A read transaction gives the job one consistent snapshot.
     if (auto begun = conn.exec("BEGIN"); !begun.ok()) {
@@ -140,7 +248,7 @@ void SqliteStore::reader_loop(SqliteConnection& conn) {
     } else {
       SqliteTx tx(conn);
       (void)run_job(job, tx);
-      (void)conn.exec(conn.in_transaction() ? "COMMIT" : "SELECT 1");
+      if (conn.in_transaction() && !conn.exec("COMMIT").ok()) (void)conn.exec("ROLLBACK");
       finish(job, std::nullopt);
     }
     --depth_;

@@ -1,8 +1,14 @@
 // The embedded store: one writer thread that commits queued write jobs together (group
 // commit), and a small pool of read connections that WAL lets run beside it.
+//
+// Faults (a lock held by another process, a full disk, a read-only file) answer 1708 and
+// pass by themselves: SQLite rolls back what failed, the writer starts every batch from a
+// clean connection, and a connection SQLite opened read-only (the file was not writable)
+// is opened again once the file is.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -11,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/log_throttle.h"
 #include "store/sqlite/sqlite_connection.h"
 #include "store/store.h"
 
@@ -19,13 +26,16 @@ namespace licensed {
 struct SqliteStoreOptions {
   std::string path;             // a file path, or ":memory:"
   size_t read_connections = 2;  // 0: reads run on the writer
+  // Jobs queued or running at most; more answer 1708 at once. Each waiting request holds
+  // a connection anyway, so this bounds latency more than memory.
   size_t max_queued_jobs = 10000;
   size_t max_batch = 128;  // write jobs committed in one transaction at most
 };
 
 class SqliteStore final : public Store {
  public:
-  // Opens, migrates and starts the threads. Refuses a file that is not a usable database.
+  // Opens, migrates and starts the threads. Refuses a file that is not a usable database,
+  // with a message for the operator that names the file and the reason.
   static Result<std::unique_ptr<SqliteStore>> open(SqliteStoreOptions options);
   ~SqliteStore() override;
 
@@ -38,21 +48,33 @@ class SqliteStore final : public Store {
     std::condition_variable cv;
     std::deque<StoreJob> jobs;
   };
+  enum class BatchOutcome { kCommitted, kFailed, kLocked };
 
   explicit SqliteStore(SqliteStoreOptions options) : options_(std::move(options)) {}
-  void writer_loop(SqliteConnection& conn);
-  void reader_loop(SqliteConnection& conn);
-  void commit_batch(SqliteConnection& conn, std::vector<StoreJob>& batch);
+  bool in_memory() const { return options_.path == ":memory:"; }
+  Result<std::unique_ptr<SqliteConnection>> open_writer(bool create) const;
+  Result<std::unique_ptr<SqliteConnection>> open_reader() const;
+  void writer_loop();
+  void reader_loop(size_t index);
+  void prepare_writer();
+  BatchOutcome commit_batch(SqliteConnection& conn, std::vector<StoreJob>& batch);
+  void fail_queued(Queue& q, const ApiError& error);
   static bool pop_batch(Queue& q, const std::atomic<bool>& stopping, size_t max,
                         std::vector<StoreJob>& out);
 
   SqliteStoreOptions options_;
-  std::unique_ptr<SqliteConnection> writer_conn_;
-  std::vector<std::unique_ptr<SqliteConnection>> reader_conns_;
+  std::unique_ptr<SqliteConnection> writer_conn_;  // the writer thread's alone once started
+  std::vector<std::unique_ptr<SqliteConnection>> reader_conns_;  // one per reader thread
   Queue writes_;
   Queue reads_;
   std::atomic<size_t> depth_{0};
   std::atomic<bool> stopping_{false};
+  // Bumped when the writer found the file writable again: readers then open theirs
+  // again too, since SQLite opened them read-only along with the writer.
+  std::atomic<uint64_t> reopen_generation_{0};
+  std::chrono::steady_clock::time_point last_reopen_{};  // writer thread only
+  uint64_t failed_batches_ = 0;                          // writer thread only
+  LogThrottle overload_log_;
   std::vector<std::thread> threads_;
 };
 
