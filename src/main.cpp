@@ -1,6 +1,7 @@
 // licensed: `licensed serve` runs the License API; `licensed admin` manages licenses.
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -9,6 +10,9 @@
 #include "auth/memory_nonce_store.h"
 #include "config/serve_config.h"
 #include "http/http_server.h"
+#include "observability/log_format.h"
+#include "observability/redaction.h"
+#include "observability/sentry_reporter.h"
 #include "ratelimit/memory_rate_limiter.h"
 #include "store/store.h"
 
@@ -17,6 +21,14 @@ namespace {
 using namespace licensed;
 
 constexpr int kExitUsage = 2;
+// How long SIGTERM waits for queued error reports to reach Sentry.
+constexpr std::chrono::seconds kErrorReportFlush{2};
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
 
 // Nonces of requests dated ahead of the clock, kept in the store by an earlier run,
 // are loaded so the restart rule and the store together refuse every replay.
@@ -69,8 +81,8 @@ int serve(const ServeConfig& config) {
   SystemClock clock;
   auto store = open_store(config.store);
   if (!store.ok()) {
-    std::cerr << "licensed: cannot open store " << config.store << ": " << store.error().message
-              << "\n";
+    std::cerr << "licensed: cannot open store " << redact_url_credentials(config.store) << ": "
+              << store.error().message << "\n";
     return 1;
   }
   MemoryNonceStore nonces;
@@ -83,6 +95,15 @@ int serve(const ServeConfig& config) {
   if (config.rate_limit_key)
     key_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_key);
   KeyRing keys(config.signing_keys);
+  // Started after the signals are blocked, so its thread never takes SIGTERM.
+  std::unique_ptr<SentryReporter> reporter;
+  if (config.sentry_dsn) {
+    SentryReporterOptions options;
+    options.dsn = *config.sentry_dsn;
+    options.client.version = LICENSED_VERSION;
+    options.client.server_name = host_name();
+    reporter = std::make_unique<SentryReporter>(std::move(options));
+  }
 
   LicenseHandlerConfig handler_config;
   handler_config.pipeline.keys = &keys;
@@ -94,6 +115,7 @@ int serve(const ServeConfig& config) {
   handler_config.pipeline.started_at_seconds = clock.now_seconds();
   handler_config.store = store.value().get();
   handler_config.dashboard_url = config.dashboard_url;
+  handler_config.error_reporter = reporter.get();
   const LicenseHandler handler(std::move(handler_config));
 
   HttpServerConfig http_config;
@@ -107,14 +129,25 @@ int serve(const ServeConfig& config) {
     std::cerr << "licensed: " << bound.error().message << "\n";
     return 1;
   }
+  if (config.sentry_dsn) {
+    // describe() leaves the DSN's key out.
+    spdlog::info("internal errors are reported to sentry at {}", config.sentry_dsn->describe());
+  }
   spdlog::info("licensed ready: listening on {}:{} (store {}, {} signing key(s))",
-               bound->address().to_string(), bound->port(), config.store, keys.size());
+               bound->address().to_string(), bound->port(), redact_url_credentials(config.store),
+               keys.size());
 
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received {}, draining in-flight requests", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   server.stop(std::chrono::seconds(10));
   store.value().reset();
+  if (reporter) {
+    // Last: requests drained above may still have reported.
+    reporter->shutdown(kErrorReportFlush);
+    spdlog::info("error reports: {} sent to sentry, {} dropped", reporter->sent(),
+                 reporter->dropped());
+  }
   spdlog::info("stopped");
   return 0;
 }
@@ -142,5 +175,6 @@ int main(int argc, char** argv) {
     std::cerr << "licensed: " << config.error().message << "\n";
     return kExitUsage;
   }
+  use_log_format(config->log_format);
   return serve(config.value());
 }

@@ -107,6 +107,9 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
   app.add_option("--rate-limit-ip", f.rate_limit_ip, "per-IP bucket: N/PERIOD or off");
   app.add_option("--timestamp-window", f.timestamp_window, "accepted clock skew in seconds");
   app.add_option("--threads", f.threads, "network threads (default: one per core)");
+  app.add_option("--log-format", f.log_format, "text (default) or json: one JSON object a line");
+  app.add_option("--sentry-dsn", f.sentry_dsn,
+                 "report 500s to Sentry: http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID");
 }
 
 EnvLookup process_environment() {
@@ -167,6 +170,20 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
   if (auto s = pick(threads_flag, "threads", env, "LICENSED_THREADS", t, "threads")) {
     ASSIGN_OR_RETURN(const int64_t n, parse_positive(*s));
     c.threads = static_cast<size_t>(n);
+  }
+
+  if (auto s = pick(flags.log_format, "log-format", env, "LICENSED_LOG_FORMAT", t, "log_format")) {
+    const auto format = parse_log_format(s->value);
+    if (!format) return config_error(s->source + ": expected text or json, got '" + s->value + "'");
+    c.log_format = *format;
+  }
+  // An empty value turns reporting off, so an environment can undo a file's DSN.
+  if (auto s = pick(flags.sentry_dsn, "sentry-dsn", env, "LICENSED_SENTRY_DSN", t, "sentry_dsn");
+      s && !s->value.empty()) {
+    // The message never repeats the value: the DSN's key is a credential.
+    auto dsn = parse_sentry_dsn(s->value);
+    if (!dsn.ok()) return config_error(s->source + ": " + dsn.error().message);
+    c.sentry_dsn = std::move(dsn.value());
   }
 
   // Signing keys: a list given at a higher level replaces the lower one entirely.

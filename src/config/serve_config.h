@@ -12,6 +12,8 @@
 
 #include "auth/key_ring.h"
 #include "core/result.h"
+#include "observability/log_format.h"
+#include "observability/sentry_dsn.h"
 #include "ratelimit/rate_spec.h"
 
 namespace licensed {
@@ -28,6 +30,8 @@ struct ServeConfig {
   int64_t timestamp_window = 300;
   std::vector<std::string> trusted_proxies;
   size_t threads = 0;
+  LogFormat log_format = LogFormat::kText;
+  std::optional<SentryDsn> sentry_dsn;  // where 500s are reported; none: only logged
 };
 
 // What the command line said; unset members fall through to the environment and file.
@@ -42,6 +46,8 @@ struct ServeFlags {
   std::optional<std::string> rate_limit_ip;
   std::optional<int64_t> timestamp_window;
   std::optional<size_t> threads;
+  std::optional<std::string> log_format;
+  std::optional<std::string> sentry_dsn;
 };
 
 void add_serve_flags(CLI::App& app, ServeFlags& flags);

@@ -8,6 +8,7 @@
 
 #include "http/request_pipeline.h"
 #include "http/response.h"
+#include "observability/error_reporter.h"
 #include "store/store.h"
 
 namespace licensed {
@@ -16,6 +17,8 @@ struct LicenseHandlerConfig {
   PipelineContext pipeline;
   Store* store = nullptr;
   std::optional<std::string> dashboard_url;
+  // Where 500s (1709) are reported besides the log; null: only logged.
+  ErrorReporter* error_reporter = nullptr;
 };
 
 class LicenseHandler final {
