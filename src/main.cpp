@@ -1,6 +1,7 @@
 // licensed: `licensed serve` runs the License API; `licensed admin` manages licenses.
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -11,6 +12,9 @@
 #include "http/admin_service.h"
 #include "http/http_server.h"
 #include "http/license_handler.h"
+#include "observability/log_format.h"
+#include "observability/redaction.h"
+#include "observability/sentry_reporter.h"
 #include "ratelimit/memory_rate_limiter.h"
 #include "store/store.h"
 
@@ -19,6 +23,14 @@ namespace {
 using namespace licensed;
 
 constexpr int kExitUsage = 2;
+// How long SIGTERM waits for queued error reports to reach Sentry.
+constexpr std::chrono::seconds kErrorReportFlush{2};
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
 
 // Nonces of requests dated ahead of the clock, kept in the store by an earlier run,
 // are loaded so the restart rule and the store together refuse every replay. Loading
@@ -96,6 +108,15 @@ int serve(const ServeConfig& config) {
                      [store_ptr] { return static_cast<double>(store_ptr->queue_depth()); }});
   metrics.add_gauge({"licensed_nonce_store_entries", "Nonces remembered in memory.",
                      [&nonces] { return static_cast<double>(nonces.size()); }});
+  // Started after the signals are blocked, so its thread never takes SIGTERM.
+  std::unique_ptr<SentryReporter> reporter;
+  if (config.sentry_dsn) {
+    SentryReporterOptions options;
+    options.dsn = *config.sentry_dsn;
+    options.client.version = LICENSED_VERSION;
+    options.client.server_name = host_name();
+    reporter = std::make_unique<SentryReporter>(std::move(options));
+  }
 
   LicenseHandlerConfig handler_config;
   handler_config.pipeline.keys = &keys;
@@ -108,6 +129,7 @@ int serve(const ServeConfig& config) {
   handler_config.store = store.value().get();
   handler_config.dashboard_url = config.dashboard_url;
   handler_config.metrics = &metrics;
+  handler_config.error_reporter = reporter.get();
   const LicenseHandler handler(std::move(handler_config));
 
   HttpServerConfig http_config;
@@ -146,7 +168,12 @@ int serve(const ServeConfig& config) {
   spdlog::info(
       "licensed ready: listening on {}:{} (store {}, {} signing key(s), health and metrics on "
       "{})",
-      bound->address().to_string(), bound->port(), config.store, keys.size(), admin_address);
+      bound->address().to_string(), bound->port(), redact_url_credentials(config.store),
+      keys.size(), admin_address);
+  if (config.sentry_dsn) {
+    // describe() leaves the DSN's key out.
+    spdlog::info("internal errors are reported to sentry at {}", config.sentry_dsn->describe());
+  }
 
   int sig = 0;
   sigwait(&signals, &sig);
@@ -154,6 +181,12 @@ int serve(const ServeConfig& config) {
   server.stop(std::chrono::seconds(10));
   if (admin_server) admin_server->stop(std::chrono::milliseconds(500));
   store.value().reset();
+  if (reporter) {
+    // Last: requests drained above may still have reported.
+    reporter->shutdown(kErrorReportFlush);
+    spdlog::info("error reports: {} sent to sentry, {} dropped", reporter->sent(),
+                 reporter->dropped());
+  }
   spdlog::info("stopped");
   return 0;
 }
@@ -181,5 +214,6 @@ int main(int argc, char** argv) {
     std::cerr << "licensed: " << config.error().message << "\n";
     return kExitUsage;
   }
+  use_log_format(config->log_format);
   return serve(config.value());
 }

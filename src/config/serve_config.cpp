@@ -117,6 +117,9 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
                  "seconds an idle keep-alive connection is kept open (default 60)");
   app.add_option("--max-queue", f.max_queue,
                  "store jobs queued at most before 503 (default 10000)");
+  app.add_option("--log-format", f.log_format, "text (default) or json: one JSON object a line");
+  app.add_option("--sentry-dsn", f.sentry_dsn,
+                 "report 500s to Sentry: http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID");
 }
 
 EnvLookup process_environment() {
@@ -206,6 +209,20 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
   if (!admin_listen_given && c.listen_port == 0) c.admin_listen->second = 0;
   ASSIGN_OR_RETURN(c.max_queue, pick_positive(flags.max_queue, "max-queue", "LICENSED_MAX_QUEUE",
                                               "max_queue", c.max_queue));
+
+  if (auto s = pick(flags.log_format, "log-format", env, "LICENSED_LOG_FORMAT", t, "log_format")) {
+    const auto format = parse_log_format(s->value);
+    if (!format) return config_error(s->source + ": expected text or json, got '" + s->value + "'");
+    c.log_format = *format;
+  }
+  // An empty value turns reporting off, so an environment can undo a file's DSN.
+  if (auto s = pick(flags.sentry_dsn, "sentry-dsn", env, "LICENSED_SENTRY_DSN", t, "sentry_dsn");
+      s && !s->value.empty()) {
+    // The message never repeats the value: the DSN's key is a credential.
+    auto dsn = parse_sentry_dsn(s->value);
+    if (!dsn.ok()) return config_error(s->source + ": " + dsn.error().message);
+    c.sentry_dsn = std::move(dsn.value());
+  }
 
   // Signing keys: a list given at a higher level replaces the lower one entirely.
   if (!flags.signing_keys.empty()) {

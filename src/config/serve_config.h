@@ -12,6 +12,8 @@
 
 #include "auth/key_ring.h"
 #include "core/result.h"
+#include "observability/log_format.h"
+#include "observability/sentry_dsn.h"
 #include "ratelimit/rate_spec.h"
 
 namespace licensed {
@@ -39,6 +41,8 @@ struct ServeConfig {
   // per connection in flight, the queue holds at most one job per open connection, so
   // this is a latency bound: a request waits for at most this many jobs ahead of it.
   size_t max_queue = 10000;
+  LogFormat log_format = LogFormat::kText;
+  std::optional<SentryDsn> sentry_dsn;  // where 500s are reported; none: only logged
 };
 
 // What the command line said; unset members fall through to the environment and file.
@@ -58,6 +62,8 @@ struct ServeFlags {
   std::optional<int64_t> header_timeout;
   std::optional<int64_t> idle_timeout;
   std::optional<size_t> max_queue;
+  std::optional<std::string> log_format;
+  std::optional<std::string> sentry_dsn;
 };
 
 void add_serve_flags(CLI::App& app, ServeFlags& flags);

@@ -1,9 +1,9 @@
 #include "http/license_handler.h"
 
-#include <spdlog/spdlog.h>
-
 #include "core/operations.h"
 #include "http/routes.h"
+#include "observability/internal_error.h"
+#include "observability/log_fields.h"
 
 namespace licensed {
 
@@ -53,6 +53,8 @@ void LicenseHandler::serve(const Route& route, const HttpRequest& req, const Req
 
 void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,
                             HttpReply reply) const {
+  ErrorReporter* const reporter = config_.error_reporter;
+  const Clock* clock = config_.pipeline.clock;
   PipelineOutcome outcome = run_pipeline(config_.pipeline, endpoint, in);
   if (!outcome.request.ok()) {
     ApiError error = std::move(outcome.request.error());
@@ -61,6 +63,9 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
       config_.metrics->record_rate_limited(bucket && bucket->is_string()
                                                ? std::string_view(bucket->as_string())
                                                : std::string_view("key"));
+    }
+    if (is_internal_error(error)) {
+      report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
     }
     if (!outcome.nonce_to_keep) return reply(error_response(error, request_id));
     // The request was refused after consuming a nonce dated ahead of our clock: keep
@@ -73,7 +78,11 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
             [keep](StoreTx& tx) {
               return tx.remember_nonce(keep->key->id, keep->nonce, keep->nonce_expires_at).ok();
             },
-            [shared_error, request_id, reply](const std::optional<ApiError>& failure) {
+            [shared_error, request_id, reply, reporter, clock,
+             endpoint](const std::optional<ApiError>& failure) {
+              if (failure && is_internal_error(*failure)) {
+                report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
+              }
               reply(error_response(failure ? *failure : *shared_error, request_id));
             }});
     return;
@@ -91,12 +100,13 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
   call->ip = std::string(in.client_ip);
   const bool writes =
       call->request.endpoint != Endpoint::kStatus || call->request.keep_nonce_durably;
-  const Clock* clock = config_.pipeline.clock;
   const std::optional<std::string>* dashboard_url = &config_.dashboard_url;
 
   config_.store->submit(
       writes ? TxKind::kWrite : TxKind::kRead,
       StoreJob{[call, clock, dashboard_url](StoreTx& tx) {
+                 // So a store failure logged on the way names the request it hit.
+                 const ScopedLogFields log_fields{{"requestId", call->request_id}};
                  const AuthorizedRequest& r = call->request;
                  if (r.keep_nonce_durably) {
                    auto kept = tx.remember_nonce(r.key->id, r.nonce, r.nonce_expires_at);
@@ -115,18 +125,18 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
                  call->outcome.emplace(run_operation(r.endpoint, tx, r.body, ctx));
                  return !must_roll_back(*call->outcome);
                },
-               [call, reply](const std::optional<ApiError>& failure) {
-                 if (failure) return reply(error_response(*failure, call->request_id));
-                 if (!call->outcome)
-                   return reply(error_response(errors::internal(), call->request_id));
-                 auto& outcome = *call->outcome;
-                 if (!outcome.ok()) {
-                   if (outcome.error().code == ErrorCode::kInternal) {
-                     spdlog::error("request {} failed with an internal error", call->request_id);
-                   }
-                   return reply(error_response(outcome.error(), call->request_id));
+               [call, reply, reporter, clock](const std::optional<ApiError>& failure) {
+                 if (!failure && call->outcome && call->outcome->ok()) {
+                   return reply(json_response(200, call->outcome->value(), call->request_id));
                  }
-                 reply(json_response(200, outcome.value(), call->request_id));
+                 const ApiError error = failure         ? *failure
+                                        : call->outcome ? call->outcome->error()
+                                                        : errors::internal();
+                 if (is_internal_error(error)) {
+                   report_internal_error(reporter, call->request.endpoint, call->request_id,
+                                         call->request.body.license_key, clock->now_ms());
+                 }
+                 reply(error_response(error, call->request_id));
                }});
 }
 

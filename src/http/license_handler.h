@@ -9,6 +9,7 @@
 #include "http/http_service.h"
 #include "http/request_pipeline.h"
 #include "http/response.h"
+#include "observability/error_reporter.h"
 #include "observability/server_metrics.h"
 #include "store/store.h"
 
@@ -19,6 +20,8 @@ struct LicenseHandlerConfig {
   Store* store = nullptr;
   std::optional<std::string> dashboard_url;
   ServerMetrics* metrics = nullptr;  // may be null
+  // Where 500s (1709) are reported besides the log; null: only logged.
+  ErrorReporter* error_reporter = nullptr;
 };
 
 class LicenseHandler final : public HttpService {

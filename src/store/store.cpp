@@ -1,5 +1,6 @@
 #include "store/store.h"
 
+#include "observability/redaction.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace licensed {
@@ -16,7 +17,7 @@ Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLim
     ASSIGN_OR_RETURN(auto store, SqliteStore::open(std::move(options)));
     return std::unique_ptr<Store>(std::move(store));
   }
-  return errors::malformed("store", "unsupported store URL '" + url +
+  return errors::malformed("store", "unsupported store URL '" + redact_url_credentials(url) +
                                         "': use sqlite:PATH (postgresql:// is not built yet)");
 }
 

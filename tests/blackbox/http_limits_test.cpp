@@ -190,7 +190,7 @@ TEST_F(HttpLimits, MalformedRequestsAre400WithoutHarmToOtherConnections) {
   RawConnection bystander(port());
   ASSERT_TRUE(bystander.Write(SignedBytes("status", Body(license))));
   ASSERT_OK(bystander.Read());
-  for (const std::string garbage :
+  for (const std::string& garbage :
        {std::string("GARBAGE\r\n\r\n"), std::string("POST  HTTP/1.1\r\n\r\n"),
         std::string("POST /api/v1/license/status HTTP/9.9\r\nHost: x\r\n\r\n"),
         std::string("POST /api/v1/license/status HTTP/1.1\r\nBad Header\r\n\r\n"),

@@ -1,0 +1,122 @@
+// Precedence and validation of the observability settings; the other settings are
+// covered by the black-box Config suite.
+#include "config/serve_config.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace licensed {
+namespace {
+
+EnvLookup Env(std::map<std::string, std::string> vars) {
+  return [vars](const std::string& name) -> std::optional<std::string> {
+    const auto it = vars.find(name);
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+class TomlFile {
+ public:
+  explicit TomlFile(const std::string& text)
+      : path_(std::filesystem::temp_directory_path() /
+              ("serve_config_test_" + std::to_string(::getpid()) + ".toml")) {
+    std::ofstream(path_) << text;
+  }
+  ~TomlFile() { std::filesystem::remove(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+TEST(ServeConfigLogFormat, DefaultIsText) {
+  auto c = resolve_serve_config({}, Env({}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->log_format, LogFormat::kText);
+  EXPECT_FALSE(c->sentry_dsn.has_value());
+}
+
+TEST(ServeConfigLogFormat, FlagBeatsEnvironmentBeatsFile) {
+  TomlFile file("log_format = \"json\"\n");
+  ServeFlags flags;
+  flags.config = file.path();
+  {
+    auto c = resolve_serve_config(flags, Env({}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->log_format, LogFormat::kJson);
+  }
+  {
+    auto c = resolve_serve_config(flags, Env({{"LICENSED_LOG_FORMAT", "text"}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->log_format, LogFormat::kText);
+  }
+  flags.log_format = "json";
+  {
+    auto c = resolve_serve_config(flags, Env({{"LICENSED_LOG_FORMAT", "text"}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->log_format, LogFormat::kJson);
+  }
+}
+
+TEST(ServeConfigLogFormat, UnknownValueNamesItsSource) {
+  ServeFlags flags;
+  flags.log_format = "xml";
+  auto c = resolve_serve_config(flags, Env({}));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("--log-format"), std::string::npos) << c.error().message;
+  auto e = resolve_serve_config({}, Env({{"LICENSED_LOG_FORMAT", "JSON"}}));
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("LICENSED_LOG_FORMAT"), std::string::npos);
+}
+
+TEST(ServeConfigSentryDsn, FlagBeatsEnvironmentBeatsFile) {
+  TomlFile file("sentry_dsn = \"http://filekey@127.0.0.1:1/1\"\n");
+  ServeFlags flags;
+  flags.config = file.path();
+  {
+    auto c = resolve_serve_config(flags, Env({}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    ASSERT_TRUE(c->sentry_dsn);
+    EXPECT_EQ(c->sentry_dsn->public_key, "filekey");
+  }
+  {
+    auto c = resolve_serve_config(flags, Env({{"LICENSED_SENTRY_DSN", "http://envkey@h/2"}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->sentry_dsn->public_key, "envkey");
+  }
+  {
+    // An empty value at a higher level turns reporting off.
+    auto c = resolve_serve_config(flags, Env({{"LICENSED_SENTRY_DSN", ""}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_FALSE(c->sentry_dsn);
+  }
+  flags.sentry_dsn = "http://flagkey@h:3/3";
+  {
+    auto c = resolve_serve_config(flags, Env({{"LICENSED_SENTRY_DSN", "http://envkey@h/2"}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->sentry_dsn->public_key, "flagkey");
+    EXPECT_EQ(c->sentry_dsn->port, 3);
+  }
+}
+
+TEST(ServeConfigSentryDsn, BadDsnNamesItsSourceButNotItsKey) {
+  ServeFlags flags;
+  flags.sentry_dsn = "http://topsecretkey@127.0.0.1:99999/42";
+  auto c = resolve_serve_config(flags, Env({}));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("--sentry-dsn"), std::string::npos) << c.error().message;
+  EXPECT_EQ(c.error().message.find("topsecretkey"), std::string::npos) << c.error().message;
+  auto e = resolve_serve_config({}, Env({{"LICENSED_SENTRY_DSN", "https://topsecretkey@h/1"}}));
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("LICENSED_SENTRY_DSN"), std::string::npos);
+  EXPECT_EQ(e.error().message.find("topsecretkey"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace licensed
