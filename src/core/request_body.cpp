@@ -275,6 +275,20 @@ std::optional<ApiError> check_machine_id(const Member& m, bool required) {
 
 }  // namespace
 
+std::string_view endpoint_name(Endpoint endpoint) {
+  switch (endpoint) {
+    case Endpoint::kActivate:
+      return "activate";
+    case Endpoint::kHeartbeat:
+      return "heartbeat";
+    case Endpoint::kStatus:
+      return "status";
+    case Endpoint::kDeactivate:
+      return "deactivate";
+  }
+  return "unknown";
+}
+
 Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body) {
   size_t first = 0;
   while (first < body.size() && is_json_whitespace(body[first])) ++first;

@@ -12,6 +12,8 @@
 namespace licensed {
 
 enum class Endpoint { kActivate, kHeartbeat, kStatus, kDeactivate };
+// The endpoint's path segment: "activate", "heartbeat", "status" or "deactivate".
+std::string_view endpoint_name(Endpoint endpoint);
 
 struct LicenseRequest {
   std::string license_key;  // normalised to lowercase

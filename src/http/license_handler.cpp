@@ -15,25 +15,11 @@ std::optional<std::string_view> header(const HttpRequest& req, std::string_view 
   return std::string_view(it->value().data(), it->value().size());
 }
 
-std::string_view label_of(Endpoint endpoint) {
-  switch (endpoint) {
-    case Endpoint::kActivate:
-      return "activate";
-    case Endpoint::kHeartbeat:
-      return "heartbeat";
-    case Endpoint::kStatus:
-      return "status";
-    case Endpoint::kDeactivate:
-      return "deactivate";
-  }
-  return "other";
-}
-
 }  // namespace
 
 Result<Route> LicenseHandler::route(std::string_view method, std::string_view path) const {
   ASSIGN_OR_RETURN(const Endpoint endpoint, route_license_request(method, path));
-  return Route{static_cast<int>(endpoint), label_of(endpoint)};
+  return Route{static_cast<int>(endpoint), endpoint_name(endpoint)};
 }
 
 void LicenseHandler::serve(const Route& route, const HttpRequest& req, const RequestContext& ctx,

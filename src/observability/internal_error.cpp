@@ -6,23 +6,6 @@
 #include "observability/redaction.h"
 
 namespace licensed {
-namespace {
-
-std::string_view endpoint_name(Endpoint endpoint) {
-  switch (endpoint) {
-    case Endpoint::kActivate:
-      return "activate";
-    case Endpoint::kHeartbeat:
-      return "heartbeat";
-    case Endpoint::kStatus:
-      return "status";
-    case Endpoint::kDeactivate:
-      return "deactivate";
-  }
-  return "unknown";
-}
-
-}  // namespace
 
 void report_internal_error(ErrorReporter* reporter, Endpoint endpoint, std::string_view request_id,
                            std::string_view license_key, UnixMillis now) {
