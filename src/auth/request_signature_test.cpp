@@ -81,6 +81,25 @@ TEST(SigningHeaders, RejectsMalformedValues) {
   EXPECT_EQ(reason({"k", "1795000000", nonce, "v1=" + std::string(64, 'g')}), "malformed_header");
 }
 
+// Found by fuzz/signing_headers_fuzzer: a 19-digit timestamp was refused as malformed,
+// though the spec allows any decimal without sign or leading zeros; it is outside the
+// window (1701), and the client needs that answer's serverTime to fix its clock.
+TEST(SigningHeaders, TimestampsOfAnyLengthParseAndSaturate) {
+  const std::string sig = "v1=" + std::string(64, 'a');
+  const std::string nonce(16, 'n');
+  auto parsed = [&](const std::string& ts) {
+    auto r = parse_signing_headers({"k", ts, nonce, sig});
+    EXPECT_TRUE(r.ok()) << ts;
+    return r.ok() ? r->timestamp : -1;
+  };
+  EXPECT_EQ(parsed("999999999999999999"), 999'999'999'999'999'999);
+  EXPECT_EQ(parsed("9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(parsed("9223372036854775808"), INT64_MAX);
+  EXPECT_EQ(parsed(std::string(300, '9')), INT64_MAX);
+  auto leading_zero = parse_signing_headers({"k", "0" + std::string(30, '9'), nonce, sig});
+  EXPECT_FALSE(leading_zero.ok());
+}
+
 TEST(SigningHeaders, SignatureHexIsCaseInsensitive) {
   const std::string nonce(16, 'n');
   auto lower = parse_signing_headers({"k", "1", nonce, "v1=" + std::string(64, 'a')});

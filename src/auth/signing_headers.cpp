@@ -1,5 +1,6 @@
 #include "auth/signing_headers.h"
 
+#include <limits>
 #include <string>
 
 namespace licensed {
@@ -25,13 +26,17 @@ bool valid_nonce(std::string_view s) {
   return true;
 }
 
-// Decimal, no sign, no leading zeros; at most 18 digits so it cannot overflow.
+// Decimal, no sign, no leading zeros, of any length (the spec sets none). A value too
+// large for int64 saturates: it is well formed, so it must be answered as outside the
+// window (1701, whose serverTime lets the client fix its clock), not as malformed.
 std::optional<int64_t> parse_unix_seconds(std::string_view s) {
-  if (s.empty() || s.size() > 18 || (s.size() > 1 && s[0] == '0')) return std::nullopt;
+  if (s.empty() || (s.size() > 1 && s[0] == '0')) return std::nullopt;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   int64_t v = 0;
   for (char c : s) {
     if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
+    const int digit = c - '0';
+    v = v > (kMax - digit) / 10 ? kMax : v * 10 + digit;
   }
   return v;
 }

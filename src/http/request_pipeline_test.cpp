@@ -78,6 +78,13 @@ TEST_F(PipelineTest, TimestampWindowIsInclusive) {
   EXPECT_EQ(verdict(run(make(kNow + 301, "nonce-0000000000000005"))), "1701");
 }
 
+TEST_F(PipelineTest, TimestampsTooLargeForInt64AreStaleNotMalformed) {
+  auto far = make(kNow, "nonce-0000000000000014");
+  far.timestamp = "1" + std::string(25, '0');
+  sign(far);
+  EXPECT_EQ(verdict(run(far)), "1701");
+}
+
 TEST_F(PipelineTest, RequestsDatedBeforeStartAreStaleEvenInsideTheWindow) {
   ctx_.started_at_seconds = kNow - 10;
   EXPECT_EQ(verdict(run(make(kNow - 11, "nonce-0000000000000006"))), "1701");

@@ -1,0 +1,34 @@
+// Invariant checks shared by the fuzzers. A violated invariant is a finding like a
+// crash: it is reported and the process traps, so libFuzzer keeps the input.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace licensed::fuzz {
+
+[[noreturn]] void fail(std::string_view what);
+inline void require(bool ok, std::string_view what) {
+  if (!ok) fail(what);
+}
+
+// One answer of the License API as a client reads it.
+struct Answer {
+  unsigned status = 0;
+  bool ok = false;
+  std::optional<int> code;  // the numeric API code of an error, when it has one
+  std::string reason;       // `reason` of a 1700
+};
+
+// Parses `bytes` as consecutive serialized HTTP answers and checks each against the
+// response shape of spec section 3: Date and X-Request-Id headers, a JSON object body
+// with a boolean `ok` that is true exactly for 200, error bodies with `error`, `message`
+// and `requestId`, codes paired with their HTTP status and their extra members. Codes
+// 1708 and 1709 fail too: nothing in the fuzz fixture can make the store unavailable,
+// so either one means a bug. Nothing may follow an answer that closes the connection.
+// Returns the answers in order.
+std::vector<Answer> check_answers(std::string_view bytes);
+
+}  // namespace licensed::fuzz
