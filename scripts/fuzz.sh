@@ -13,6 +13,7 @@ if [[ ! "$seconds" =~ ^[1-9][0-9]*$ ]]; then
 fi
 scripts/install-deps.sh
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/licensed-ccache}"
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 jobs="$(nproc)"
 echo "=== fuzz: build"
 cmake --preset fuzz -DLICENSED_FUZZ_SECONDS="$seconds" >/dev/null

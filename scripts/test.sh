@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command for the tests: installs what is missing, then builds and runs the unit and
-# black-box suites under ASan+UBSan and under TSan. Presets to run are the arguments
-# (default: asan tsan); `scripts/test.sh debug` is the quick local loop.
+# black-box suites under ASan+UBSan and under TSan, then fuzzes each libFuzzer target
+# for a bounded time. The arguments choose presets (default: asan tsan fuzz);
+# `scripts/test.sh debug` is the quick local loop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -9,8 +10,12 @@ export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/licensed-ccache}"
 # Paths relative to the checkout, so every clone on this machine shares the cache.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 jobs="$(nproc)"
-presets=("${@:-asan tsan}")
+presets=("${@:-asan tsan fuzz}")
 for preset in ${presets[*]}; do
+  if [[ "$preset" == fuzz ]]; then
+    scripts/fuzz.sh "${LICENSED_FUZZ_SECONDS:-60}"
+    continue
+  fi
   echo "=== $preset: build"
   cmake --preset "$preset" >/dev/null
   cmake --build "build/$preset" -j"$jobs"
@@ -22,4 +27,4 @@ for preset in ${presets[*]}; do
   UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     setarch "$(uname -m)" -R ctest --test-dir "build/$preset" --output-on-failure -j"$jobs" --timeout 300
 done
-echo "all test suites passed"
+echo "all test suites passed: ${presets[*]}"
