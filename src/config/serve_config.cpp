@@ -108,6 +108,15 @@ Result<std::vector<std::string>> file_response_keys(const toml::table& file) {
   return out;
 }
 
+// LICENSED_RESPONSE_KEYS, named like LICENSED_SIGNING_KEYS; LICENSED_RESPONSE_KEY, the
+// name the general rule (LICENSED_ + the flag's name) gives, is taken too.
+std::optional<Sourced> response_keys_env(const EnvLookup& env) {
+  for (const char* name : {"LICENSED_RESPONSE_KEYS", "LICENSED_RESPONSE_KEY"}) {
+    if (auto v = env(name); v && !v->empty()) return Sourced{*v, name};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void add_serve_flags(CLI::App& app, ServeFlags& f) {
@@ -266,13 +275,13 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
       if (path.empty()) return config_error("--response-key: expected a file path");
       c.response_keys.push_back(path);
     }
-  } else if (auto v = env("LICENSED_RESPONSE_KEYS"); v && !v->empty()) {
-    std::string_view rest = *v;
+  } else if (auto v = response_keys_env(env); v && !v->value.empty()) {
+    std::string_view rest = v->value;
     for (;;) {
       const auto comma = rest.find(',');
       const std::string_view path = rest.substr(0, comma);
       if (path.empty()) {
-        return config_error("LICENSED_RESPONSE_KEYS: expected file paths separated by commas");
+        return config_error(v->source + ": expected file paths separated by commas");
       }
       c.response_keys.emplace_back(path);
       if (comma == std::string_view::npos) break;

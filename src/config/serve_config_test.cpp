@@ -132,6 +132,11 @@ TEST(ServeConfigResponseKeys, FlagListBeatsEnvironmentListBeatsFileList) {
     ASSERT_TRUE(c.ok()) << c.error().message;
     EXPECT_EQ(c->response_keys, (std::vector<std::string>{"env-a.pem", "env-b.pem"}));
   }
+  {
+    auto c = resolve_serve_config(flags, Env({{"LICENSED_RESPONSE_KEY", "single.pem"}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->response_keys, (std::vector<std::string>{"single.pem"}));
+  }
   flags.response_keys = {"flag.pem"};
   {
     auto c = resolve_serve_config(flags, Env({{"LICENSED_RESPONSE_KEYS", "env-a.pem"}}));
