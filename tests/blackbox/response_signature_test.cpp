@@ -175,7 +175,6 @@ TEST_F(ResponseSignatures, RefusalsBeforeTheEndpointRunsAreSigned) {
   // A prefix added by a proxy still names an endpoint.
   HttpRequest prefixed = Signed("status", Body(RandomUuidV4()));
   prefixed.target = "/licensing" + prefixed.target;
-  SignOptions as_sent;
   const HttpResponse behind_proxy = Send(prefixed);
   EXPECT_API_ERROR(behind_proxy, 404, 1703, "LICENSE_API_NOT_FOUND");
   EXPECT_SIGNED(behind_proxy, key, prefixed.Get("X-License-Nonce").value());
