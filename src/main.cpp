@@ -8,6 +8,8 @@
 
 #include "admin/admin_cli.h"
 #include "auth/memory_nonce_store.h"
+#include "auth/response_signer.h"
+#include "auth/stored_response_key.h"
 #include "config/serve_config.h"
 #include "http/admin_service.h"
 #include "http/http_server.h"
@@ -53,6 +55,19 @@ Status load_remembered_nonces(Store& store, NonceStore& nonces, const Clock& clo
   return Ok{};
 }
 
+// Without --response-key the store's own key signs: read it, and make it on the first
+// start (in a write transaction, so servers starting together on one store agree).
+Result<ResponseKey> store_response_key(Store& store, const Clock& clock) {
+  auto found =
+      run_blocking(store, TxKind::kRead, [](StoreTx& tx) { return find_stored_response_key(tx); });
+  if (!found.ok()) return found.error();
+  if (found.value()) return std::move(*found.value());
+  auto made = run_blocking(store, TxKind::kWrite,
+                           [&](StoreTx& tx) { return stored_response_key(tx, clock.now_ms()); });
+  if (made.ok()) spdlog::info("made response key {} and kept it in the store", made->kid());
+  return made;
+}
+
 int serve(const ServeConfig& config) {
   if (config.redis) {
     std::cerr << "licensed: --redis is not supported by this build yet\n";
@@ -62,6 +77,17 @@ int serve(const ServeConfig& config) {
     std::cerr << "licensed: no signing keys: give --signing-key ID=SECRET, LICENSED_SIGNING_KEYS "
                  "or [[signing_keys]] in the config file\n";
     return kExitUsage;
+  }
+  // Configured response keys are read before anything starts: an unusable one is a
+  // configuration error. The messages name the file, never its contents.
+  std::vector<ResponseKey> response_keys;
+  for (const auto& path : config.response_keys) {
+    auto key = ResponseKey::load_file(path);
+    if (!key.ok()) {
+      std::cerr << "licensed: response key " << key.error().message << "\n";
+      return kExitUsage;
+    }
+    response_keys.push_back(std::move(key.value()));
   }
   TrustedProxies proxies;
   {
@@ -97,6 +123,20 @@ int serve(const ServeConfig& config) {
               << "\n";
     return 1;
   }
+  if (response_keys.empty()) {
+    auto key = store_response_key(*store.value(), clock);
+    if (!key.ok()) {
+      std::cerr << "licensed: cannot keep a response key in the store "
+                << redact_url_credentials(config.store) << ": "
+                << (key.error().detail.empty() ? key.error().message : key.error().detail)
+                << "; give one with --response-key FILE\n";
+      return 1;
+    }
+    response_keys.push_back(std::move(key.value()));
+  }
+  const ResponseSigner response_signer(std::move(response_keys));
+  spdlog::info("answers are signed with response key {} ({} key(s) published)",
+               response_signer.signing_key().kid(), response_signer.keys().size());
   std::unique_ptr<MemoryRateLimiter> ip_limiter, key_limiter;
   if (config.rate_limit_ip) ip_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_ip);
   if (config.rate_limit_key)
@@ -130,6 +170,7 @@ int serve(const ServeConfig& config) {
   handler_config.dashboard_url = config.dashboard_url;
   handler_config.metrics = &metrics;
   handler_config.error_reporter = reporter.get();
+  handler_config.response_signer = &response_signer;
   const LicenseHandler handler(std::move(handler_config));
 
   HttpServerConfig http_config;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "admin/admin_operations.h"
+#include "auth/response_key.h"
 #include "core/license_json.h"
 #include "core/timestamp.h"
 #include "store/store.h"
@@ -25,6 +26,7 @@ struct AdminArgs {
   std::string key;
   std::string status;
   std::string ttl_value;
+  std::string out_file;
   bool json = false;
 };
 
@@ -280,6 +282,33 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         }
         return kExitOk;
       });
+    };
+  });
+
+  // Response keys (spec section 13) are files, not store rows: this needs no store.
+  auto* rkey = admin.add_subcommand("response-key", "Ed25519 keys that sign the server's answers")
+                   ->require_subcommand(1);
+  auto* rgenerate = rkey->add_subcommand(
+      "generate", "write a new PKCS#8 PEM key (mode 0600) and print its kid and public key");
+  rgenerate->add_option("--out", a->out_file, "file to create; an existing one is never replaced")
+      ->required();
+  rgenerate->add_flag("--json", a->json, "print {\"kid\", \"alg\", \"publicKey\"}");
+  rgenerate->callback([a, chosen] {
+    *chosen = [a] {
+      auto key = ResponseKey::generate();
+      if (!key.ok()) return report(key.error());
+      if (auto written = key->write_new_file(a->out_file); !written.ok()) {
+        return report(written.error());
+      }
+      if (a->json) {
+        const boost::json::object o{
+            {"kid", key->kid()}, {"alg", "Ed25519"}, {"publicKey", key->public_key_base64()}};
+        std::cout << boost::json::serialize(o) << "\n";
+      } else {
+        std::cout << "kid        " << key->kid() << "\n"
+                  << "publicKey  " << key->public_key_base64() << "\n";
+      }
+      return kExitOk;
     };
   });
 

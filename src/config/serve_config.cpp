@@ -94,6 +94,29 @@ Result<std::vector<SigningKeyConfig>> file_signing_keys(const toml::table& file)
   return out;
 }
 
+Result<std::vector<std::string>> file_response_keys(const toml::table& file) {
+  std::vector<std::string> out;
+  const auto* node = file.get("response_keys");
+  if (node == nullptr) return out;
+  const auto* arr = node->as_array();
+  if (arr == nullptr) return config_error("config response_keys: a list of file paths");
+  for (const auto& p : *arr) {
+    auto path = p.value<std::string>();
+    if (!path || path->empty()) return config_error("config response_keys: file paths only");
+    out.push_back(*path);
+  }
+  return out;
+}
+
+// LICENSED_RESPONSE_KEYS, named like LICENSED_SIGNING_KEYS; LICENSED_RESPONSE_KEY, the
+// name the general rule (LICENSED_ + the flag's name) gives, is taken too.
+std::optional<Sourced> response_keys_env(const EnvLookup& env) {
+  for (const char* name : {"LICENSED_RESPONSE_KEYS", "LICENSED_RESPONSE_KEY"}) {
+    if (auto v = env(name); v && !v->empty()) return Sourced{*v, name};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void add_serve_flags(CLI::App& app, ServeFlags& f) {
@@ -102,6 +125,9 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
   app.add_option("--store", f.store, "sqlite:PATH (default sqlite:./licensed.db)");
   app.add_option("--redis", f.redis, "redis://HOST:PORT for shared nonce and rate-limit state");
   app.add_option("--signing-key", f.signing_keys, "ID=SECRET, repeatable");
+  app.add_option("--response-key", f.response_keys,
+                 "PKCS#8 PEM Ed25519 key file that signs answers, repeatable: the first signs, "
+                 "all are published (default: a key kept in the store)");
   app.add_option("--dashboard-url", f.dashboard_url, "where a customer frees a slot (409 hint)");
   app.add_option("--rate-limit-key", f.rate_limit_key, "per-license bucket: N/PERIOD or off");
   app.add_option("--rate-limit-ip", f.rate_limit_ip, "per-IP bucket: N/PERIOD or off");
@@ -240,6 +266,29 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
     }
   } else if (t != nullptr) {
     ASSIGN_OR_RETURN(c.signing_keys, file_signing_keys(*t));
+  }
+
+  // Response keys: the same rule; the files are read by the caller (main), which knows
+  // how to say that a key is unusable.
+  if (!flags.response_keys.empty()) {
+    for (const auto& path : flags.response_keys) {
+      if (path.empty()) return config_error("--response-key: expected a file path");
+      c.response_keys.push_back(path);
+    }
+  } else if (auto v = response_keys_env(env); v && !v->value.empty()) {
+    std::string_view rest = v->value;
+    for (;;) {
+      const auto comma = rest.find(',');
+      const std::string_view path = rest.substr(0, comma);
+      if (path.empty()) {
+        return config_error(v->source + ": expected file paths separated by commas");
+      }
+      c.response_keys.emplace_back(path);
+      if (comma == std::string_view::npos) break;
+      rest = rest.substr(comma + 1);
+    }
+  } else if (t != nullptr) {
+    ASSIGN_OR_RETURN(c.response_keys, file_response_keys(*t));
   }
 
   if (t != nullptr) {

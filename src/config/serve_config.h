@@ -24,6 +24,9 @@ struct ServeConfig {
   std::string store = "sqlite:./licensed.db";
   std::optional<std::string> redis;
   std::vector<SigningKeyConfig> signing_keys;
+  // PKCS#8 PEM files of Ed25519 response keys (spec section 13), the first signs; empty:
+  // the key kept in the store signs.
+  std::vector<std::string> response_keys;
   std::optional<std::string> dashboard_url;
   std::optional<RateSpec> rate_limit_key = RateSpec{120, 60'000};
   std::optional<RateSpec> rate_limit_ip = RateSpec{600, 60'000};
@@ -52,6 +55,7 @@ struct ServeFlags {
   std::optional<std::string> store;
   std::optional<std::string> redis;
   std::vector<std::string> signing_keys;
+  std::vector<std::string> response_keys;
   std::optional<std::string> dashboard_url;
   std::optional<std::string> rate_limit_key;
   std::optional<std::string> rate_limit_ip;

@@ -118,5 +118,50 @@ TEST(ServeConfigSentryDsn, BadDsnNamesItsSourceButNotItsKey) {
   EXPECT_EQ(e.error().message.find("topsecretkey"), std::string::npos);
 }
 
+TEST(ServeConfigResponseKeys, FlagListBeatsEnvironmentListBeatsFileList) {
+  TomlFile file("response_keys = [\"file-a.pem\", \"file-b.pem\"]\n");
+  ServeFlags flags;
+  flags.config = file.path();
+  {
+    auto c = resolve_serve_config(flags, Env({}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->response_keys, (std::vector<std::string>{"file-a.pem", "file-b.pem"}));
+  }
+  {
+    auto c = resolve_serve_config(flags, Env({{"LICENSED_RESPONSE_KEYS", "env-a.pem,env-b.pem"}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->response_keys, (std::vector<std::string>{"env-a.pem", "env-b.pem"}));
+  }
+  {
+    auto c = resolve_serve_config(flags, Env({{"LICENSED_RESPONSE_KEY", "single.pem"}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->response_keys, (std::vector<std::string>{"single.pem"}));
+  }
+  flags.response_keys = {"flag.pem"};
+  {
+    auto c = resolve_serve_config(flags, Env({{"LICENSED_RESPONSE_KEYS", "env-a.pem"}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->response_keys, (std::vector<std::string>{"flag.pem"}));
+  }
+}
+
+TEST(ServeConfigResponseKeys, NoneConfiguredMeansTheStoredKey) {
+  auto c = resolve_serve_config({}, Env({}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(c->response_keys.empty());
+}
+
+TEST(ServeConfigResponseKeys, EmptyEntriesAndNonListsAreRefusedWithTheirSource) {
+  auto e = resolve_serve_config({}, Env({{"LICENSED_RESPONSE_KEYS", "a.pem,,b.pem"}}));
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message.find("LICENSED_RESPONSE_KEYS"), std::string::npos);
+  TomlFile file("response_keys = \"a.pem\"\n");
+  ServeFlags flags;
+  flags.config = file.path();
+  auto f = resolve_serve_config(flags, Env({}));
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().message.find("response_keys"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace licensed

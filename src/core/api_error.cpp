@@ -75,11 +75,12 @@ ApiError route_not_found() {
   return e;
 }
 
-ApiError method_not_allowed() {
+ApiError method_not_allowed(std::string_view allow) {
   ApiError e;
   e.http_status = 405;
   e.error = "METHOD_NOT_ALLOWED";
-  e.message = "this endpoint accepts POST only";
+  e.message = "this endpoint accepts " + std::string(allow) + " only";
+  e.allow = std::string(allow);
   return e;
 }
 

@@ -32,6 +32,7 @@ struct ApiError {
   std::string message;  // human readable
   boost::json::object extra;
   std::optional<int64_t> retry_after_seconds;  // also sent as the Retry-After header
+  std::string allow;                           // the Allow header of a 405
   bool close_connection = false;               // set when the request body was not read
   // Why, in words for the log and the operator's terminal (a store's own error text);
   // never sent to a client.
@@ -50,7 +51,8 @@ inline constexpr std::string_view kSignatureMismatch = "signature_mismatch";
 inline constexpr std::string_view kNonceReused = "nonce_reused";
 
 ApiError route_not_found();
-ApiError method_not_allowed();
+// `allow`: the methods the endpoint takes, as the Allow header lists them.
+ApiError method_not_allowed(std::string_view allow = "POST");
 // HTTP-level refusals before a request reaches an endpoint: the shape of the routing
 // errors, no numeric code, and the connection closes after them.
 ApiError header_too_large(int64_t limit_bytes);

@@ -29,9 +29,7 @@ Result<Route> AdminService::route(std::string_view method, std::string_view path
     return errors::route_not_found();
   }
   if (method != "GET" && method != "HEAD") {
-    ApiError e = errors::method_not_allowed();
-    e.message = "this endpoint accepts GET only";
-    return e;
+    return errors::method_not_allowed("GET, HEAD");
   }
   return r;
 }

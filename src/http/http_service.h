@@ -39,6 +39,14 @@ class HttpService {
   virtual Result<Route> route(std::string_view method, std::string_view path) const = 0;
   virtual void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
                      HttpReply reply) const = 0;
+  // The last look at every answer on this listener, just before it is written: the ones
+  // serve() made and the ones the server made itself before or instead of serving (431,
+  // 400, 404, 405, 413), so nothing bypasses it. `request` is the request's header, or
+  // nullptr when it could not be parsed (`path`, without query string, is then empty).
+  // Status, headers and body are final here (prepare_payload has run) and nothing
+  // changes them afterwards.
+  virtual void finish_response(HttpResponse& res, const HttpRequestHeader* request,
+                               std::string_view path) const {}
 };
 
 }  // namespace licensed

@@ -1,6 +1,9 @@
 #include "http/license_handler.h"
 
+#include <boost/beast/http/field.hpp>
+
 #include "core/operations.h"
+#include "http/response_signing.h"
 #include "http/routes.h"
 #include "observability/internal_error.h"
 #include "observability/log_fields.h"
@@ -9,7 +12,13 @@ namespace licensed {
 
 namespace {
 
-std::optional<std::string_view> header(const HttpRequest& req, std::string_view name) {
+// A route id no Endpoint value takes.
+constexpr int kPublicKeysRoute = 1000;
+// Keys change only with a restart; five minutes bounds how long a cache may miss a new
+// one, which rotation (publish first, sign later) allows for.
+constexpr std::string_view kPublicKeysCacheControl = "public, max-age=300";
+
+std::optional<std::string_view> header(const HttpRequestHeader& req, std::string_view name) {
   const auto it = req.find(name);
   if (it == req.end()) return std::nullopt;
   return std::string_view(it->value().data(), it->value().size());
@@ -17,13 +26,46 @@ std::optional<std::string_view> header(const HttpRequest& req, std::string_view 
 
 }  // namespace
 
+boost::json::object public_keys_json(const ResponseSigner* signer) {
+  boost::json::array keys;
+  if (signer != nullptr) {
+    for (const ResponseKey& key : signer->keys()) {
+      keys.push_back(boost::json::object{
+          {"kid", key.kid()}, {"alg", "Ed25519"}, {"publicKey", key.public_key_base64()}});
+    }
+  }
+  return boost::json::object{{"keys", std::move(keys)}};
+}
+
+LicenseHandler::LicenseHandler(LicenseHandlerConfig config)
+    : config_(std::move(config)), public_keys_(public_keys_json(config_.response_signer)) {}
+
 Result<Route> LicenseHandler::route(std::string_view method, std::string_view path) const {
+  if (api_path_of(path) == kPublicKeysPath) {
+    if (method != "GET") return errors::method_not_allowed("GET");
+    return Route{kPublicKeysRoute, "other"};
+  }
   ASSIGN_OR_RETURN(const Endpoint endpoint, route_license_request(method, path));
   return Route{static_cast<int>(endpoint), endpoint_name(endpoint)};
 }
 
+void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader* request,
+                                     std::string_view path) const {
+  if (config_.response_signer == nullptr) return;
+  // A request whose header could not be parsed (431, 400) may have been meant for one of
+  // the four endpoints: its answer is signed too, over "-" as no nonce could be read.
+  if (!path.empty() && !license_endpoint_of(path)) return;
+  sign_response(res, *config_.response_signer,
+                request != nullptr ? header(*request, "X-License-Nonce") : std::nullopt);
+}
+
 void LicenseHandler::serve(const Route& route, const HttpRequest& req, const RequestContext& ctx,
                            HttpReply reply) const {
+  if (route.id == kPublicKeysRoute) {
+    HttpResponse res = json_response(200, public_keys_, ctx.request_id);
+    res.set(boost::beast::http::field::cache_control, kPublicKeysCacheControl);
+    return reply(std::move(res));
+  }
   IncomingRequest in;
   in.method = req.method_string();
   in.path = ctx.path;

@@ -1,11 +1,14 @@
 // The License API endpoints: runs the pipeline, then the operation on a store thread,
 // and hands the answer back. Thin: all decisions live in the pipeline and operations.
+// Also publishes the response keys (GET /api/v1/license/public-keys) and signs every
+// answer of the four endpoints (spec section 13) in finish_response.
 #pragma once
 
 #include <functional>
 #include <optional>
 #include <string>
 
+#include "auth/response_signer.h"
 #include "http/http_service.h"
 #include "http/request_pipeline.h"
 #include "http/response.h"
@@ -22,15 +25,20 @@ struct LicenseHandlerConfig {
   ServerMetrics* metrics = nullptr;  // may be null
   // Where 500s (1709) are reported besides the log; null: only logged.
   ErrorReporter* error_reporter = nullptr;
+  // Signs the answers and names the published keys; null: answers go out unsigned
+  // (unit tests of other concerns), and no key is published.
+  const ResponseSigner* response_signer = nullptr;
 };
 
 class LicenseHandler final : public HttpService {
  public:
-  explicit LicenseHandler(LicenseHandlerConfig config) : config_(std::move(config)) {}
+  explicit LicenseHandler(LicenseHandlerConfig config);
 
   Result<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
+  void finish_response(HttpResponse& res, const HttpRequestHeader* request,
+                       std::string_view path) const override;
 
   // `reply` is called exactly once, possibly on a store thread.
   void handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,
@@ -38,6 +46,7 @@ class LicenseHandler final : public HttpService {
 
  private:
   LicenseHandlerConfig config_;
+  boost::json::object public_keys_;  // the /public-keys answer, made once
 };
 
 }  // namespace licensed

@@ -59,12 +59,19 @@ BodyOutcome classify_body_read(beast::error_code ec) {
   return BodyOutcome::kBroken;
 }
 
-namespace {
-
-std::string serialize(HttpResponse& res, unsigned version, bool keep_alive) {
+void finalize_response(const HttpService& service, HttpResponse& res, unsigned version,
+                       bool keep_alive, const HttpRequestHeader* request, std::string_view path) {
   res.version(version);
   res.keep_alive(keep_alive);
   res.prepare_payload();
+  service.finish_response(res, request, path);
+}
+
+namespace {
+
+std::string serialize(const HttpService& service, HttpResponse& res, unsigned version,
+                      bool keep_alive, const RequestParser& parser, std::string_view path) {
+  finalize_response(service, res, version, keep_alive, parsed_header(parser, path), path);
   std::ostringstream out;
   out << res;
   return out.str();
@@ -107,7 +114,7 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
     if (decision.refusal) {
       HttpResponse res = error_response(*decision.refusal, request_id);
       const bool keep = wants_keep_alive && !decision.refusal->close_connection;
-      out += serialize(res, version, keep);
+      out += serialize(service, res, version, keep, parser, decision.path);
       if (!keep) break;
       continue;
     }
@@ -125,7 +132,7 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
       case BodyOutcome::kTooLarge: {
         HttpResponse res = error_response(
             errors::body_too_large(static_cast<int64_t>(limits.max_body_bytes)), request_id);
-        out += serialize(res, version, false);
+        out += serialize(service, res, version, false, parser, decision.path);
         return out;
       }
       case BodyOutcome::kBroken:
@@ -135,7 +142,7 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
     }
     const RequestContext ctx{decision.path, client_ip, request_id};
     HttpResponse res = wait_for_answer(service, *decision.route, parser.get(), ctx);
-    out += serialize(res, version, wants_keep_alive);
+    out += serialize(service, res, version, wants_keep_alive, parser, decision.path);
     if (!wants_keep_alive) break;
   }
   return out;

@@ -25,7 +25,8 @@ using RequestParser = boost::beast::http::request_parser<boost::beast::http::str
 void apply_limits(RequestParser& parser, const HttpLimits& limits);
 
 // What to do once the header was read (with `ec`, the read's error): read the body for
-// `route`, or answer `refusal` at once. `path` is the target without its query string.
+// `route`, or answer `refusal` at once. `path` is the target without its query string,
+// empty when the header could not be parsed.
 struct HeaderDecision {
   std::optional<Route> route;
   std::optional<ApiError> refusal;
@@ -33,6 +34,17 @@ struct HeaderDecision {
 };
 HeaderDecision decide_after_header(const HttpService& service, const RequestParser& parser,
                                    boost::beast::error_code ec, const HttpLimits& limits);
+
+// The header to hand HttpService::finish_response: nullptr unless it was parsed.
+inline const HttpRequestHeader* parsed_header(const RequestParser& parser, std::string_view path) {
+  return path.empty() ? nullptr : &parser.get();
+}
+
+// Readies any answer to be written: HTTP version, keep-alive, Content-Length, then the
+// service's finish_response. The session and exchange_bytes both write every answer
+// through here, so no answer escapes the service's last look.
+void finalize_response(const HttpService& service, HttpResponse& res, unsigned version,
+                       bool keep_alive, const HttpRequestHeader* request, std::string_view path);
 
 // What to do once the body read finished with `ec`: serve (nullopt), or answer the
 // error. A broken connection (anything but the body limit) answers nothing.

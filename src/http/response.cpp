@@ -66,7 +66,7 @@ HttpResponse error_response(const ApiError& error, std::string_view request_id) 
   if (error.retry_after_seconds) {
     res.set(http::field::retry_after, std::to_string(*error.retry_after_seconds));
   }
-  if (error.http_status == 405) res.set(http::field::allow, "POST");
+  if (!error.allow.empty()) res.set(http::field::allow, error.allow);
   return res;
 }
 

@@ -16,22 +16,20 @@ bool is_api_path(std::string_view path) {
   return path.find("/api/") != std::string_view::npos;
 }
 
-Result<Endpoint> route_license_request(std::string_view method, std::string_view path) {
+std::optional<Endpoint> license_endpoint_of(std::string_view path) {
   const std::string_view api = api_path_of(path);
-  Endpoint endpoint;
-  if (api == "/api/v1/license/activate") {
-    endpoint = Endpoint::kActivate;
-  } else if (api == "/api/v1/license/heartbeat") {
-    endpoint = Endpoint::kHeartbeat;
-  } else if (api == "/api/v1/license/status") {
-    endpoint = Endpoint::kStatus;
-  } else if (api == "/api/v1/license/deactivate") {
-    endpoint = Endpoint::kDeactivate;
-  } else {
-    return errors::route_not_found();
-  }
+  if (api == "/api/v1/license/activate") return Endpoint::kActivate;
+  if (api == "/api/v1/license/heartbeat") return Endpoint::kHeartbeat;
+  if (api == "/api/v1/license/status") return Endpoint::kStatus;
+  if (api == "/api/v1/license/deactivate") return Endpoint::kDeactivate;
+  return std::nullopt;
+}
+
+Result<Endpoint> route_license_request(std::string_view method, std::string_view path) {
+  const std::optional<Endpoint> endpoint = license_endpoint_of(path);
+  if (!endpoint) return errors::route_not_found();
   if (method != "POST") return errors::method_not_allowed();
-  return endpoint;
+  return *endpoint;
 }
 
 }  // namespace licensed

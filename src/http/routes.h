@@ -1,6 +1,7 @@
 // Check 1 of the contract: which endpoint a method and target name.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "core/request_body.h"
@@ -13,6 +14,11 @@ std::string_view path_of(std::string_view target);
 // The API path "from /api/ on" (spec section 2): a prefix added by a proxy is ignored.
 std::string_view api_path_of(std::string_view path);
 bool is_api_path(std::string_view path);
+
+// Where the server publishes its response keys (spec section 13); GET only.
+inline constexpr std::string_view kPublicKeysPath = "/api/v1/license/public-keys";
+// The License API endpoint `path` names (a proxy prefix allowed), whatever the method.
+std::optional<Endpoint> license_endpoint_of(std::string_view path);
 
 // 404 for an unknown path under /api/, 405 for another method on an endpoint.
 Result<Endpoint> route_license_request(std::string_view method, std::string_view path);

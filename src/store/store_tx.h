@@ -69,6 +69,12 @@ class StoreTx {
   };
   virtual Result<std::vector<RememberedNonce>> load_nonces(UnixMillis now) = 0;
   virtual Status purge_nonces(UnixMillis now) = 0;
+
+  // The response key the server made for itself on its first start without
+  // --response-key (spec section 13): the oldest stored one, as PKCS#8 PEM, or nullopt
+  // when none was made yet.
+  virtual Result<std::optional<std::string>> find_response_key() = 0;
+  virtual Status insert_response_key(std::string_view private_key_pem, UnixMillis now) = 0;
 };
 
 }  // namespace licensed

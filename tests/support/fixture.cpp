@@ -201,6 +201,22 @@ HttpResponse BlackboxTest::Deactivate(std::string_view license, std::string_view
   return Call("deactivate", Body(license, machine));
 }
 
+HttpResponse BlackboxTest::GetPublicKeys() const {
+  HttpRequest request;
+  request.method = "GET";
+  request.target = Endpoint("public-keys");
+  return Send(request);
+}
+
+std::string BlackboxTest::SigningPublicKey() const {
+  const HttpResponse r = GetPublicKeys();
+  if (r.status != 200) throw std::runtime_error("public-keys answered\n" + r.Describe());
+  const json::value v = ParseJson(r.body);
+  const auto& keys = Arr(v, "keys");
+  if (keys.empty()) throw std::runtime_error("no key published\n" + r.Describe());
+  return Str(keys.front(), "publicKey");
+}
+
 std::vector<json::value> BlackboxTest::AuditRecords(const std::string& license,
                                                     std::string_view action) const {
   std::vector<json::value> out;

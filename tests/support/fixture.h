@@ -18,6 +18,7 @@
 #include "support/http_client.h"
 #include "support/json_util.h"
 #include "support/process.h"
+#include "support/response_verifier.h"
 #include "support/signer.h"
 #include "support/temp_dir.h"
 
@@ -97,6 +98,11 @@ class BlackboxTest : public ::testing::Test {
   HttpResponse Heartbeat(std::string_view license, std::string_view machine) const;
   HttpResponse Status(std::string_view license, std::optional<std::string_view> machine = {}) const;
   HttpResponse Deactivate(std::string_view license, std::string_view machine) const;
+
+  // GET /api/v1/license/public-keys (spec section 13).
+  HttpResponse GetPublicKeys() const;
+  // The base64 public key that signs this server's answers: the first one published.
+  std::string SigningPublicKey() const;
 
   // Audit records of `license` with that action.
   std::vector<json::value> AuditRecords(const std::string& license, std::string_view action) const;

@@ -61,6 +61,16 @@ CREATE TABLE remembered_nonces (
 ) WITHOUT ROWID;
 CREATE INDEX remembered_nonces_by_expiry ON remembered_nonces (expires_at);
 )sql"},
+    // The server's own Ed25519 response key (spec section 13), made on the first start
+    // without --response-key. The private key sits in the database file, which is
+    // already as sensitive: whoever can write it can grant any license.
+    {2, R"sql(
+CREATE TABLE response_keys (
+  id           INTEGER PRIMARY KEY,
+  private_key  TEXT NOT NULL,
+  created_at   INTEGER NOT NULL
+);
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {

@@ -227,4 +227,19 @@ Status SqliteTx::purge_nonces(UnixMillis now) {
   return s->bind(1, now).run("purge nonces");
 }
 
+Result<std::optional<std::string>> SqliteTx::find_response_key() {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("SELECT private_key FROM response_keys ORDER BY id LIMIT 1"));
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<std::string>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find response key");
+  return std::optional<std::string>(s->text(0));
+}
+
+Status SqliteTx::insert_response_key(std::string_view private_key_pem, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO response_keys (private_key, created_at)"
+                                         " VALUES (?, ?)"));
+  return s->bind(1, private_key_pem).bind(2, now).run("insert response key");
+}
+
 }  // namespace licensed

@@ -35,6 +35,8 @@ class SqliteTx final : public StoreTx {
                         UnixMillis expires_at) override;
   Result<std::vector<RememberedNonce>> load_nonces(UnixMillis now) override;
   Status purge_nonces(UnixMillis now) override;
+  Result<std::optional<std::string>> find_response_key() override;
+  Status insert_response_key(std::string_view private_key_pem, UnixMillis now) override;
 
  private:
   SqliteConnection& conn_;

@@ -1,0 +1,22 @@
+// Standard base64 (RFC 4648 section 4, with padding) over OpenSSL's EVP_EncodeBlock and
+// EVP_DecodeBlock, which on their own neither strip padding from the decoded length nor
+// refuse whitespace or non-canonical trailing bits.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace licensed {
+
+std::string base64_encode(const uint8_t* data, size_t size);
+
+// The bytes of `text`, or nullopt unless it is canonical padded base64: length a multiple
+// of 4, only the 64 letters, "=" only as the last one or two characters, and unused bits
+// zero (so each byte string has exactly one accepted text).
+std::optional<std::vector<uint8_t>> base64_decode(std::string_view text);
+
+}  // namespace licensed

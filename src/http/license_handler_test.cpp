@@ -1,0 +1,185 @@
+// Signed responses at the HTTP layer (spec section 13), through exchange_bytes: the same
+// intake and finalisation the socket session uses, so refusals made before the handler
+// runs (405, 413, 431) are covered as well as the handler's own answers.
+#include "http/license_handler.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/json.hpp>
+#include <sstream>
+
+#include "auth/memory_nonce_store.h"
+#include "http/request_intake.h"
+
+namespace licensed {
+namespace {
+
+namespace http = boost::beast::http;
+
+constexpr std::string_view kNonce = "nonce-0123456789abcdef";
+
+std::vector<HttpResponse> parse_all(std::string_view bytes) {
+  std::vector<HttpResponse> out;
+  while (!bytes.empty()) {
+    http::response_parser<http::string_body> parser;
+    parser.eager(true);
+    boost::beast::error_code ec;
+    const size_t used = parser.put(boost::asio::buffer(bytes.data(), bytes.size()), ec);
+    if (ec || !parser.is_done()) break;
+    bytes.remove_prefix(used);
+    out.push_back(parser.release());
+  }
+  return out;
+}
+
+std::string header_of(const HttpResponse& res, std::string_view name) {
+  const auto it = res.find(name);
+  return it == res.end() ? std::string() : std::string(it->value());
+}
+
+class SignedAnswers : public ::testing::Test {
+ protected:
+  SignedAnswers() : keys_(std::vector<SigningKeyConfig>{{"k1", "secret-1", {}}}) {
+    auto key = ResponseKey::generate();
+    auto next = ResponseKey::generate();
+    EXPECT_TRUE(key.ok() && next.ok());
+    signer_ = std::make_unique<ResponseSigner>(std::vector<ResponseKey>{key.value(), next.value()});
+    auto store = open_store("sqlite::memory:");
+    EXPECT_TRUE(store.ok());
+    store_ = std::move(store.value());
+    LicenseHandlerConfig config;
+    config.pipeline.keys = &keys_;
+    config.pipeline.nonces = &nonces_;
+    config.pipeline.clock = &clock_;
+    config.store = store_.get();
+    config.response_signer = signer_.get();
+    handler_ = std::make_unique<LicenseHandler>(std::move(config));
+  }
+
+  std::vector<HttpResponse> exchange(std::string_view bytes) {
+    return parse_all(exchange_bytes(*handler_, limits_, bytes, "127.0.0.1"));
+  }
+  HttpResponse one(std::string_view bytes) {
+    auto all = exchange(bytes);
+    EXPECT_EQ(all.size(), 1u) << bytes;
+    return all.empty() ? HttpResponse{} : all.front();
+  }
+
+  bool verifies(const HttpResponse& res, std::optional<std::string_view> nonce) const {
+    return verify_response_signature(signer_->signing_key().public_key(),
+                                     header_of(res, kResponseSignatureHeader), nonce,
+                                     res.result_int(), header_of(res, "Date"), res.body());
+  }
+
+  ManualClock clock_{1'795'000'000'000};
+  KeyRing keys_;
+  MemoryNonceStore nonces_{1000};
+  std::unique_ptr<ResponseSigner> signer_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<LicenseHandler> handler_;
+  HttpLimits limits_;
+};
+
+std::string post(std::string_view target, std::string_view extra_headers, std::string_view body) {
+  return "POST " + std::string(target) +
+         " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + std::string(extra_headers) +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
+}
+
+TEST_F(SignedAnswers, HandlerRefusalIsSignedOverTheRequestNonce) {
+  const HttpResponse res = one(
+      post("/api/v1/license/activate", "X-License-Nonce: " + std::string(kNonce) + "\r\n", "{}"));
+  EXPECT_EQ(res.result_int(), 401u);
+  EXPECT_EQ(header_of(res, kResponseSignatureHeader)
+                .rfind("kid=" + signer_->signing_key().kid() + ", ed25519=", 0),
+            0u);
+  EXPECT_TRUE(verifies(res, kNonce));
+  EXPECT_FALSE(verifies(res, std::nullopt));
+  EXPECT_FALSE(verifies(res, "nonce-another-one-0000"));
+}
+
+TEST_F(SignedAnswers, NoNonceIsSignedAsADash) {
+  const HttpResponse res = one(post("/api/v1/license/status", "", "{}"));
+  EXPECT_EQ(res.result_int(), 401u);
+  EXPECT_TRUE(verifies(res, std::nullopt));
+  EXPECT_TRUE(verifies(res, "-"));
+}
+
+TEST_F(SignedAnswers, RefusalsBeforeTheHandlerAreSignedToo) {
+  const std::string nonce_header = "X-License-Nonce: " + std::string(kNonce) + "\r\n";
+  // 405: routed but another method; the body was not read.
+  HttpResponse res =
+      one("GET /api/v1/license/heartbeat HTTP/1.1\r\nHost: x\r\n" + nonce_header + "\r\n");
+  EXPECT_EQ(res.result_int(), 405u);
+  EXPECT_EQ(header_of(res, "Allow"), "POST");
+  EXPECT_TRUE(verifies(res, kNonce));
+  // 413 on the declared length, before the body is read.
+  res = one("POST /api/v1/license/deactivate HTTP/1.1\r\nHost: x\r\n" + nonce_header +
+            "Content-Length: 20000\r\n\r\n");
+  EXPECT_EQ(res.result_int(), 413u);
+  EXPECT_TRUE(verifies(res, kNonce));
+  // 413 while reading a chunked body.
+  const std::string chunk(limits_.max_body_bytes + 10, 'x');
+  std::ostringstream chunked;
+  chunked << "POST /api/v1/license/activate HTTP/1.1\r\nHost: x\r\n"
+          << nonce_header << "Transfer-Encoding: chunked\r\n\r\n"
+          << std::hex << chunk.size() << "\r\n"
+          << chunk << "\r\n0\r\n\r\n";
+  res = one(chunked.str());
+  EXPECT_EQ(res.result_int(), 413u);
+  EXPECT_TRUE(verifies(res, kNonce));
+  // 431: the header never parsed, so no nonce could be read.
+  res = one("POST /api/v1/license/activate HTTP/1.1\r\nX-Big: " +
+            std::string(limits_.max_header_bytes, 'a') + "\r\n\r\n");
+  EXPECT_EQ(res.result_int(), 431u);
+  EXPECT_TRUE(verifies(res, std::nullopt));
+}
+
+TEST_F(SignedAnswers, AProxyPrefixIsStillAnEndpoint) {
+  const HttpResponse res = one(post("/licensing/api/v1/license/status?x=1",
+                                    "X-License-Nonce: " + std::string(kNonce) + "\r\n", "{}"));
+  EXPECT_EQ(res.result_int(), 401u);
+  EXPECT_TRUE(verifies(res, kNonce));
+}
+
+TEST_F(SignedAnswers, OtherPathsAreNotSigned) {
+  const HttpResponse res = one(post("/api/v1/license/nope", "", "{}"));
+  EXPECT_EQ(res.result_int(), 404u);
+  EXPECT_EQ(res.find(kResponseSignatureHeader), res.end());
+}
+
+TEST_F(SignedAnswers, PipelinedAnswersAreEachSignedOverTheirOwnNonce) {
+  const auto all =
+      exchange(post("/api/v1/license/status", "X-License-Nonce: first-nonce-000000\r\n", "{}") +
+               post("/api/v1/license/status", "X-License-Nonce: second-nonce-00000\r\n", "{}"));
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_TRUE(verifies(all[0], "first-nonce-000000"));
+  EXPECT_TRUE(verifies(all[1], "second-nonce-00000"));
+}
+
+TEST_F(SignedAnswers, PublicKeysListsEveryKeyInOrderAndIsCacheable) {
+  const HttpResponse res =
+      one("GET /api/v1/license/public-keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(res.result_int(), 200u);
+  EXPECT_EQ(header_of(res, "Cache-Control"), "public, max-age=300");
+  EXPECT_EQ(header_of(res, "Content-Type"), "application/json");
+  EXPECT_EQ(res.find(kResponseSignatureHeader), res.end());
+  const auto body = boost::json::parse(res.body()).as_object();
+  EXPECT_EQ(body.size(), 1u);
+  const auto& keys = body.at("keys").as_array();
+  ASSERT_EQ(keys.size(), 2u);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const ResponseKey& key = signer_->keys()[i];
+    EXPECT_EQ(keys[i].as_object(),
+              (boost::json::object{
+                  {"kid", key.kid()}, {"alg", "Ed25519"}, {"publicKey", key.public_key_base64()}}));
+  }
+  const HttpResponse post_res = one(post("/api/v1/license/public-keys", "", "{}"));
+  EXPECT_EQ(post_res.result_int(), 405u);
+  EXPECT_EQ(header_of(post_res, "Allow"), "GET");
+}
+
+}  // namespace
+}  // namespace licensed

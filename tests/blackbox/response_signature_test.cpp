@@ -1,0 +1,378 @@
+// Signed responses (spec section 13): every answer of the four endpoints, success or
+// error, including the refusals made before a request reaches them, carries
+// X-License-Response-Signature over this request's nonce, the status, the Date header
+// and the body, verifiable with the key GET /api/v1/license/public-keys publishes.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "support/fixture.h"
+#include "support/raw_connection.h"
+
+namespace bb {
+namespace {
+
+using namespace std::chrono_literals;
+
+#define EXPECT_SIGNED(resp, key, nonce)                   \
+  do {                                                    \
+    SCOPED_TRACE("EXPECT_SIGNED");                        \
+    EXPECT_TRUE(::bb::SignedFor((resp), (key), (nonce))); \
+  } while (0)
+
+struct GeneratedKey {
+  std::string path;
+  std::string kid;
+  std::string public_key;
+};
+
+class ResponseSignatures : public BlackboxTest {
+ protected:
+  // `licensed admin response-key generate --out <dir>/<name> --json`.
+  GeneratedKey Generate(const std::string& name) const {
+    const std::string path = (dir().path() / name).string();
+    const CommandResult r = admin().Run({"response-key", "generate", "--out", path, "--json"});
+    if (r.exit_code != 0) throw std::runtime_error("generate failed\n" + r.Describe());
+    const json::value v = ParseJson(r.out);
+    if (Str(v, "alg") != "Ed25519") throw std::runtime_error("alg\n" + r.Describe());
+    return {path, Str(v, "kid"), Str(v, "publicKey")};
+  }
+
+  // A signed request as Call() sends it, with the nonce it carried.
+  std::pair<HttpResponse, std::string> CallWithNonce(std::string_view endpoint, std::string body,
+                                                     const SignOptions& options = {}) const {
+    const HttpRequest request = Signed(endpoint, std::move(body), kPluginKey, options);
+    return {Send(request), request.Get("X-License-Nonce").value()};
+  }
+
+  // `licensed serve` that must refuse to start; its result.
+  CommandResult ServeRefused(const std::vector<std::string>& args, const EnvVars& env = {}) const {
+    std::vector<std::string> argv = {
+        LicensedBinary(), "serve", "--listen",      "127.0.0.1:0",
+        "--store",        store(), "--signing-key", kPluginKey.id + "=" + kPluginKey.secret};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv, env, 20s);
+  }
+};
+
+TEST_F(ResponseSignatures, EverySuccessIsSignedOverItsNonceStatusDateAndBody) {
+  Start();
+  const std::string key = SigningPublicKey();
+  const std::string license = NewLicense(2);
+  for (const char* endpoint : {"activate", "heartbeat", "status", "deactivate"}) {
+    SCOPED_TRACE(endpoint);
+    const auto [r, nonce] = CallWithNonce(endpoint, Body(license, "machine-0001"));
+    ASSERT_OK(r);
+    EXPECT_SIGNED(r, key, nonce);
+    EXPECT_TRUE(SignedFor(r, key, nonce, KidOf(key)));
+    // The signature binds the body and the Date: either changed, it fails.
+    HttpResponse edited = r;
+    edited.body[edited.body.size() / 2] ^= 0x01;
+    EXPECT_FALSE(SignedFor(edited, key, nonce));
+    HttpResponse redated = r;
+    for (auto& h : redated.headers) {
+      if (h.name == "Date" || h.name == "date") h.value = "Mon, 01 Jan 2035 00:00:00 GMT";
+    }
+    EXPECT_FALSE(SignedFor(redated, key, nonce));
+    HttpResponse restatused = r;
+    restatused.status = 404;
+    EXPECT_FALSE(SignedFor(restatused, key, nonce));
+  }
+}
+
+TEST_F(ResponseSignatures, EveryErrorKindIsSigned) {
+  Start();
+  const std::string key = SigningPublicKey();
+  const std::string license = NewLicense(1);
+  ASSERT_OK(Activate(license, "machine-0001"));
+
+  // 400 1702: body not matching the schema.
+  auto [malformed, n1] = CallWithNonce("activate", Body(license, "short"));
+  EXPECT_API_ERROR(malformed, 400, 1702, "LICENSE_API_MALFORMED");
+  EXPECT_SIGNED(malformed, key, n1);
+  // 413 1702: body over 16 KiB, refused on its declared length before it is read.
+  auto [large, n2] = CallWithNonce("activate", PaddedBody(license, 16 * 1024 + 1));
+  EXPECT_API_ERROR(large, 413, 1702, "LICENSE_API_MALFORMED");
+  EXPECT_SIGNED(large, key, n2);
+  // 401 1700: signature mismatch; 401 1701: stale timestamp.
+  SignOptions wrong;
+  wrong.secret = "not the secret";
+  auto [mismatch, n3] = CallWithNonce("status", Body(license), wrong);
+  EXPECT_BAD_SIGNATURE(mismatch, "signature_mismatch");
+  EXPECT_SIGNED(mismatch, key, n3);
+  SignOptions stale;
+  stale.timestamp = UnixNow() - 3600;
+  auto [old, n4] = CallWithNonce("status", Body(license), stale);
+  EXPECT_API_ERROR(old, 401, 1701, "STALE_TIMESTAMP");
+  EXPECT_SIGNED(old, key, n4);
+  // 401 1700 nonce_reused: the replay is answered, and signed, over its own nonce.
+  const HttpRequest once = Signed("status", Body(license));
+  ASSERT_OK(Send(once));
+  const HttpResponse replay = Send(once);
+  EXPECT_BAD_SIGNATURE(replay, "nonce_reused");
+  EXPECT_SIGNED(replay, key, once.Get("X-License-Nonce").value());
+  // 404 1703, 404 1707, 409 1705, 403 1704.
+  auto [unknown, n5] = CallWithNonce("status", Body(RandomUuidV4()));
+  EXPECT_API_ERROR(unknown, 404, 1703, "LICENSE_API_NOT_FOUND");
+  EXPECT_SIGNED(unknown, key, n5);
+  auto [not_activated, n6] = CallWithNonce("heartbeat", Body(license, "machine-0002"));
+  EXPECT_API_ERROR(not_activated, 404, 1707, "LICENSE_API_MACHINE_NOT_ACTIVATED");
+  EXPECT_SIGNED(not_activated, key, n6);
+  auto [full, n7] = CallWithNonce("activate", Body(license, "machine-0002"));
+  EXPECT_API_ERROR(full, 409, 1705, "LICENSE_API_LIMIT_REACHED");
+  EXPECT_SIGNED(full, key, n7);
+  admin().SetStatus(license, "SUSPENDED");
+  auto [inactive, n8] = CallWithNonce("activate", Body(license, "machine-0001"));
+  EXPECT_API_ERROR(inactive, 403, 1704, "LICENSE_API_INACTIVE");
+  EXPECT_SIGNED(inactive, key, n8);
+}
+
+TEST_F(ResponseSignatures, RefusalsBeforeTheEndpointRunsAreSigned) {
+  Start();
+  const std::string key = SigningPublicKey();
+  const std::string nonce = RandomNonce();
+  // 405: another method on an endpoint.
+  for (const char* endpoint : {"activate", "heartbeat", "status", "deactivate"}) {
+    HttpRequest get;
+    get.method = "GET";
+    get.target = Endpoint(endpoint);
+    get.Set("X-License-Nonce", nonce);
+    const HttpResponse r = Send(get);
+    EXPECT_ROUTE_ERROR(r, 405, "METHOD_NOT_ALLOWED");
+    EXPECT_EQ(r.header("Allow"), "POST") << r.Describe();
+    EXPECT_SIGNED(r, key, nonce);
+  }
+  // 401 1700 missing_header, with no nonce at all: signed over "-".
+  HttpRequest unsigned_req;
+  unsigned_req.target = Endpoint("status");
+  unsigned_req.body = Body(RandomUuidV4());
+  unsigned_req.Set("Content-Type", "application/json");
+  const HttpResponse missing = Send(unsigned_req);
+  EXPECT_BAD_SIGNATURE(missing, "missing_header");
+  EXPECT_SIGNED(missing, key, std::nullopt);
+  EXPECT_FALSE(SignedFor(missing, key, nonce));
+  // 413 on a chunked body that outgrows the limit while it is read.
+  RawConnection c(port());
+  ASSERT_TRUE(c.connected());
+  const std::string chunk(17 * 1024, 'x');
+  std::ostringstream bytes;
+  bytes << "POST " << Endpoint("activate") << " HTTP/1.1\r\nHost: x\r\nX-License-Nonce: " << nonce
+        << "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+        << std::hex << chunk.size() << "\r\n"
+        << chunk << "\r\n0\r\n\r\n";
+  ASSERT_TRUE(c.Write(bytes.str()));
+  const HttpResponse chunked = c.Read();
+  EXPECT_API_ERROR(chunked, 413, 1702, "LICENSE_API_MALFORMED");
+  EXPECT_SIGNED(chunked, key, nonce);
+  // 431: the header could not be parsed, so no nonce was read: signed over "-".
+  const HttpResponse huge =
+      SendRaw("POST " + Endpoint("status") +
+              " HTTP/1.1\r\nHost: x\r\nX-Filler: " + std::string(9 * 1024, 'a') + "\r\n\r\n");
+  EXPECT_EQ(huge.status, 431) << huge.Describe();
+  EXPECT_SIGNED(huge, key, std::nullopt);
+  // A prefix added by a proxy still names an endpoint.
+  HttpRequest prefixed = Signed("status", Body(RandomUuidV4()));
+  prefixed.target = "/licensing" + prefixed.target;
+  const HttpResponse behind_proxy = Send(prefixed);
+  EXPECT_API_ERROR(behind_proxy, 404, 1703, "LICENSE_API_NOT_FOUND");
+  EXPECT_SIGNED(behind_proxy, key, prefixed.Get("X-License-Nonce").value());
+}
+
+TEST_F(ResponseSignatures, RateLimitedAnswersAreSigned) {
+  Start(WithRateLimits("1/1m", "off"));
+  const std::string key = SigningPublicKey();
+  const std::string license = NewLicense(1);
+  ASSERT_OK(Status(license));
+  auto [limited, nonce] = CallWithNonce("status", Body(license));
+  EXPECT_RATE_LIMITED(limited, "ip", 60);
+  EXPECT_SIGNED(limited, key, nonce);
+
+  Stop();
+  Start(WithRateLimits("off", "1/1m"));
+  const std::string key_after = SigningPublicKey();
+  EXPECT_EQ(key_after, key) << "the store's key changed across a restart";
+  ASSERT_OK(Status(license));
+  auto [key_limited, nonce2] = CallWithNonce("status", Body(license));
+  EXPECT_RATE_LIMITED(key_limited, "key", 60);
+  EXPECT_SIGNED(key_limited, key, nonce2);
+}
+
+TEST_F(ResponseSignatures, AReplayedAnswerDoesNotVerifyForANewNonce) {
+  Start();
+  const std::string key = SigningPublicKey();
+  const std::string license = NewLicense(1);
+  ASSERT_OK(Activate(license, "machine-0001"));
+  auto [valid, nonce] = CallWithNonce("status", Body(license, "machine-0001"));
+  ASSERT_OK(valid);
+  EXPECT_SIGNED(valid, key, nonce);
+  // An attacker who kept this "valid" answer cannot serve it to the next question.
+  const std::string next_nonce = RandomNonce();
+  EXPECT_FALSE(SignedFor(valid, key, next_nonce));
+  EXPECT_FALSE(SignedFor(valid, key, std::nullopt));
+}
+
+TEST_F(ResponseSignatures, PublicKeysPublishesTheSigningKeyAndIsCacheable) {
+  Start();
+  const HttpResponse r = GetPublicKeys();
+  ASSERT_EQ(r.status, 200) << r.Describe();
+  ExpectCommonHeaders(r);
+  EXPECT_EQ(r.header("Cache-Control"), "public, max-age=300");
+  const json::value v = BodyJson(r);
+  ASSERT_EQ(v.as_object().size(), 1u) << r.Describe();
+  const auto& keys = Arr(v, "keys");
+  ASSERT_EQ(keys.size(), 1u) << r.Describe();
+  ASSERT_EQ(keys[0].as_object().size(), 3u) << r.Describe();
+  EXPECT_EQ(Str(keys[0], "alg"), "Ed25519");
+  const std::string public_key = Str(keys[0], "publicKey");
+  ASSERT_EQ(Base64Decode(public_key).value_or("").size(), 32u) << public_key;
+  EXPECT_EQ(Str(keys[0], "kid"), KidOf(public_key));
+  // The answers name that kid.
+  const auto [status, nonce] = CallWithNonce("status", Body(RandomUuidV4()));
+  EXPECT_TRUE(SignedFor(status, public_key, nonce, KidOf(public_key)));
+  // Unsigned requests are fine; other methods are 405 with Allow: GET.
+  for (const char* method : {"POST", "PUT", "DELETE"}) {
+    HttpRequest other;
+    other.method = method;
+    other.target = Endpoint("public-keys");
+    const HttpResponse refused = Send(other);
+    EXPECT_ROUTE_ERROR(refused, 405, "METHOD_NOT_ALLOWED");
+    EXPECT_EQ(refused.header("Allow"), "GET") << refused.Describe();
+  }
+  // Behind a proxy prefix too.
+  HttpRequest prefixed;
+  prefixed.method = "GET";
+  prefixed.target = "/licensing" + Endpoint("public-keys");
+  EXPECT_EQ(Send(prefixed).body, r.body);
+}
+
+TEST_F(ResponseSignatures, TheStoredDefaultKeySurvivesARestart) {
+  Start();
+  const std::string before = GetPublicKeys().body;
+  const std::string key = SigningPublicKey();
+  EXPECT_NE(server().log().find("made response key " + KidOf(key)), std::string::npos)
+      << server().log();
+  RestartServer();
+  EXPECT_EQ(GetPublicKeys().body, before);
+  EXPECT_EQ(server().log().find("made response key"), std::string::npos) << server().log();
+  const auto [r, nonce] = CallWithNonce("status", Body(RandomUuidV4()));
+  EXPECT_SIGNED(r, key, nonce);
+}
+
+TEST_F(ResponseSignatures, RotationPublishesEveryKeyInOrderAndTheFirstSigns) {
+  const GeneratedKey current = Generate("current.pem");
+  const GeneratedKey next = Generate("next.pem");
+  EXPECT_EQ(current.kid, KidOf(current.public_key));
+  EXPECT_NE(current.kid, next.kid);
+  ServerOptions options;
+  options.args = {"--response-key", current.path, "--response-key", next.path};
+  Start(options);
+  const json::value v = ParseJson(GetPublicKeys().body);
+  const auto& keys = Arr(v, "keys");
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_EQ(Str(keys[0], "kid"), current.kid);
+  EXPECT_EQ(Str(keys[0], "publicKey"), current.public_key);
+  EXPECT_EQ(Str(keys[1], "kid"), next.kid);
+  EXPECT_EQ(Str(keys[1], "publicKey"), next.public_key);
+  const auto [r, nonce] = CallWithNonce("status", Body(RandomUuidV4()));
+  EXPECT_TRUE(SignedFor(r, current.public_key, nonce, current.kid));
+  EXPECT_FALSE(SignedFor(r, next.public_key, nonce));
+
+  // The next step of a rotation: the new key first.
+  Stop();
+  options.args = {"--response-key", next.path, "--response-key", current.path};
+  Start(options);
+  const auto [r2, nonce2] = CallWithNonce("status", Body(RandomUuidV4()));
+  EXPECT_TRUE(SignedFor(r2, next.public_key, nonce2, next.kid));
+}
+
+TEST_F(ResponseSignatures, FlagListBeatsEnvironmentListBeatsConfigFile) {
+  const GeneratedKey a = Generate("a.pem");
+  const GeneratedKey b = Generate("b.pem");
+  const GeneratedKey c = Generate("c.pem");
+  const std::string config = (dir().path() / "licensed.toml").string();
+  std::ofstream(config) << "response_keys = [\"" << c.path << "\"]\n";
+
+  ServerOptions from_file;
+  from_file.args = {"--config", config};
+  Start(from_file);
+  EXPECT_EQ(SigningPublicKey(), c.public_key);
+
+  Stop();
+  ServerOptions from_env = from_file;
+  from_env.env = {{"LICENSED_RESPONSE_KEYS", b.path + "," + a.path}};
+  Start(from_env);
+  const json::value v = ParseJson(GetPublicKeys().body);
+  ASSERT_EQ(Arr(v, "keys").size(), 2u);
+  EXPECT_EQ(Str(Arr(v, "keys")[0], "kid"), b.kid);
+  EXPECT_EQ(Str(Arr(v, "keys")[1], "kid"), a.kid);
+
+  Stop();
+  ServerOptions from_flag = from_env;
+  from_flag.args.insert(from_flag.args.end(), {"--response-key", a.path});
+  Start(from_flag);
+  const json::value w = ParseJson(GetPublicKeys().body);
+  ASSERT_EQ(Arr(w, "keys").size(), 1u);
+  EXPECT_EQ(Str(Arr(w, "keys")[0], "kid"), a.kid);
+}
+
+TEST_F(ResponseSignatures, GenerateWritesAPrivateFileAndNeverOverwrites) {
+  const GeneratedKey key = Generate("key.pem");
+  struct stat st {};
+  ASSERT_EQ(::stat(key.path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  std::ifstream in(key.path);
+  const std::string pem((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(pem.rfind("-----BEGIN PRIVATE KEY-----", 0), 0u) << pem;
+
+  const CommandResult again = admin().Run({"response-key", "generate", "--out", key.path});
+  EXPECT_EQ(again.exit_code, 1) << again.Describe();
+  EXPECT_NE(again.err.find(key.path), std::string::npos) << again.Describe();
+  std::ifstream in2(key.path);
+  const std::string after((std::istreambuf_iterator<char>(in2)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(after, pem);
+
+  // Without --json: the kid and the public key, one per line.
+  const std::string text_path = (dir().path() / "text.pem").string();
+  const CommandResult text = admin().Run({"response-key", "generate", "--out", text_path});
+  ASSERT_EQ(text.exit_code, 0) << text.Describe();
+  EXPECT_NE(text.out.find("kid        ed25519-"), std::string::npos) << text.Describe();
+  EXPECT_NE(text.out.find("publicKey  "), std::string::npos) << text.Describe();
+  EXPECT_EQ(text.out.find("PRIVATE"), std::string::npos) << text.Describe();
+}
+
+TEST_F(ResponseSignatures, AnUnusableKeyFileIsAConfigErrorThatShowsNoKeyMaterial) {
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const std::string path = (dir().path() / name).string();
+    std::ofstream(path) << text;
+    return path;
+  };
+  const std::string material = "MC4CAQAwBQYDK2VwBCIEIAAAAAAAAAAAAAAAAAAAAAAA";
+  // An X25519 key: a valid PKCS#8 key, but not for signatures.
+  const std::string x25519 =
+      write("x25519.pem",
+            "-----BEGIN PRIVATE "
+            "KEY-----\nMC4CAQAwBQYDK2VuBCIEINDTSJNAw/JwvCDwWPcFwFO6yZvGWc4uUyO3ECq9tcF3\n"
+            "-----END PRIVATE KEY-----\n");
+  const std::vector<std::string> bad = {
+      write("garbage.pem",
+            "-----BEGIN PRIVATE KEY-----\n" + material + "\n-----END PRIVATE KEY-----\n"),
+      x25519,
+      (dir().path() / "missing.pem").string(),
+  };
+  for (const auto& path : bad) {
+    const CommandResult r = ServeRefused({"--response-key", path});
+    EXPECT_EQ(r.exit_code, 2) << r.Describe();
+    EXPECT_NE(r.err.find(path), std::string::npos) << r.Describe();
+    EXPECT_EQ(r.err.find(material), std::string::npos) << r.Describe();
+    EXPECT_EQ(r.err.find("MC4CAQAw"), std::string::npos) << r.Describe();
+    EXPECT_EQ(r.out.find("MC4CAQAw"), std::string::npos) << r.Describe();
+  }
+  const CommandResult from_env =
+      ServeRefused({}, {{"LICENSED_RESPONSE_KEYS", (dir().path() / "missing.pem").string()}});
+  EXPECT_EQ(from_env.exit_code, 2) << from_env.Describe();
+}
+
+}  // namespace
+}  // namespace bb
