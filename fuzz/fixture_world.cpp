@@ -81,18 +81,15 @@ Status create_fixture(StoreTx& tx) {
   const auto& licenses = fixture_licenses();
   for (size_t i = 0; i < licenses.size(); ++i) {
     const FixtureLicense& f = licenses[i];
-    ASSIGN_OR_RETURN(auto product, tx.find_product(f.product));
-    if (!product) return errors::internal();
-    // Fixed keys rather than create_license's random ones: seed requests name them.
-    NewLicense n;
-    n.key = std::string(kLicenseKeys[i]);
-    n.product_id = product->id;
-    n.status = f.status;
-    n.expires_at = f.expires_at;
-    n.max = f.max;
-    n.machine_ttl_seconds = f.machine_ttl_seconds;
-    n.created_at = admin.now;
-    ASSIGN_OR_RETURN(License l, tx.insert_license(n));
+    // Fixed keys rather than random ones: seed requests name them.
+    LicenseSpec spec;
+    spec.product_slug = f.product;
+    spec.max = f.max;
+    spec.expires_at = f.expires_at;
+    spec.machine_ttl_seconds = f.machine_ttl_seconds;
+    spec.status = f.status;
+    spec.key = std::string(kLicenseKeys[i]);
+    ASSIGN_OR_RETURN(License l, create_license(tx, spec, admin));
     if (f.deleted) RETURN_IF_ERROR(delete_license(tx, l.key, admin));
     RETURN_IF_ERROR(insert_activations(tx, l.id, f));
   }

@@ -120,7 +120,7 @@ Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const Admin
   ASSIGN_OR_RETURN(auto product, tx.find_product(spec.product_slug));
   if (!product) return refused("unknown product " + spec.product_slug);
   NewLicense n;
-  n.key = generate_license_key();
+  n.key = spec.key.empty() ? generate_license_key() : spec.key;
   if (n.key.empty()) return errors::internal();
   n.product_id = product->id;
   n.status = spec.status;

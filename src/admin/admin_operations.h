@@ -29,6 +29,8 @@ struct LicenseSpec {
   std::optional<UnixMillis> expires_at;
   std::optional<int64_t> machine_ttl_seconds;
   LicenseStatus status = LicenseStatus::kActive;
+  // Empty: a fresh random key. Set by fixtures whose seed requests name their licenses.
+  std::string key;
 };
 
 Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
