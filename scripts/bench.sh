@@ -1,0 +1,214 @@
+#!/usr/bin/env bash
+# Load benchmarks of licensed (docs/benchmarks.md). For each scenario, RUNS times: a
+# fresh server on a fresh SQLite file in a temp dir (rate limits off, admin listener
+# off), licenses seeded by licensed-bench through the admin operations, one timed run;
+# then the median and spread (min, max) per scenario.
+#
+#   scripts/bench.sh [-n RUNS] [-d DURATION] [-w WARMUP] [-c CONNECTIONS] [-t THREADS]
+#                    [--server-threads N] [--no-build] [--out DIR] SCENARIO...
+#
+# SCENARIO: status heartbeat activate-repeat activate-new activate-hot mix (licensed-bench
+# scenarios against licensed), and the ceilings:
+#   nginx          licensed-bench's status requests (signed, random keys) against nginx
+#                  answering `return 200` (Debian's nginx, own config, loopback port)
+#   wrk-nginx      wrk against the same nginx
+#   wrk-licensed   wrk against licensed: wrk cannot sign, so every request is refused at
+#                  check 4 (401 missing_header): licensed's HTTP layer without the work
+# Defaults: 5 runs of 10 s after a 1 s warm-up, 64 connections, 1 client thread.
+# Every run's JSON goes to OUT/runs.jsonl; the summary to stdout and OUT/summary.txt.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$PWD"
+
+runs=5 duration=10s warmup=1s connections=64 threads=1 server_threads="" build=1 out=""
+scenarios=()
+while (($#)); do
+  case "$1" in
+    -n) runs="$2"; shift 2 ;;
+    -d) duration="$2"; shift 2 ;;
+    -w) warmup="$2"; shift 2 ;;
+    -c) connections="$2"; shift 2 ;;
+    -t) threads="$2"; shift 2 ;;
+    --server-threads) server_threads="$2"; shift 2 ;;
+    --no-build) build=0; shift ;;
+    --out) out="$2"; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
+    *) scenarios+=("$1"); shift ;;
+  esac
+done
+((${#scenarios[@]})) || { echo "bench.sh: name at least one scenario (see --help)" >&2; exit 2; }
+
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/licensed-ccache}"
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$repo}"
+if ((build)); then
+  cmake --preset release >/dev/null
+  cmake --build build/release --target licensed licensed-bench -j"$(nproc)"
+fi
+licensed="$repo/build/release/licensed"
+bench="$repo/build/release/bench/licensed-bench"
+out="${out:-$repo/build/bench-results/$(date -u +%Y%m%dT%H%M%SZ)}"
+mkdir -p "$out"
+: >"$out/runs.jsonl"
+
+tmp="$(mktemp -d)"
+server_pid=""
+stop_server() {
+  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
+  server_pid=""
+}
+trap 'stop_server; rm -rf "$tmp"' EXIT
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# Starts licensed on a fresh store in $run_dir; sets server_pid and port.
+start_licensed() {
+  local args=(serve --listen 127.0.0.1:0 --store "sqlite:$run_dir/licensed.db"
+              --signing-key "bench=$secret" --rate-limit-key off --rate-limit-ip off
+              --admin-listen off)
+  [ -n "$server_threads" ] && args+=(--threads "$server_threads")
+  "$licensed" "${args[@]}" >"$run_dir/server.log" 2>&1 &
+  server_pid=$!
+  port=""
+  for _ in $(seq 1 200); do
+    port="$(sed -nE 's/.*listening on 127\.0\.0\.1:([0-9]+).*/\1/p' "$run_dir/server.log" | head -n1)"
+    [ -n "$port" ] && return 0
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  cat "$run_dir/server.log" >&2
+  echo "bench.sh: licensed did not start" >&2
+  exit 1
+}
+
+# nginx answering 200 to everything, from its own config in $run_dir, in the
+# foreground of a background job (daemon off), as many workers as cores.
+start_nginx() {
+  command -v nginx >/dev/null || { echo "bench.sh: nginx is not installed (apt-get install nginx)" >&2; exit 1; }
+  port="$(free_port)"
+  mkdir -p "$run_dir/nginx-tmp"
+  cat >"$run_dir/nginx.conf" <<CONF
+daemon off;
+user root;
+worker_processes $(nproc);
+pid $run_dir/nginx.pid;
+error_log $run_dir/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  keepalive_timeout 60s;
+  client_body_temp_path $run_dir/nginx-tmp;
+  proxy_temp_path $run_dir/nginx-tmp;
+  fastcgi_temp_path $run_dir/nginx-tmp;
+  uwsgi_temp_path $run_dir/nginx-tmp;
+  scgi_temp_path $run_dir/nginx-tmp;
+  server {
+    listen 127.0.0.1:$port;
+    location / { default_type application/json; return 200 '{"ok":true}'; }
+  }
+}
+CONF
+  nginx -p "$run_dir" -c "$run_dir/nginx.conf" -e "$run_dir/nginx-error.log" &
+  server_pid=$!
+  for _ in $(seq 1 100); do
+    if python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$port),0.2)" 2>/dev/null; then
+      return 0
+    fi
+    sleep 0.05
+  done
+  cat "$run_dir/nginx-error.log" >&2
+  echo "bench.sh: nginx did not start" >&2
+  exit 1
+}
+
+# wrk's summary as the same JSON shape licensed-bench prints (no p99.9: wrk has none).
+run_wrk() {
+  local path="$1"
+  command -v wrk >/dev/null || { echo "bench.sh: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
+  local secs="${duration%s}"
+  wrk -t"$threads" -c"$connections" -d"$secs"s --latency -s "$tmp/post.lua" \
+    "http://127.0.0.1:$port$path" >"$run_dir/wrk.txt"
+  python3 - "$run_dir/wrk.txt" "$scenario" "$connections" "$threads" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+def ms(v, unit):
+    return float(v) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
+lat = {}
+for pct, v, unit in re.findall(r"^\s+(50|75|90|99)%\s+([\d.]+)(us|ms|s)\s*$", text, re.M):
+    lat["p" + pct] = ms(v, unit)
+m = re.search(r"(\d+) requests in ([\d.]+)(s|m)", text)
+answered = int(m.group(1)); secs = float(m.group(2)) * (60 if m.group(3) == "m" else 1)
+non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+errs = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
+transport = sum(map(int, errs.groups())) if errs else 0
+print(json.dumps({"scenario": sys.argv[2], "connections": int(sys.argv[3]), "threads": int(sys.argv[4]),
+                  "answered": answered, "measuredSeconds": secs,
+                  "ok": answered - (int(non2xx.group(1)) if non2xx else 0),
+                  "throughput": float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1)),
+                  "latencyMs": lat, "transportErrors": transport, "unexpectedErrors": 0}))
+PY
+}
+
+cat >"$tmp/post.lua" <<'LUA'
+wrk.method = "POST"
+wrk.body = '{"licenseKey":"6f1c1b1e-8a57-4d5c-9b1e-0a2b3c4d5e6f","machineId":"bench-machine-0001"}'
+wrk.headers["Content-Type"] = "application/json"
+LUA
+
+echo "bench.sh: $(nproc) cores, $runs runs of $duration (+$warmup warm-up), $connections connections, $threads client thread(s); results in $out" >&2
+for scenario in "${scenarios[@]}"; do
+  for run in $(seq 1 "$runs"); do
+    run_dir="$tmp/$scenario-$run"
+    mkdir -p "$run_dir"
+    secret="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+    load="$(cut -d' ' -f1 /proc/loadavg)"
+    case "$scenario" in
+      nginx)
+        start_nginx
+        report="$(LICENSED_BENCH_SECRET="$secret" "$bench" --port "$port" --scenario status \
+                  -c "$connections" -t "$threads" -d "$duration" --warmup "$warmup" --json -q 2>/dev/null)" ;;
+      wrk-nginx)
+        start_nginx
+        report="$(run_wrk /api/v1/license/status)" ;;
+      wrk-licensed)
+        start_licensed
+        report="$(run_wrk /api/v1/license/status)" ;;
+      *)
+        start_licensed
+        report="$(LICENSED_BENCH_SECRET="$secret" "$bench" --port "$port" \
+                  --store "sqlite:$run_dir/licensed.db" --scenario "$scenario" \
+                  -c "$connections" -t "$threads" -d "$duration" --warmup "$warmup" --json -q)" ;;
+    esac
+    stop_server
+    load_after="$(cut -d' ' -f1 /proc/loadavg)"
+    python3 -c 'import json,sys; r=json.loads(sys.argv[1]); r.update(run=int(sys.argv[2]), scenario=sys.argv[3], loadBefore=float(sys.argv[4]), loadAfter=float(sys.argv[5])); print(json.dumps(r))' \
+      "$report" "$run" "$scenario" "$load" "$load_after" >>"$out/runs.jsonl"
+    python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(f"  {sys.argv[2]} run {sys.argv[3]}: {r[\"throughput\"]:.0f} req/s, p99 {r[\"latencyMs\"].get(\"p99\", 0):.2f} ms (load average {sys.argv[4]})")' \
+      "$report" "$scenario" "$run" "$load" >&2
+    rm -rf "$run_dir"
+  done
+done
+
+python3 - "$out/runs.jsonl" <<'PY' | tee "$out/summary.txt"
+import json, statistics, sys
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+by = {}
+for r in runs: by.setdefault(r["scenario"], []).append(r)
+def cell(values, fmt):
+    return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
+print(f"{'scenario':<14} {'runs':>4}  {'req/s median (min-max)':<26} {'p50 ms':<22} {'p99 ms':<22} {'p99.9 ms':<22} {'errors':>7} {'load avg':>10}")
+for name, rs in by.items():
+    lat = lambda q: [r["latencyMs"].get(q) for r in rs if r["latencyMs"].get(q) is not None]
+    p999 = lat("p999")
+    errors = sum(r.get("unexpectedErrors", 0) + r.get("transportErrors", 0) for r in rs)
+    loads = [r["loadBefore"] for r in rs] + [r["loadAfter"] for r in rs]
+    print(f"{name:<14} {len(rs):>4}  {cell([r['throughput'] for r in rs], '{:.0f}'):<26} "
+          f"{cell(lat('p50'), '{:.2f}'):<22} {cell(lat('p99'), '{:.2f}'):<22} "
+          f"{(cell(p999, '{:.2f}') if p999 else '-'):<22} {errors:>7} {min(loads):>4.1f}-{max(loads):<4.1f}")
+PY
