@@ -24,6 +24,10 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
 using SteadyClock = std::chrono::steady_clock;
+// A socket bound to its io_context's own executor type: beast::tcp_stream's per-operation
+// timers and the type-erased any_io_executor cost the generator more CPU per request than
+// signing it, CPU the server under test then lacks. Timeouts are a watchdog's job instead.
+using Socket = net::basic_stream_socket<tcp, net::io_context::executor_type>;
 
 // A connection that cannot connect this many times in a row gives up, so a run against
 // a dead server ends instead of spinning until its deadline (or forever with --requests).
@@ -85,6 +89,9 @@ class Connection {
  public:
   Connection(LoadThread& thread, RequestSource source);
   void start() { connect(); }
+  // Called by the thread's watchdog: ends an operation that has waited longer than the
+  // timeout; its handler then counts a timeout.
+  void check_timeout(SteadyClock::time_point now);
 
  private:
   void connect();
@@ -94,16 +101,20 @@ class Connection {
   void on_read(beast::error_code ec);
   void fail(const char* where, beast::error_code ec);
   void finish();
+  void close_socket();
 
   LoadThread& thread_;
   RequestSource source_;
-  beast::tcp_stream stream_;
+  Socket socket_;
   net::steady_timer retry_timer_;
   beast::flat_buffer buffer_;
   http::request<http::string_body> request_;
   std::optional<http::response_parser<http::string_body>> response_;
   SignedHeaders headers_;
   SteadyClock::time_point sent_at_;
+  // When the pending connect, write or read began; max() when none is pending.
+  SteadyClock::time_point pending_since_ = SteadyClock::time_point::max();
+  bool timed_out_ = false;
   int connect_failures_ = 0;
 };
 
@@ -117,6 +128,7 @@ struct LoadThread {
   const tcp::resolver::results_type& endpoints;
   const Paths& paths;
   net::io_context io{1};
+  net::steady_timer watchdog{io};
   RequestSigner signer;
   std::vector<std::unique_ptr<Connection>> connections;
   RunStats stats;  // this thread's alone until it has finished
@@ -125,12 +137,25 @@ struct LoadThread {
   std::atomic<uint64_t> answered{0};
   std::atomic<uint64_t> refused{0};  // non-2xx the scenario does not expect
   std::atomic<uint64_t> transport_failures{0};
+  size_t connections_done = 0;  // connections that will send nothing more
 };
+
+// Every quarter second, ends the operations that have waited longer than the timeout;
+// stops once every connection of the thread is done, so the io_context runs out of work.
+void arm_watchdog(LoadThread& t) {
+  t.watchdog.expires_after(std::chrono::milliseconds(250));
+  t.watchdog.async_wait([&t](beast::error_code ec) {
+    if (ec || t.connections_done >= t.connections.size()) return;
+    const auto now = SteadyClock::now();
+    for (auto& c : t.connections) c->check_timeout(now);
+    arm_watchdog(t);
+  });
+}
 
 Connection::Connection(LoadThread& thread, RequestSource source)
     : thread_(thread),
       source_(std::move(source)),
-      stream_(thread.io),
+      socket_(thread.io.get_executor()),
       retry_timer_(thread.io) {
   request_.version(11);
   request_.method(http::verb::post);
@@ -141,14 +166,23 @@ Connection::Connection(LoadThread& thread, RequestSource source)
   request_.keep_alive(true);
 }
 
+void Connection::check_timeout(SteadyClock::time_point now) {
+  if (now - pending_since_ < thread_.config.timeout) return;
+  timed_out_ = true;
+  pending_since_ = SteadyClock::time_point::max();
+  beast::error_code ignored;
+  socket_.close(ignored);  // the pending operation completes with operation_aborted
+}
+
 void Connection::connect() {
   if (!thread_.control.running()) return finish();
-  stream_.expires_after(thread_.config.timeout);
-  stream_.async_connect(thread_.endpoints,
-                        [this](beast::error_code ec, const tcp::endpoint&) { on_connect(ec); });
+  pending_since_ = SteadyClock::now();
+  net::async_connect(socket_, thread_.endpoints,
+                     [this](beast::error_code ec, const tcp::endpoint&) { on_connect(ec); });
 }
 
 void Connection::on_connect(beast::error_code ec) {
+  pending_since_ = SteadyClock::time_point::max();
   if (ec) {
     fail("connect", ec);
     if (++connect_failures_ >= kMaxConnectFailures) {
@@ -161,7 +195,7 @@ void Connection::on_connect(beast::error_code ec) {
   }
   connect_failures_ = 0;
   beast::error_code ignored;
-  stream_.socket().set_option(tcp::no_delay(true), ignored);
+  socket_.set_option(tcp::no_delay(true), ignored);
   send_next();
 }
 
@@ -183,8 +217,8 @@ void Connection::send_next() {
   request_.body() = planned.body;
   request_.prepare_payload();
   sent_at_ = SteadyClock::now();
-  stream_.expires_after(thread_.config.timeout);
-  http::async_write(stream_, request_,
+  pending_since_ = sent_at_;
+  http::async_write(socket_, request_,
                     [this](beast::error_code ec, size_t) { on_write(ec); });
 }
 
@@ -192,12 +226,13 @@ void Connection::on_write(beast::error_code ec) {
   if (ec) return fail("write", ec);
   response_.emplace();
   response_->body_limit(1 << 20);
-  http::async_read(stream_, buffer_, *response_,
+  http::async_read(socket_, buffer_, *response_,
                    [this](beast::error_code ec, size_t) { on_read(ec); });
 }
 
 void Connection::on_read(beast::error_code ec) {
   if (ec) return fail("read", ec);
+  pending_since_ = SteadyClock::time_point::max();
   const auto now = SteadyClock::now();
   const auto& res = response_->get();
   const unsigned status = res.result_int();
@@ -229,22 +264,23 @@ void Connection::on_read(beast::error_code ec) {
   }
   if (!res.keep_alive()) {
     // The server ended the connection after answering: open a new one, as a client would.
-    beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    stream_.close();
+    close_socket();
     return connect();
   }
   send_next();
 }
 
 void Connection::fail(const char* where, beast::error_code ec) {
+  pending_since_ = SteadyClock::time_point::max();
   const bool counted = thread_.control.running() || std::string_view(where) != "connect";
   if (counted) {
-    ++thread_.stats.transport_errors[fmt::format("{}: {}", where, ec.message())];
+    const std::string what = timed_out_ ? "timeout" : ec.message();
+    ++thread_.stats.transport_errors[fmt::format("{}: {}", where, what)];
     thread_.transport_failures.fetch_add(1, std::memory_order_relaxed);
   }
+  timed_out_ = false;
   beast::error_code ignored;
-  stream_.socket().close(ignored);
+  socket_.close(ignored);
   buffer_.clear();
   if (std::string_view(where) == "connect") return;  // on_connect retries
   retry_timer_.expires_after(kReconnectDelay);
@@ -252,9 +288,15 @@ void Connection::fail(const char* where, beast::error_code ec) {
 }
 
 void Connection::finish() {
+  close_socket();
+  if (++thread_.connections_done == thread_.connections.size()) thread_.watchdog.cancel();
+}
+
+void Connection::close_socket() {
   beast::error_code ignored;
-  stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-  stream_.socket().close(ignored);
+  socket_.shutdown(tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  buffer_.clear();
 }
 
 // One request and its answer over a blocking connection, for the preparation pass.
@@ -359,6 +401,7 @@ RunSummary run_load(const LoadConfig& config) {
   std::vector<std::thread> workers;
   for (auto& load : loads) {
     workers.emplace_back([&load, &finished] {
+      arm_watchdog(*load);
       for (auto& c : load->connections) c->start();
       load->io.run();
       finished.fetch_add(1);

@@ -16,16 +16,25 @@ bool RequestSigner::sign(std::string_view method, std::string_view api_path,
     cached_second_ = unix_seconds;
     cached_timestamp_ = std::to_string(unix_seconds);
   }
-  uint8_t random[16];
-  if (RAND_bytes(random, sizeof random) != 1) return false;
   out.key_id = key_id_;
   out.timestamp = cached_timestamp_;
-  out.nonce = to_hex(random, sizeof random);
+  if (!next_nonce(out.nonce)) return false;
   const std::string canonical = canonical_string(
       {method, api_path, out.key_id, out.timestamp, out.nonce, body_sha256_hex});
   Sha256Digest mac{};
   if (!mac_->compute(canonical, mac)) return false;
   out.signature = "v1=" + to_hex(mac);
+  return true;
+}
+
+bool RequestSigner::next_nonce(std::string& out) {
+  constexpr size_t kNonceBytes = 16;
+  if (random_used_ + kNonceBytes > random_.size()) {
+    if (RAND_bytes(random_.data(), static_cast<int>(random_.size())) != 1) return false;
+    random_used_ = 0;
+  }
+  out = to_hex(random_.data() + random_used_, kNonceBytes);
+  random_used_ += kNonceBytes;
   return true;
 }
 

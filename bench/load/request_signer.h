@@ -4,6 +4,7 @@
 // generator shares the machine's CPUs with the server it measures).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,8 +33,14 @@ class RequestSigner {
             int64_t unix_seconds, SignedHeaders& out);
 
  private:
+  bool next_nonce(std::string& out);
+
   std::string key_id_;
   std::unique_ptr<HmacSha256> mac_;
+  // CSPRNG bytes drawn a page at a time: RAND_bytes() per request cost as much as the
+  // HMAC (OpenSSL checks for a fork with a getpid() system call on every call).
+  std::array<uint8_t, 4096> random_{};
+  size_t random_used_ = 4096;
   int64_t cached_second_ = -1;  // the timestamp text changes once a second
   std::string cached_timestamp_;
 };
