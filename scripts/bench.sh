@@ -189,7 +189,7 @@ for scenario in "${scenarios[@]}"; do
     load_after="$(cut -d' ' -f1 /proc/loadavg)"
     python3 -c 'import json,sys; r=json.loads(sys.argv[1]); r.update(run=int(sys.argv[2]), scenario=sys.argv[3], loadBefore=float(sys.argv[4]), loadAfter=float(sys.argv[5])); print(json.dumps(r))' \
       "$report" "$run" "$scenario" "$load" "$load_after" >>"$out/runs.jsonl"
-    python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(f"  {sys.argv[2]} run {sys.argv[3]}: {r[\"throughput\"]:.0f} req/s, p99 {r[\"latencyMs\"].get(\"p99\", 0):.2f} ms (load average {sys.argv[4]})")' \
+    python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print("  %s run %s: %.0f req/s, p99 %.2f ms (load average %s)" % (sys.argv[2], sys.argv[3], r["throughput"], r["latencyMs"].get("p99", 0), sys.argv[4]))' \
       "$report" "$scenario" "$run" "$load" >&2
     rm -rf "$run_dir"
   done
