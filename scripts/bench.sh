@@ -16,6 +16,8 @@
 #                  check 4 (401 missing_header): licensed's HTTP layer without the work
 # Defaults: 5 runs of 10 s after a 1 s warm-up, 64 connections, 1 client thread.
 # Every run's JSON goes to OUT/runs.jsonl; the summary to stdout and OUT/summary.txt.
+# The machine is shared, so each run also records the CPU the server and the client
+# used, and how many cores everything else on the machine took meanwhile ("others").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
@@ -61,6 +63,19 @@ stop_server() {
   server_pid=""
 }
 trap 'stop_server; rm -rf "$tmp"' EXIT
+
+# Busy time of the whole machine, in clock ticks (user, nice, system, irq, softirq, steal).
+machine_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }
+# CPU ticks of a process and its children (nginx's workers), threads included.
+process_ticks() {
+  local total=0 pid
+  for pid in "$1" $(pgrep -P "$1" || true); do
+    [ -r "/proc/$pid/stat" ] && total=$((total + $(awk '{print $14+$15}' "/proc/$pid/stat")))
+  done
+  echo "$total"
+}
+# user+system seconds that /usr/bin/time wrote for the client.
+client_seconds() { awk '{print $1+$2}' "$1"; }
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -132,7 +147,8 @@ run_wrk() {
   local path="$1"
   command -v wrk >/dev/null || { echo "bench.sh: wrk is not installed (apt-get install wrk)" >&2; exit 1; }
   local secs="${duration%s}"
-  wrk -t"$threads" -c"$connections" -d"$secs"s --latency -s "$tmp/post.lua" \
+  /usr/bin/time -o "$run_dir/client-time" -f "%U %S" \
+    wrk -t"$threads" -c"$connections" -d"$secs"s --latency -s "$tmp/post.lua" \
     "http://127.0.0.1:$port$path" >"$run_dir/wrk.txt"
   python3 - "$run_dir/wrk.txt" "$scenario" "$connections" "$threads" <<'PY'
 import json, re, sys
@@ -168,29 +184,49 @@ for scenario in "${scenarios[@]}"; do
     mkdir -p "$run_dir"
     secret="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
     load="$(cut -d' ' -f1 /proc/loadavg)"
+    bench_time=(/usr/bin/time -o "$run_dir/client-time" -f "%U %S")
+    case "$scenario" in
+      nginx|wrk-nginx) start_nginx ;;
+      *) start_licensed ;;
+    esac
+    server_before="$(process_ticks "$server_pid")" machine_before="$(machine_ticks)"
+    started="$(date +%s.%N)"
     case "$scenario" in
       nginx)
-        start_nginx
-        report="$(LICENSED_BENCH_SECRET="$secret" "$bench" --port "$port" --scenario status \
-                  -c "$connections" -t "$threads" -d "$duration" --warmup "$warmup" --json -q 2>/dev/null)" ;;
-      wrk-nginx)
-        start_nginx
-        report="$(run_wrk /api/v1/license/status)" ;;
-      wrk-licensed)
-        start_licensed
+        report="$(LICENSED_BENCH_SECRET="$secret" "${bench_time[@]}" "$bench" --port "$port" \
+                  --scenario status -c "$connections" -t "$threads" -d "$duration" \
+                  --warmup "$warmup" --json -q 2>/dev/null)" ;;
+      wrk-nginx|wrk-licensed)
         report="$(run_wrk /api/v1/license/status)" ;;
       *)
-        start_licensed
-        report="$(LICENSED_BENCH_SECRET="$secret" "$bench" --port "$port" \
+        report="$(LICENSED_BENCH_SECRET="$secret" "${bench_time[@]}" "$bench" --port "$port" \
                   --store "sqlite:$run_dir/licensed.db" --scenario "$scenario" \
                   -c "$connections" -t "$threads" -d "$duration" --warmup "$warmup" --json -q)" ;;
     esac
+    ended="$(date +%s.%N)"
+    server_ticks=$(( $(process_ticks "$server_pid") - server_before ))
+    machine_ticks_used=$(( $(machine_ticks) - machine_before ))
     stop_server
     load_after="$(cut -d' ' -f1 /proc/loadavg)"
-    python3 -c 'import json,sys; r=json.loads(sys.argv[1]); r.update(run=int(sys.argv[2]), scenario=sys.argv[3], loadBefore=float(sys.argv[4]), loadAfter=float(sys.argv[5])); print(json.dumps(r))' \
-      "$report" "$run" "$scenario" "$load" "$load_after" >>"$out/runs.jsonl"
-    python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print("  %s run %s: %.0f req/s, p99 %.2f ms (load average %s)" % (sys.argv[2], sys.argv[3], r["throughput"], r["latencyMs"].get("p99", 0), sys.argv[4]))' \
-      "$report" "$scenario" "$run" "$load" >&2
+    python3 - "$report" "$run" "$scenario" "$load" "$load_after" "$server_ticks" \
+      "$(client_seconds "$run_dir/client-time")" "$machine_ticks_used" "$started" "$ended" \
+      "$(getconf CLK_TCK)" >>"$out/runs.jsonl" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+tick = 1.0 / float(sys.argv[11])
+server = int(sys.argv[6]) * tick
+client = float(sys.argv[7])
+busy = int(sys.argv[8]) * tick
+wall = float(sys.argv[10]) - float(sys.argv[9])
+requests = r["answered"] + r.get("warmupAnswered", 0)
+r.update(run=int(sys.argv[2]), scenario=sys.argv[3], loadBefore=float(sys.argv[4]),
+         loadAfter=float(sys.argv[5]), serverCpuSeconds=server, clientCpuSeconds=client,
+         # Cores the rest of the machine kept busy during the run: the noise of this run.
+         otherCores=max(0.0, (busy - server - client) / wall),
+         serverCpuUsPerRequest=server / requests * 1e6 if requests else None)
+print(json.dumps(r))
+PY
+    tail -n1 "$out/runs.jsonl" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("  %s run %s: %.0f req/s, p99 %.2f ms, server %.1f us CPU/request, others kept %.2f cores busy (load average %s)" % (r["scenario"], r["run"], r["throughput"], r["latencyMs"].get("p99", 0), r["serverCpuUsPerRequest"] or 0, r["otherCores"], r["loadBefore"]))' >&2
     rm -rf "$run_dir"
   done
 done
@@ -202,13 +238,16 @@ by = {}
 for r in runs: by.setdefault(r["scenario"], []).append(r)
 def cell(values, fmt):
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
-print(f"{'scenario':<14} {'runs':>4}  {'req/s median (min-max)':<26} {'p50 ms':<22} {'p99 ms':<22} {'p99.9 ms':<22} {'errors':>7} {'load avg':>10}")
+print(f"{'scenario':<14} {'runs':>4}  {'req/s median (min-max)':<24} {'p50 ms':<19} {'p99 ms':<19} "
+      f"{'p99.9 ms':<19} {'server us/req':<19} {'others cores':<17} {'errors':>6}")
 for name, rs in by.items():
     lat = lambda q: [r["latencyMs"].get(q) for r in rs if r["latencyMs"].get(q) is not None]
     p999 = lat("p999")
     errors = sum(r.get("unexpectedErrors", 0) + r.get("transportErrors", 0) for r in rs)
-    loads = [r["loadBefore"] for r in rs] + [r["loadAfter"] for r in rs]
-    print(f"{name:<14} {len(rs):>4}  {cell([r['throughput'] for r in rs], '{:.0f}'):<26} "
-          f"{cell(lat('p50'), '{:.2f}'):<22} {cell(lat('p99'), '{:.2f}'):<22} "
-          f"{(cell(p999, '{:.2f}') if p999 else '-'):<22} {errors:>7} {min(loads):>4.1f}-{max(loads):<4.1f}")
+    cpu = [r["serverCpuUsPerRequest"] for r in rs if r.get("serverCpuUsPerRequest")]
+    others = [r["otherCores"] for r in rs if "otherCores" in r]
+    print(f"{name:<14} {len(rs):>4}  {cell([r['throughput'] for r in rs], '{:.0f}'):<24} "
+          f"{cell(lat('p50'), '{:.2f}'):<19} {cell(lat('p99'), '{:.2f}'):<19} "
+          f"{(cell(p999, '{:.2f}') if p999 else '-'):<19} {(cell(cpu, '{:.1f}') if cpu else '-'):<19} "
+          f"{(cell(others, '{:.2f}') if others else '-'):<17} {errors:>6}")
 PY
