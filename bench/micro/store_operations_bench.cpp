@@ -5,6 +5,7 @@
 // read transaction per request on a connection of its own. A last benchmark pays one
 // commit per write, as a lone request does on an idle server.
 #include <benchmark/benchmark.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -21,6 +22,9 @@
 
 namespace licensed {
 namespace {
+
+// Each benchmark opens a fresh database, whose migration would log a line every time.
+const bool kQuiet = (spdlog::set_level(spdlog::level::warn), true);
 
 constexpr UnixMillis kStart = 1'795'000'000'000;
 constexpr int64_t kUnlimited = 1'000'000'000;
