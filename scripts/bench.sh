@@ -225,7 +225,8 @@ r.update(run=int(sys.argv[2]), scenario=sys.argv[3], loadBefore=float(sys.argv[4
          loadAfter=float(sys.argv[5]), serverCpuSeconds=server, clientCpuSeconds=client,
          # Cores the rest of the machine kept busy during the run: the noise of this run.
          otherCores=max(0.0, (busy - server - client) / wall),
-         serverCpuUsPerRequest=server / requests * 1e6 if requests else None)
+         serverCpuUsPerRequest=server / requests * 1e6 if requests else None,
+         clientCpuUsPerRequest=client / requests * 1e6 if requests else None)
 print(json.dumps(r))
 PY
     tail -n1 "$out/runs.jsonl" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("  %s run %s: %.0f req/s, p99 %.2f ms, server %.1f us CPU/request, others kept %.2f cores busy (load average %s)" % (r["scenario"], r["run"], r["throughput"], r["latencyMs"].get("p99", 0), r["serverCpuUsPerRequest"] or 0, r["otherCores"], r["loadBefore"]))' >&2
@@ -241,15 +242,17 @@ for r in runs: by.setdefault(r["scenario"], []).append(r)
 def cell(values, fmt):
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 print(f"{'scenario':<14} {'runs':>4}  {'req/s median (min-max)':<24} {'p50 ms':<19} {'p99 ms':<19} "
-      f"{'p99.9 ms':<19} {'server us/req':<19} {'others cores':<17} {'errors':>6}")
+      f"{'p99.9 ms':<19} {'server us/req':<19} {'client us/req':<17} {'others cores':<17} {'errors':>6}")
 for name, rs in by.items():
     lat = lambda q: [r["latencyMs"].get(q) for r in rs if r["latencyMs"].get(q) is not None]
     p999 = lat("p999")
     errors = sum(r.get("unexpectedErrors", 0) + r.get("transportErrors", 0) for r in rs)
     cpu = [r["serverCpuUsPerRequest"] for r in rs if r.get("serverCpuUsPerRequest")]
+    client = [r["clientCpuUsPerRequest"] for r in rs if r.get("clientCpuUsPerRequest")]
     others = [r["otherCores"] for r in rs if "otherCores" in r]
     print(f"{name:<14} {len(rs):>4}  {cell([r['throughput'] for r in rs], '{:.0f}'):<24} "
           f"{cell(lat('p50'), '{:.2f}'):<19} {cell(lat('p99'), '{:.2f}'):<19} "
           f"{(cell(p999, '{:.2f}') if p999 else '-'):<19} {(cell(cpu, '{:.1f}') if cpu else '-'):<19} "
+          f"{(cell(client, '{:.1f}') if client else '-'):<17} "
           f"{(cell(others, '{:.2f}') if others else '-'):<17} {errors:>6}")
 PY
