@@ -179,7 +179,7 @@ wrk.body = '{"licenseKey":"6f1c1b1e-8a57-4d5c-9b1e-0a2b3c4d5e6f","machineId":"be
 wrk.headers["Content-Type"] = "application/json"
 LUA
 
-echo "bench.sh: $(nproc) cores, $runs runs of $duration (+$warmup warm-up), $connections connections, $threads client thread(s); results in $out" >&2
+echo "bench.sh: $(nproc) cores, $runs runs of $duration (+$warmup warm-up), $connections connections, $threads client thread(s); load average $(cut -d' ' -f1-3 /proc/loadavg); results in $out" >&2
 for scenario in "${scenarios[@]}"; do
   for run in $(seq 1 "$runs"); do
     run_dir="$tmp/$scenario-$run"
