@@ -299,9 +299,19 @@ void Connection::close_socket() {
   buffer_.clear();
 }
 
-// One request and its answer over a blocking connection, for the preparation pass.
-void send_blocking(beast::tcp_stream& stream, const LoadConfig& config, const Paths& paths,
-                   RequestSigner& signer, const PlannedRequest& planned) {
+// Runs `io` until the operations started on it complete; beast::tcp_stream's timeout
+// bounds each of them, so a server that never answers fails the preparation instead of
+// hanging it (blocking calls would ignore the timeout).
+void run_until_done(net::io_context& io, beast::error_code& result) {
+  io.restart();
+  io.run();
+  if (result) throw boost::system::system_error(result);
+}
+
+// One request and its answer, for the preparation pass (not timed, so the plain
+// tcp_stream is fine here).
+void send_and_check(net::io_context& io, beast::tcp_stream& stream, const LoadConfig& config,
+                    const Paths& paths, RequestSigner& signer, const PlannedRequest& planned) {
   const size_t i = Paths::index(planned.endpoint);
   SignedHeaders h;
   if (!signer.sign("POST", paths.api[i], planned.body_sha256_hex, unix_seconds_now(), h)) {
@@ -316,11 +326,19 @@ void send_blocking(beast::tcp_stream& stream, const LoadConfig& config, const Pa
   req.set("X-License-Signature", h.signature);
   req.body() = planned.body;
   req.prepare_payload();
-  stream.expires_after(config.timeout);
-  http::write(stream, req);
   beast::flat_buffer buffer;
   http::response<http::string_body> res;
-  http::read(stream, buffer, res);
+  beast::error_code result;
+  stream.expires_after(config.timeout);
+  http::async_write(stream, req, [&](beast::error_code ec, size_t) {
+    if (ec) {
+      result = ec;
+      return;
+    }
+    stream.expires_after(config.timeout);
+    http::async_read(stream, buffer, res, [&](beast::error_code ec, size_t) { result = ec; });
+  });
+  run_until_done(io, result);
   if (res.result_int() / 100 != 2) {
     throw std::runtime_error(fmt::format("preparation: {} answered {}: {}",
                                          paths.api[i], res.result_int(), res.body()));
@@ -339,11 +357,14 @@ void prepare(const LoadConfig& config, const tcp::resolver::results_type& endpoi
     const auto planned = source.preparation();
     if (!planned) continue;
     if (!connected) {
+      beast::error_code result;
       stream.expires_after(config.timeout);
-      stream.connect(endpoints);
+      stream.async_connect(endpoints,
+                           [&](beast::error_code ec, const tcp::endpoint&) { result = ec; });
+      run_until_done(io, result);
       connected = true;
     }
-    send_blocking(stream, config, paths, signer, *planned);
+    send_and_check(io, stream, config, paths, signer, *planned);
   }
   if (connected) {
     beast::error_code ignored;

@@ -24,6 +24,7 @@ using namespace licensed::bench;
 
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
+constexpr int kExitNothingAnswered = 3;  // the run ended without one good answer
 
 std::atomic<bool> g_interrupted{false};
 
@@ -166,5 +167,6 @@ int main(int argc, char** argv) {
   } else {
     std::cout << text_report(summary);
   }
-  return 0;
+  const RunStats& st = summary.stats;
+  return st.ok + st.expected_refusals + st.warmup_answered > 0 ? 0 : kExitNothingAnswered;
 }
