@@ -17,7 +17,8 @@
 # Defaults: 5 runs of 10 s after a 1 s warm-up, 64 connections, 1 client thread.
 # Every run's JSON goes to OUT/runs.jsonl; the summary to stdout and OUT/summary.txt.
 # The machine is shared, so each run also records the CPU the server and the client
-# used, and how many cores everything else on the machine took meanwhile ("others").
+# used, how many cores everything else on the machine took meanwhile ("others"), and
+# how many the hypervisor gave to other virtual machines ("stolen").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$PWD"
@@ -68,6 +69,9 @@ trap 'stop_server; rm -rf "$tmp"' EXIT
 # and softirq time are left out: the kernel charges them to no process, and most of it is
 # the loopback traffic of the run itself.
 machine_ticks() { awk '/^cpu /{print $2+$3+$4}' /proc/stat; }
+# Time the hypervisor gave our virtual CPUs to someone else (steal), in clock ticks: the
+# noise no process list and no load average shows.
+steal_ticks() { awk '/^cpu /{print $9}' /proc/stat; }
 # CPU ticks of a process and its children (nginx's workers), threads included.
 process_ticks() {
   local total=0 pid
@@ -192,6 +196,7 @@ for scenario in "${scenarios[@]}"; do
       *) start_licensed ;;
     esac
     server_before="$(process_ticks "$server_pid")" machine_before="$(machine_ticks)"
+    steal_before="$(steal_ticks)"
     started="$(date +%s.%N)"
     case "$scenario" in
       nginx)
@@ -208,11 +213,12 @@ for scenario in "${scenarios[@]}"; do
     ended="$(date +%s.%N)"
     server_ticks=$(( $(process_ticks "$server_pid") - server_before ))
     machine_ticks_used=$(( $(machine_ticks) - machine_before ))
+    stolen=$(( $(steal_ticks) - steal_before ))
     stop_server
     load_after="$(cut -d' ' -f1 /proc/loadavg)"
     python3 - "$report" "$run" "$scenario" "$load" "$load_after" "$server_ticks" \
       "$(client_seconds "$run_dir/client-time")" "$machine_ticks_used" "$started" "$ended" \
-      "$(getconf CLK_TCK)" >>"$out/runs.jsonl" <<'PY'
+      "$(getconf CLK_TCK)" "$stolen" >>"$out/runs.jsonl" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
 tick = 1.0 / float(sys.argv[11])
@@ -225,11 +231,13 @@ r.update(run=int(sys.argv[2]), scenario=sys.argv[3], loadBefore=float(sys.argv[4
          loadAfter=float(sys.argv[5]), serverCpuSeconds=server, clientCpuSeconds=client,
          # Cores the rest of the machine kept busy during the run: the noise of this run.
          otherCores=max(0.0, (busy - server - client) / wall),
+         # Cores the hypervisor gave to other machines meanwhile.
+         stolenCores=int(sys.argv[12]) * tick / wall,
          serverCpuUsPerRequest=server / requests * 1e6 if requests else None,
          clientCpuUsPerRequest=client / requests * 1e6 if requests else None)
 print(json.dumps(r))
 PY
-    tail -n1 "$out/runs.jsonl" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("  %s run %s: %.0f req/s, p99 %.2f ms, server %.1f us CPU/request, others kept %.2f cores busy (load average %s)" % (r["scenario"], r["run"], r["throughput"], r["latencyMs"].get("p99", 0), r["serverCpuUsPerRequest"] or 0, r["otherCores"], r["loadBefore"]))' >&2
+    tail -n1 "$out/runs.jsonl" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("  %s run %s: %.0f req/s, p99 %.2f ms, server %.1f us CPU/request, others kept %.2f cores busy, %.2f cores stolen (load average %s)" % (r["scenario"], r["run"], r["throughput"], r["latencyMs"].get("p99", 0), r["serverCpuUsPerRequest"] or 0, r["otherCores"], r["stolenCores"], r["loadBefore"]))' >&2
     rm -rf "$run_dir"
   done
 done
@@ -242,7 +250,8 @@ for r in runs: by.setdefault(r["scenario"], []).append(r)
 def cell(values, fmt):
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 print(f"{'scenario':<14} {'runs':>4}  {'req/s median (min-max)':<24} {'p50 ms':<19} {'p99 ms':<19} "
-      f"{'p99.9 ms':<19} {'server us/req':<19} {'client us/req':<17} {'others cores':<17} {'errors':>6}")
+      f"{'p99.9 ms':<19} {'server us/req':<19} {'client us/req':<17} {'others cores':<17} "
+      f"{'stolen cores':<17} {'errors':>6}")
 for name, rs in by.items():
     lat = lambda q: [r["latencyMs"].get(q) for r in rs if r["latencyMs"].get(q) is not None]
     p999 = lat("p999")
@@ -250,9 +259,11 @@ for name, rs in by.items():
     cpu = [r["serverCpuUsPerRequest"] for r in rs if r.get("serverCpuUsPerRequest")]
     client = [r["clientCpuUsPerRequest"] for r in rs if r.get("clientCpuUsPerRequest")]
     others = [r["otherCores"] for r in rs if "otherCores" in r]
+    stolen = [r["stolenCores"] for r in rs if "stolenCores" in r]
     print(f"{name:<14} {len(rs):>4}  {cell([r['throughput'] for r in rs], '{:.0f}'):<24} "
           f"{cell(lat('p50'), '{:.2f}'):<19} {cell(lat('p99'), '{:.2f}'):<19} "
           f"{(cell(p999, '{:.2f}') if p999 else '-'):<19} {(cell(cpu, '{:.1f}') if cpu else '-'):<19} "
           f"{(cell(client, '{:.1f}') if client else '-'):<17} "
-          f"{(cell(others, '{:.2f}') if others else '-'):<17} {errors:>6}")
+          f"{(cell(others, '{:.2f}') if others else '-'):<17} "
+          f"{(cell(stolen, '{:.2f}') if stolen else '-'):<17} {errors:>6}")
 PY
