@@ -1,11 +1,11 @@
 #include "auth/memory_nonce_store.h"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <string>
+
+#include "auth/request_signature.h"
 
 namespace licensed {
 
@@ -30,11 +30,11 @@ std::optional<MemoryNonceStore::Digest> MemoryNonceStore::digest_of(std::string_
   buf[key_id.size()] = '\0';
   std::memcpy(buf + key_id.size() + 1, nonce.data(), nonce.size());
 
-  unsigned char md[SHA256_DIGEST_LENGTH];
-  if (SHA256(reinterpret_cast<const unsigned char*>(buf), n, md) == nullptr) return std::nullopt;
+  Sha256Digest md;
+  if (!try_sha256(std::string_view(buf, n), md)) return std::nullopt;
   Digest d;
-  std::memcpy(&d.hi, md, sizeof d.hi);
-  std::memcpy(&d.lo, md + sizeof d.hi, sizeof d.lo);
+  std::memcpy(&d.hi, md.data(), sizeof d.hi);
+  std::memcpy(&d.lo, md.data() + sizeof d.hi, sizeof d.lo);
   return d;
 }
 

@@ -8,6 +8,7 @@
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <optional>
 
 namespace licensed {
 
@@ -103,12 +104,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         break;
     }
     const auto& req = parser_->get();
-    beast::error_code peer_ec;
-    const auto peer = stream_.socket().remote_endpoint(peer_ec);
-    if (peer_ec) return close();
+    if (!peer_) {
+      // Asked once per connection: the peer does not change, and getpeername() was a
+      // system call on every request.
+      beast::error_code peer_ec;
+      const auto peer = stream_.socket().remote_endpoint(peer_ec);
+      if (peer_ec) return close();
+      peer_ = peer.address();
+    }
     const auto forwarded = req.find("X-Forwarded-For");
     client_ip_ = config().trusted_proxies.client_address(
-        peer.address(), forwarded == req.end() ? std::string_view()
+        *peer_, forwarded == req.end() ? std::string_view()
                                                : std::string_view(forwarded->value().data(),
                                                                   forwarded->value().size()));
     const RequestContext ctx{path_, client_ip_, request_id_};
@@ -168,6 +174,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string request_id_;
   std::string path_;
   std::string client_ip_;
+  std::optional<net::ip::address> peer_;  // the connection's peer, once known
   Route route_;
   std::chrono::steady_clock::time_point started_;
   bool busy_ = false;

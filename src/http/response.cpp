@@ -4,7 +4,9 @@
 
 #include <boost/beast/http/field.hpp>
 #include <boost/json/serialize.hpp>
+#include <array>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 
 #include "auth/request_signature.h"
@@ -29,8 +31,21 @@ const std::string& http_date_now() {
 }
 
 std::string new_request_id() {
-  uint8_t bytes[12];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+  // CSPRNG bytes are drawn a page at a time per thread: RAND_bytes() on every request
+  // cost a getpid() system call (OpenSSL's fork check) and a DRBG round each time.
+  constexpr size_t kIdBytes = 12;
+  thread_local std::array<uint8_t, 4092> random{};  // a whole number of ids
+  thread_local size_t used = random.size();
+  uint8_t bytes[kIdBytes];
+  bool drawn = true;
+  if (used == random.size()) {
+    drawn = RAND_bytes(random.data(), static_cast<int>(random.size())) == 1;
+    if (drawn) used = 0;
+  }
+  if (drawn) {
+    std::memcpy(bytes, random.data() + used, kIdBytes);
+    used += kIdBytes;
+  } else {
     // Unique is what matters here, not secret: fall back to time and a counter.
     thread_local uint64_t counter = 0;
     const uint64_t t =

@@ -82,7 +82,7 @@ SqliteConnection::~SqliteConnection() {
 }
 
 Result<std::unique_ptr<Statement>> SqliteConnection::prepare(const char* sql) {
-  auto it = statements_.find(sql);
+  auto it = statements_.find(std::string_view(sql));
   if (it == statements_.end()) {
     sqlite3_stmt* stmt = nullptr;
     const int rc = sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, nullptr);
@@ -92,7 +92,36 @@ Result<std::unique_ptr<Statement>> SqliteConnection::prepare(const char* sql) {
   return std::make_unique<Statement>(db_, it->second);
 }
 
+sqlite3_stmt* SqliteConnection::kept_statement(const char* sql) {
+  if (auto it = statements_.find(std::string_view(sql)); it != statements_.end()) return it->second;
+  sqlite3_stmt* stmt = nullptr;
+  const char* tail = nullptr;
+  if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, &tail) != SQLITE_OK) {
+    return nullptr;
+  }
+  while (tail != nullptr && (*tail == ' ' || *tail == '\n' || *tail == '\t' || *tail == ';')) ++tail;
+  if (stmt == nullptr || (tail != nullptr && *tail != '\0')) {
+    sqlite3_finalize(stmt);
+    return nullptr;
+  }
+  statements_.emplace(sql, stmt);
+  return stmt;
+}
+
 Status SqliteConnection::exec(const char* sql, std::string_view what) {
+  if (sqlite3_stmt* stmt = kept_statement(sql)) {
+    int rc;
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    }
+    // The failure is read before the reset, which would keep it anyway.
+    std::optional<ApiError> failure;
+    if (rc != SQLITE_DONE) failure = sqlite_failure(db_, rc, what.empty() ? std::string_view(sql) : what);
+    sqlite3_reset(stmt);
+    if (failure) return std::move(*failure);
+    return Ok{};
+  }
+  // Several statements (a migration script), or SQL that does not prepare: sqlite3_exec()
+  // reports the same error a prepared statement would.
   char* err = nullptr;
   const int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
   sqlite3_free(err);

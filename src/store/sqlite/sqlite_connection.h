@@ -61,7 +61,9 @@ class SqliteConnection {
   // Prepares `sql` the first time, then hands out the same statement.
   Result<std::unique_ptr<Statement>> prepare(const char* sql);
   // Runs statements without bound values; `what` names them in the log (default: the
-  // SQL itself, which holds no values).
+  // SQL itself, which holds no values). A single statement is prepared once and kept,
+  // like prepare()'s: BEGIN, COMMIT, SAVEPOINT and RELEASE run for every store job, and
+  // sqlite3_exec() would parse them again each time (a fifth of a status read's CPU).
   Status exec(const char* sql, std::string_view what = {});
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
   // SQLite opens a file it may not write read-only, without failing: writes then fail
@@ -73,8 +75,19 @@ class SqliteConnection {
 
  private:
   explicit SqliteConnection(sqlite3* db) : db_(db) {}
+  // The kept statement for `sql`, prepared the first time; nullptr when `sql` is not
+  // exactly one statement or does not prepare.
+  sqlite3_stmt* kept_statement(const char* sql);
+
+  // Looked up by the SQL text without copying it into a std::string each time.
+  struct SqlHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
+  };
   sqlite3* db_;
-  std::unordered_map<std::string, sqlite3_stmt*> statements_;
+  std::unordered_map<std::string, sqlite3_stmt*, SqlHash, std::equal_to<>> statements_;
 };
 
 }  // namespace licensed
