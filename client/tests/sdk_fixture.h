@@ -17,9 +17,10 @@ class SdkTest : public bb::BlackboxTest {
   std::filesystem::path CacheDir() const { return dir().path() / "cache"; }
 
   // A config for this server, the fixture's signing key, `license` and a fresh machine.
-  ClientConfig Config(const std::string& license) const {
+  // `url` is for a server already stopped (Url() needs a running one).
+  ClientConfig Config(const std::string& license, const std::string& url = "") const {
     ClientConfig c;
-    c.url = Url();
+    c.url = url.empty() ? Url() : url;
     c.key_id = bb::kPluginKey.id;
     c.secret = bb::kPluginKey.secret;
     c.license_key = license;
