@@ -52,7 +52,7 @@ std::optional<std::string> windows_machine_guid() {
 #elif defined(__APPLE__)
 std::optional<std::string> macos_platform_uuid() {
   io_service_t service =
-      IOServiceGetMatchingService(kIOMainPortDefault, IOServiceMatching("IOPlatformExpertDevice"));
+      IOServiceGetMatchingService(MACH_PORT_NULL, IOServiceMatching("IOPlatformExpertDevice"));
   if (service == 0) return std::nullopt;
   CFTypeRef uuid =
       IORegistryEntryCreateCFProperty(service, CFSTR("IOPlatformUUID"), kCFAllocatorDefault, 0);

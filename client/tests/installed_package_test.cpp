@@ -21,11 +21,22 @@ TEST_F(InstalledPackage, ExampleHostsBuildAgainstTheInstalledPrefixAndRun) {
   ASSERT_TRUE(
       std::filesystem::exists(prefix / "lib/cmake/LicenseClient/LicenseClientConfig.cmake"));
 
-  const bb::CommandResult configure =
-      bb::RunCommand({LICENSE_CLIENT_CMAKE, "-S", LICENSE_CLIENT_EXAMPLES_DIR, "-B", build.string(),
-                      "-G", LICENSE_CLIENT_GENERATOR, "-DCMAKE_PREFIX_PATH=" + prefix.string(),
-                      "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF"},
-                     {}, slow);
+  std::vector<std::string> configure_args = {LICENSE_CLIENT_CMAKE,
+                                             "-S",
+                                             LICENSE_CLIENT_EXAMPLES_DIR,
+                                             "-B",
+                                             build.string(),
+                                             "-G",
+                                             LICENSE_CLIENT_GENERATOR,
+                                             "-DCMAKE_PREFIX_PATH=" + prefix.string(),
+                                             "-DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF"};
+  if (const std::string sanitize = LICENSE_CLIENT_SANITIZE; !sanitize.empty()) {
+    // An instrumented library wants its sanitizer runtime loaded first: by the host.
+    for (const char* flags : {"C_FLAGS", "CXX_FLAGS", "EXE_LINKER_FLAGS"}) {
+      configure_args.push_back(std::string("-DCMAKE_") + flags + "=-fsanitize=" + sanitize);
+    }
+  }
+  const bb::CommandResult configure = bb::RunCommand(configure_args, {}, slow);
   ASSERT_EQ(configure.exit_code, 0) << configure.Describe();
   const bb::CommandResult built =
       bb::RunCommand({LICENSE_CLIENT_CMAKE, "--build", build.string()}, {}, slow);
