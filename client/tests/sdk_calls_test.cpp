@@ -149,6 +149,47 @@ TEST_F(SdkCalls, StaleTimestampIsCorrectedFromServerTimeAndResentOnce) {
   EXPECT_EQ(next.attempts, 1);
 }
 
+// A clock that runs backwards an hour on every read: the corrected resend is stale
+// again, and the SDK resends only once.
+class RunawayClock final : public Clock {
+ public:
+  explicit RunawayClock(UnixMillis start) : next_(start) {}
+  UnixMillis now_ms() const override { return next_.fetch_sub(3'600'000); }
+
+ private:
+  mutable std::atomic<UnixMillis> next_;
+};
+
+TEST_F(SdkCalls, AStaleTimestampAfterTheOneResendIsRefused) {
+  Start();
+  ClientConfig config = Config(NewLicense(3));
+  config.clock = std::make_shared<RunawayClock>(SystemClock().now_ms() - 3'600'000);
+  const Answer a = Make(config)->activate();
+  EXPECT_EQ(a.outcome, Outcome::kRefused) << Describe(a);
+  EXPECT_EQ(a.code, 1701);
+  EXPECT_EQ(a.attempts, 2);
+}
+
+TEST_F(SdkCalls, ATooLargeBodyIsRefusedWithoutRetry) {
+  Start();
+  const std::string license = NewLicense(3);
+  ClientConfig too_large = Config(license);
+  too_large.machine_name = std::string(17 * 1024, 'x');  // body over 16 KiB: 413 1702
+  const Answer large = Make(too_large)->activate();
+  EXPECT_EQ(large.outcome, Outcome::kRefused) << Describe(large);
+  EXPECT_EQ(large.http_status, 413);
+  EXPECT_EQ(large.attempts, 1);
+}
+
+TEST_F(SdkCalls, ABaseUrlWithAPathPrefixKeepsItAndSignsTheApiPath) {
+  Start();
+  ClientConfig config = Config(NewLicense(3));
+  // A proxy may add a prefix (spec section 2): the signed path still starts at /api/.
+  config.url = Url() + "/licensing/";
+  const Answer a = Make(config)->activate();
+  EXPECT_TRUE(a.ok()) << Describe(a);
+}
+
 TEST_F(SdkCalls, RateLimitedWaitsRetryAfterWithinTheTimeout) {
   Start(bb::WithRateLimits("off", "1/1s"));
   const std::string license = NewLicense(3);

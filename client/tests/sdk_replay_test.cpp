@@ -26,6 +26,7 @@ class ReplayProxy {
 
   explicit ReplayProxy(std::uint16_t upstream)
       : upstream_(upstream), acceptor_(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+    port_ = acceptor_.local_endpoint().port();
     thread_ = std::thread([this] { Loop(); });
   }
   ~ReplayProxy() {
@@ -33,10 +34,10 @@ class ReplayProxy {
     beast::error_code ec;
     // Wake the blocking accept with a connection of our own, then let the loop end.
     tcp::socket wake(io_);
-    wake.connect(acceptor_.local_endpoint(), ec);
+    wake.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port_), ec);
     thread_.join();
   }
-  std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
+  std::uint16_t port() const { return port_; }
   void set_mode(Mode m) {
     std::lock_guard lock(mu_);
     mode_ = m;
@@ -108,6 +109,7 @@ class ReplayProxy {
   std::uint16_t upstream_;
   asio::io_context io_;
   tcp::acceptor acceptor_;
+  std::uint16_t port_ = 0;
   std::atomic<bool> stopping_{false};
   std::thread thread_;
   mutable std::mutex mu_;
