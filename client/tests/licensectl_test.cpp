@@ -266,6 +266,42 @@ TEST_F(Licensectl, HeartbeatEveryRunsUntilSigterm) {
   EXPECT_NE(log.find("heartbeat: ok", first + 1), std::string::npos) << log;
 }
 
+TEST_F(Licensectl, HeartbeatEveryActivatesAgainWhenTheSlotWasFreed) {
+  Start();
+  const std::string license = NewLicense(2);
+  ASSERT_EQ(Run(For(license, "long-job-0003", {"activate"})).exit_code, 0);
+  std::vector<std::string> argv = {LICENSECTL_BINARY,    "--url",           Url(),
+                                   "--key-id",           bb::kPluginKey.id, "--secret",
+                                   bb::kPluginKey.secret};
+  for (const auto& a : For(license, "long-job-0003", {"heartbeat", "--every", "1s"})) {
+    argv.push_back(a);
+  }
+  bb::ServerProcess job(argv, WithCache({}));
+  const auto wait_for_beats = [&](size_t n) {
+    for (int i = 0; i < 1500; ++i) {
+      size_t count = 0;
+      const std::string log = job.log();
+      for (size_t at = log.find("heartbeat: ok"); at != std::string::npos;
+           at = log.find("heartbeat: ok", at + 1)) {
+        ++count;
+      }
+      if (count >= n) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  };
+  ASSERT_TRUE(wait_for_beats(1)) << job.log();
+  // The slot is freed under the job (a customer on the dashboard, or a stale-machine
+  // reclaim): the next heartbeat answers 1707 and the loop activates again.
+  ASSERT_EQ(Run(For(license, "long-job-0003", {"deactivate"})).exit_code, 0);
+  ASSERT_TRUE(wait_for_beats(2)) << job.log();
+  const int status = job.Terminate();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << job.log();
+  const bb::json::value shown = admin().Show(license);
+  ASSERT_EQ(bb::Arr(shown, "activations").size(), 1u) << job.log();
+  EXPECT_EQ(bb::Str(bb::Arr(shown, "activations")[0], "id"), "long-job-0003");
+}
+
 TEST_F(Licensectl, HeartbeatEveryStopsOnARefusal) {
   Start();
   const std::string license = NewLicense(2);
