@@ -70,6 +70,16 @@ TEST_F(InstalledPackage, ExampleHostsBuildAgainstTheInstalledPrefixAndRun) {
   EXPECT_EQ(symbols.out.find("boost"), std::string::npos);
   EXPECT_EQ(symbols.out.find("licensed"), std::string::npos);
   EXPECT_NE(symbols.out.find(" T lc_activate"), std::string::npos) << symbols.out;
+  // And the server's dependencies stay out of the plugin: libcurl and OpenSSL only.
+  const bb::CommandResult needed =
+      bb::RunCommand({"/usr/bin/objdump", "-p", (prefix / "lib/liblicense_client.so").string()});
+  ASSERT_EQ(needed.exit_code, 0) << needed.Describe();
+  EXPECT_NE(needed.out.find("NEEDED               libcurl.so"), std::string::npos) << needed.out;
+  for (const char* server_only : {"boost", "sqlite", "spdlog", "fmt", "toml"}) {
+    EXPECT_EQ(needed.out.find(std::string("NEEDED               lib") + server_only),
+              std::string::npos)
+        << server_only;
+  }
 }
 
 }  // namespace
