@@ -17,7 +17,7 @@ static int show(const char* what, lc_status status, lc_result* r) {
 }
 
 int main(void) {
-  lc_options options = {0};
+  lc_options options = lc_options_init();
   options.url = getenv("LICENSE_SERVER_URL");
   options.key_id = getenv("LICENSE_KEY_ID");
   options.secret = getenv("LICENSE_SECRET");

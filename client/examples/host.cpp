@@ -5,7 +5,7 @@
 #include "license_client/license_client.hpp"
 
 int main() {
-  lc_options options{};
+  lc_options options = lc_options_init();
   options.url = std::getenv("LICENSE_SERVER_URL");
   options.key_id = std::getenv("LICENSE_KEY_ID");
   options.secret = std::getenv("LICENSE_SECRET");

@@ -51,6 +51,13 @@ lc_client* lc_client_new(const lc_options* o, char* error, uint64_t error_size) 
     copy_error("no options", error, error_size);
     return nullptr;
   }
+  // Every field of this version is required to be there; later versions will read
+  // their new fields only when struct_size covers them.
+  if (o->struct_size < sizeof(lc_options)) {
+    copy_error("lc_options.struct_size is not set: start from lc_options_init()", error,
+               error_size);
+    return nullptr;
+  }
   try {
     licensed::client::ClientConfig config;
     config.url = text_or_empty(o->url);

@@ -9,6 +9,7 @@
 #define LICENSE_CLIENT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "license_client/license_client_export.h"
 
@@ -31,8 +32,11 @@ typedef enum lc_source { LC_SOURCE_NONE = 0, LC_SOURCE_NETWORK = 1, LC_SOURCE_CA
 typedef struct lc_client lc_client;
 typedef struct lc_result lc_result;
 
-/* Zero-initialise, set what you need. NULL or 0 means the default. */
+/* Start from lc_options_init() and set what you need; NULL or 0 means the default.
+ * struct_size lets a later SDK grow this struct without breaking hosts built against
+ * this one: it reads only the fields the host's struct has. */
 typedef struct lc_options {
+  uint32_t struct_size;          /* sizeof(lc_options) as the host was compiled */
   const char* url;               /* required: server base URL */
   const char* key_id;            /* required */
   const char* secret;            /* required */
@@ -46,6 +50,14 @@ typedef struct lc_options {
   int64_t startup_budget_ms;     /* lc_check_at_startup's network budget; default 1500 */
   int64_t grace_seconds;         /* cached answer's maximum age; default 7 days */
 } lc_options;
+
+/* Options with every field at its default and struct_size set. */
+static inline lc_options lc_options_init(void) {
+  lc_options o;
+  memset(&o, 0, sizeof o);
+  o.struct_size = (uint32_t)sizeof o;
+  return o;
+}
 
 /* NULL on failure; `error` (may be NULL) then receives why, in `error_size` bytes. */
 LICENSE_CLIENT_API lc_client* lc_client_new(const lc_options* options, char* error,

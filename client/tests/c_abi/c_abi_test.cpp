@@ -10,7 +10,7 @@
 namespace {
 
 lc_options Complete() {
-  lc_options o{};
+  lc_options o = lc_options_init();
   o.url = "http://127.0.0.1:9";  // discard port: nothing answers
   o.key_id = "plugin-2026";
   o.secret = "secret";
@@ -30,6 +30,10 @@ TEST(CAbi, MissingOptionsAreReportedInTheErrorBuffer) {
   o.public_key = "not a key";
   EXPECT_EQ(lc_client_new(&o, error, sizeof error), nullptr);
   EXPECT_NE(std::strstr(error, "public key"), nullptr) << error;
+  o = Complete();
+  o.struct_size = 0;  // a host that did not start from lc_options_init()
+  EXPECT_EQ(lc_client_new(&o, error, sizeof error), nullptr);
+  EXPECT_NE(std::strstr(error, "lc_options_init"), nullptr) << error;
   char tiny[4];
   EXPECT_EQ(lc_client_new(nullptr, tiny, sizeof tiny), nullptr);
   EXPECT_STREQ(tiny, "no ");  // truncated, still terminated
