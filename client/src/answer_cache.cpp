@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "auth/request_signature.h"
+#include "json_members.h"
 
 namespace licensed::client {
 
@@ -21,12 +22,6 @@ std::string random_suffix() {
   uint8_t bytes[8] = {0};
   RAND_bytes(bytes, sizeof(bytes));
   return to_hex(bytes, sizeof(bytes));
-}
-
-std::optional<std::string> string_member(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (v == nullptr || !v->is_string()) return std::nullopt;
-  return std::string(v->as_string());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "auth/request_signature.h"
 #include "http_transport.h"
+#include "json_members.h"
 
 namespace licensed::client {
 
@@ -27,18 +28,6 @@ double random_unit() {
   uint32_t r = 0;
   RAND_bytes(reinterpret_cast<unsigned char*>(&r), sizeof(r));
   return static_cast<double>(r) / (static_cast<double>(std::numeric_limits<uint32_t>::max()) + 1);
-}
-
-std::optional<int64_t> int_member(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (v == nullptr || !v->is_int64()) return std::nullopt;
-  return v->as_int64();
-}
-
-std::optional<std::string> string_member(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (v == nullptr || !v->is_string()) return std::nullopt;
-  return std::string(v->as_string());
 }
 
 Outcome outcome_of_code(int code) {
@@ -292,8 +281,7 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
 }
 
 Answer Client::activate() {
-  Answer a = call("activate", body(true), config_.timeout, nullptr);
-  return a;
+  return call("activate", body(true), config_.timeout, nullptr);
 }
 
 Answer Client::heartbeat() {
