@@ -222,6 +222,7 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
   int retry = 0;
   int attempts = 0;
   Answer last;
+  std::optional<Answer> last_from_server;  // the last transient answer the server gave
   for (;;) {
     const auto remaining = std::chrono::duration_cast<milliseconds>(deadline - waiter.now());
     if (remaining.count() <= 0) break;
@@ -269,12 +270,15 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
         return last;
       }
       last.retry_after_seconds = retry_after_of(reply.retry_after).value_or(0);
+      last_from_server = last;
     }
     const milliseconds pause = backoff_delay(config_.backoff, retry++, random_unit());
     if (waiter.now() + pause >= deadline) break;
     waiter.sleep_for(pause);
   }
   if (attempts == 0) last = transport_failure("the timeout was spent before a request was sent");
+  // A 503 1708 says more than the timeout of the retry that followed it.
+  if (last.http_status == 0 && last_from_server) last = *last_from_server;
   last.outcome = Outcome::kUnavailable;
   last.attempts = attempts;
   return last;

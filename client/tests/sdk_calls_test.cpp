@@ -267,6 +267,22 @@ TEST_F(SdkCalls, LockedStoreIsRetriedUntilItAnswers) {
   EXPECT_GE(a.attempts, 2) << Describe(a);
 }
 
+TEST_F(SdkCalls, LockedStoreBeyondTheTimeoutGivesUpWithThe503) {
+  Start();
+  const std::string license = NewLicense(3);
+  ClientConfig config = Config(license);
+  // The server waits 5 s for the lock, then answers 503 1708; the retry after it is cut
+  // short by the timeout. What the caller sees is the server's answer, not the cut.
+  config.timeout = seconds(8);
+  bb::DbLock lock(db_path());
+  const Answer a = Make(config)->activate();
+  EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
+  EXPECT_EQ(a.http_status, 503);
+  EXPECT_EQ(a.code, 1708);
+  EXPECT_GE(a.retry_after_seconds, 1);
+  EXPECT_GE(a.attempts, 2);
+}
+
 TEST_F(SdkCalls, NetworkErrorsAreRetriedUntilTheTimeout) {
   Start();
   const std::string license = NewLicense(3);
