@@ -7,6 +7,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev libssl-dev libsqlite3-dev
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev sqlite3 curl python3
+  libcurl4-openssl-dev
   clang-14 libclang-rt-14-dev
   "$@"
 )
