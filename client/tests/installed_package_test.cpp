@@ -35,9 +35,13 @@ TEST_F(InstalledPackage, ExampleHostsBuildAgainstTheInstalledPrefixAndRun) {
     // by the same compiler (GCC's and clang's runtimes do not mix).
     configure_args.push_back(std::string("-DCMAKE_CXX_COMPILER=") + LICENSE_CLIENT_CXX_COMPILER);
     configure_args.push_back(std::string("-DCMAKE_C_COMPILER=") + LICENSE_CLIENT_C_COMPILER);
-    for (const char* flags : {"C_FLAGS", "CXX_FLAGS", "EXE_LINKER_FLAGS"}) {
+    for (const char* flags : {"C_FLAGS", "CXX_FLAGS"}) {
       configure_args.push_back(std::string("-DCMAKE_") + flags + "=-fsanitize=" + sanitize);
     }
+    // The C host links through the C driver: clang then needs telling that the library's
+    // C++ parts want UBSan's C++ runtime too.
+    configure_args.push_back(std::string("-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=") + sanitize +
+                             LICENSE_CLIENT_HOST_EXTRA_LINK_FLAGS);
   }
   const bb::CommandResult configure = bb::RunCommand(configure_args, {}, slow);
   ASSERT_EQ(configure.exit_code, 0) << configure.Describe();
