@@ -443,7 +443,9 @@ TEST_F(AdminApi, BadQueriesAndCursorsAre1702) {
   for (const std::string q : {"cursor=bm9wZQ", "cursor=", "cursor=MA", "cursor=MQ=="}) {
     const HttpResponse r = Api("GET", "/licenses?" + q);
     EXPECT_API_ERROR(r, 400, 1702, "LICENSE_API_MALFORMED");
-    if (r.status == 400) EXPECT_EQ(Str(BodyJson(r), "field"), "cursor") << q;
+    if (r.status == 400) {
+      EXPECT_EQ(Str(BodyJson(r), "field"), "cursor") << q;
+    }
   }
   HttpResponse r = Api("GET", "/licenses?product=nope");
   EXPECT_API_ERROR(r, 400, 1702, "LICENSE_API_MALFORMED");
