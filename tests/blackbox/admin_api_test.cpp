@@ -167,6 +167,25 @@ TEST_F(AdminApi, MissingOrUnknownTokenIs401) {
   EXPECT_ROUTE_ERROR(Api("POST", "/licenses", "{", ""), 401, "UNAUTHORIZED");
 }
 
+TEST_F(AdminApi, TokenListShowsTheLastUseOfAChange) {
+  Start();
+  auto last_used = [&]() -> json::value {
+    const CommandResult list = admin().Run({"token", "list", "--json"});
+    if (list.exit_code != 0) throw std::runtime_error(list.Describe());
+    const json::value tokens = ParseJson(list.out);
+    for (const auto& t : tokens.as_array()) {
+      if (Str(t, "name") == "ci-bot") return At(t, "lastUsedAt");
+    }
+    throw std::runtime_error("no ci-bot in\n" + list.out);
+  };
+  EXPECT_TRUE(last_used().is_null());
+  // A change records the use in its own transaction.
+  ASSERT_EQ(Api("POST", "/products", R"({"slug":"delay","name":"Delay"})").status, 201);
+  const json::value used = last_used();
+  ASSERT_TRUE(used.is_string());
+  EXPECT_TRUE(IsTimestamp(used.as_string()));
+}
+
 TEST_F(AdminApi, RevokedTokenIs401AtOnce) {
   Start();
   const std::string token = NewToken("temp");
