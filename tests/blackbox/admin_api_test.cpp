@@ -603,6 +603,14 @@ TEST_F(AdminApi, OpenApiDocumentIsServedAsJsonAndDescribesEveryRoute) {
         "/api/v1/admin/licenses/{key}/audit"}) {
     EXPECT_TRUE(paths.contains(p)) << p;
   }
+  EXPECT_EQ(DanglingRefs(doc), std::vector<std::string>{});
+  // Every operation documents its errors.
+  for (const auto& [path, item] : paths) {
+    for (const auto& [method, operation] : item.as_object()) {
+      if (method == "parameters") continue;
+      EXPECT_TRUE(Has(operation, "responses.default")) << method << " " << path;
+    }
+  }
   HttpRequest request;
   request.method = "POST";
   request.target = "/api/v1/openapi.json";

@@ -142,6 +142,30 @@ std::vector<std::string> SchemaErrors(const json::value& document, const json::v
   return errors;
 }
 
+std::vector<std::string> DanglingRefs(const json::value& document) {
+  std::vector<std::string> dangling;
+  std::vector<const json::value*> todo{&document};
+  while (!todo.empty()) {
+    const json::value* v = todo.back();
+    todo.pop_back();
+    if (v->is_array()) {
+      for (const auto& item : v->as_array()) todo.push_back(&item);
+    } else if (v->is_object()) {
+      for (const auto& [name, member] : v->as_object()) {
+        if (name == "$ref" && member.is_string()) {
+          try {
+            Resolve(document, *v);
+          } catch (const std::exception& e) {
+            dangling.push_back(std::string(member.as_string()) + ": " + e.what());
+          }
+        }
+        todo.push_back(&member);
+      }
+    }
+  }
+  return dangling;
+}
+
 const json::value& ResponseSchema(const json::value& document, std::string_view path,
                                   std::string_view method, int status) {
   const json::value* operation = Find(document, "paths");

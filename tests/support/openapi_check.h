@@ -18,6 +18,9 @@ namespace bb {
 std::vector<std::string> SchemaErrors(const json::value& document, const json::value& schema,
                                       const json::value& instance);
 
+// Every "$ref" in `document` that does not resolve (empty: all do).
+std::vector<std::string> DanglingRefs(const json::value& document);
+
 // The schema of the answer of `method` (lowercase) on `path` (the document's path
 // template) with `status`, falling back to the `default` response; throws when the
 // document has none.
