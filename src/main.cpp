@@ -178,7 +178,7 @@ int serve(const ServeConfig& config) {
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
   // can cause with wrong tokens (spec section 12), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
-  const AdminApiHandler admin_api({store_ptr, &clock, &failed_admin_auth});
+  const AdminApiHandler admin_api({store_ptr, &clock, &failed_admin_auth, reporter.get()});
   const ApiService api(handler, admin_api);
 
   HttpServerConfig http_config;

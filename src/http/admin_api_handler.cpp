@@ -1,7 +1,5 @@
 #include "http/admin_api_handler.h"
 
-#include <spdlog/spdlog.h>
-
 #include <boost/url/parse.hpp>
 #include <memory>
 #include <vector>
@@ -27,6 +25,30 @@ std::vector<std::string_view> split_segments(std::string_view rest) {
     rest.remove_prefix(slash + 1);
   }
   return out;
+}
+
+std::string_view path_template(AdminRoute r) {
+  switch (r) {
+    case AdminRoute::kListProducts:
+    case AdminRoute::kCreateProduct:
+      return "/api/v1/admin/products";
+    case AdminRoute::kListLicenses:
+    case AdminRoute::kCreateLicense:
+      return "/api/v1/admin/licenses";
+    case AdminRoute::kGetLicense:
+    case AdminRoute::kPatchLicense:
+    case AdminRoute::kDeleteLicense:
+      return "/api/v1/admin/licenses/{key}";
+    case AdminRoute::kRestoreLicense:
+      return "/api/v1/admin/licenses/{key}/restore";
+    case AdminRoute::kListActivations:
+      return "/api/v1/admin/licenses/{key}/activations";
+    case AdminRoute::kRemoveActivation:
+      return "/api/v1/admin/licenses/{key}/activations/{machineId}";
+    case AdminRoute::kListAudit:
+      return "/api/v1/admin/licenses/{key}/audit";
+  }
+  return "/api/v1/admin/";
 }
 
 Route route_of(AdminRoute r) {
@@ -160,6 +182,7 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
     AdminRoute route = AdminRoute::kListProducts;
     std::string request_id;
     std::string client_ip;
+    std::string path;  // the route's template: error reports carry no key or machine id
     std::optional<Result<AdminAnswer>> outcome;
     bool unknown_token = false;
     std::optional<int64_t> touch_token_id;  // a read's token whose last use is old
@@ -170,10 +193,12 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
   call->route = admin_route;
   call->request_id = std::string(ctx.request_id);
   call->client_ip = std::string(ctx.client_ip);
+  call->path = std::string(path_template(admin_route));
   const bool writes = changes_data(admin_route);
   const Clock* clock = config_.clock;
   Store* store = config_.store;
   const AdminApiHandler* self = this;
+  ErrorReporter* const reporter = config_.error_reporter;
 
   store->submit(
       writes ? TxKind::kWrite : TxKind::kRead,
@@ -212,7 +237,7 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
                      run_admin_call(tx, call->call.value(), AdminContext{now, t.name}));
                  return call->outcome->ok();
                },
-               [call, reply, self, store, clock](const std::optional<ApiError>& failure) {
+               [call, reply, self, store, clock, reporter](const std::optional<ApiError>& failure) {
                  if (!failure && call->unknown_token) {
                    const RequestContext ctx{{}, call->client_ip, call->request_id};
                    return self->refuse_token(ctx, reply);
@@ -233,8 +258,9 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
                                         : call->outcome ? call->outcome->error()
                                                         : errors::internal();
                  if (is_internal_error(error)) {
-                   spdlog::error("admin API internal error (requestId {}): {}", call->request_id,
-                                 error.detail.empty() ? error.message : error.detail);
+                   report_internal_error(reporter, "admin", call->path, call->request_id,
+                                         call->call.ok() ? call->call->license_key : "",
+                                         clock->now_ms());
                  }
                  reply(answer_error(error, call->request_id));
                }});

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "http/http_service.h"
+#include "observability/error_reporter.h"
 #include "ratelimit/rate_limiter.h"
 #include "store/store.h"
 
@@ -16,6 +17,8 @@ struct AdminApiConfig {
   // Counts failed token checks per client IP; once it refuses, they answer 429 1706
   // instead of 401. Null: no limit.
   RateLimiter* failed_auth_limiter = nullptr;
+  // Where 500s (1709) are reported besides the log; null: only logged.
+  ErrorReporter* error_reporter = nullptr;
 };
 
 // The first path of the admin API; every route is below it.
