@@ -179,7 +179,6 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
   struct Call {
     std::string token;
     Result<AdminCall> call = errors::internal();
-    AdminRoute route = AdminRoute::kListProducts;
     std::string request_id;
     std::string client_ip;
     std::string path;  // the route's template: error reports carry no key or machine id
@@ -190,7 +189,6 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
   auto call = std::make_shared<Call>();
   call->token = std::move(*token);
   call->call = parse_call(admin_route, req);
-  call->route = admin_route;
   call->request_id = std::string(ctx.request_id);
   call->client_ip = std::string(ctx.client_ip);
   call->path = std::string(path_template(admin_route));
