@@ -43,12 +43,14 @@ done
 ((${#scenarios[@]})) || { echo "bench.sh: name at least one scenario (see --help)" >&2; exit 2; }
 
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/licensed-ccache}"
-export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$repo}"
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$repo}" CCACHE_NOHASHDIR=true
 if ((build)); then
+  scripts/install-deps.sh nginx wrk
   cmake --preset release >/dev/null
   cmake --build build/release --target licensed licensed-bench -j"$(nproc)"
 fi
-licensed="$repo/build/release/licensed"
+# LICENSED_BENCH_SERVER: another server binary to measure (an A/B of a patched build).
+licensed="${LICENSED_BENCH_SERVER:-$repo/build/release/licensed}"
 bench="$repo/build/release/bench/licensed-bench"
 out="${out:-$repo/build/bench-results/$(date -u +%Y%m%dT%H%M%SZ)}"
 mkdir -p "$out"

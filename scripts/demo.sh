@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build build/release --target licensed -j"$(nproc)"
+cmake --build build/release --target licensed licensectl -j"$(nproc)"
 bin=build/release/licensed
 mkdir -p demo
 store="sqlite:demo/licensed.db"
@@ -26,7 +26,8 @@ cat <<TXT
   signing key   id "demo", secret "$(cut -d= -f2- demo/signing-key)"
   server        http://$listen   (Ctrl-C stops it)
 
-  See the quick start in README.md for a signed request to try.
+  See the quick starts in README.md: licensectl (build/release/client/licensectl),
+  or a signed request by hand.
 
 TXT
 exec "$bin" serve --listen "$listen" --store "$store" --signing-key "$(cat demo/signing-key)" \

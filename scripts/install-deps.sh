@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages licensed builds and tests with (only what is missing).
+# Installs the Debian 12 packages licensed builds and tests with (only what is missing),
+# and any further packages named as arguments (scripts/bench.sh asks for nginx and wrk).
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libboost1.81-dev libboost-json1.81-dev libssl-dev libsqlite3-dev
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev sqlite3 curl python3 python3-yaml
+  libcurl4-openssl-dev
   clang-14 libclang-rt-14-dev
+  "$@"
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -27,7 +27,7 @@ std::vector<std::string> seed_licenses(const std::string& store_url, size_t coun
         std::vector<std::string> out;
         out.reserve(count);
         for (size_t i = 0; i < count; ++i) {
-          LicenseSpec spec{kProduct, max, std::nullopt, std::nullopt, LicenseStatus::kActive};
+          LicenseSpec spec{kProduct, max, std::nullopt, std::nullopt, LicenseStatus::kActive, ""};
           ASSIGN_OR_RETURN(License license, create_license(tx, spec, admin));
           out.push_back(std::move(license.key));
         }

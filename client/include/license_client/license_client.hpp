@@ -1,0 +1,72 @@
+// A header-only C++ face over the C ABI: RAII for the client and results, std::string
+// in and out. Only the C ABI crosses the shared library's boundary, so a plugin built
+// with another compiler or standard library links the same binary.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "license_client/license_client.h"
+
+namespace license_client {
+
+class Result {
+ public:
+  explicit Result(lc_result* r) : r_(r, &lc_result_free) {}
+  lc_status status() const { return lc_result_status(r_.get()); }
+  bool ok() const { return status() == LC_OK; }
+  lc_source source() const { return lc_result_source(r_.get()); }
+  int http_status() const { return lc_result_http_status(r_.get()); }
+  int api_code() const { return lc_result_api_code(r_.get()); }
+  std::string error() const { return text(lc_result_error(r_.get())); }
+  std::string message() const { return text(lc_result_message(r_.get())); }
+  std::string body() const { return text(lc_result_body(r_.get())); }
+  bool valid() const { return lc_result_valid(r_.get()) != 0; }
+  std::optional<int64_t> activations() const { return count(lc_result_activations(r_.get())); }
+  std::optional<int64_t> max() const { return count(lc_result_max(r_.get())); }
+  std::optional<std::string> license_status() const {
+    return maybe(lc_result_license_status(r_.get()));
+  }
+  std::optional<std::string> dashboard_url() const {
+    return maybe(lc_result_dashboard_url(r_.get()));
+  }
+
+ private:
+  static std::string text(const char* s) { return s != nullptr ? s : ""; }
+  static std::optional<std::string> maybe(const char* s) {
+    return s != nullptr ? std::optional<std::string>(s) : std::nullopt;
+  }
+  static std::optional<int64_t> count(int64_t n) {
+    return n >= 0 ? std::optional<int64_t>(n) : std::nullopt;
+  }
+  std::unique_ptr<lc_result, void (*)(lc_result*)> r_;
+};
+
+class Client {
+ public:
+  // Throws std::invalid_argument with the SDK's reason when the options cannot work.
+  explicit Client(const lc_options& options) : c_(nullptr, &lc_client_free) {
+    char error[256] = {0};
+    c_.reset(lc_client_new(&options, error, sizeof(error)));
+    if (!c_) throw std::invalid_argument(error);
+  }
+  std::string machine_id() const { return lc_client_machine_id(c_.get()); }
+  Result activate() { return call(&lc_activate); }
+  Result heartbeat() { return call(&lc_heartbeat); }
+  Result status() { return call(&lc_status_check); }
+  Result deactivate() { return call(&lc_deactivate); }
+  Result check_at_startup() { return call(&lc_check_at_startup); }
+
+ private:
+  Result call(lc_status (*fn)(lc_client*, lc_result**)) {
+    lc_result* r = nullptr;
+    fn(c_.get(), &r);
+    return Result(r);
+  }
+  std::unique_ptr<lc_client, void (*)(lc_client*)> c_;
+};
+
+}  // namespace license_client

@@ -1,0 +1,187 @@
+#include "licensectl.h"
+
+#include <CLI/CLI.hpp>
+#include <boost/json.hpp>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "duration.h"
+#include "license_client.h"
+
+namespace licensed::client {
+
+namespace {
+
+namespace json = boost::json;
+
+struct Options {
+  std::string url, key_id, secret, license_key, machine_id, machine_name, public_key;
+  std::string timeout = "10s";
+  std::string every;
+  bool json = false;
+};
+
+// The pinned key as given: a PEM file's path or the key's text itself.
+std::string public_key_text(const std::string& value) {
+  std::ifstream in(value);
+  if (!in) return value;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string count_text(const Answer& a) {
+  if (!a.activations || !a.max) return "";
+  return std::to_string(*a.activations) + " of " + std::to_string(*a.max) + " machines";
+}
+
+// One line for a person: what happened, and for a failure what to do about it.
+void print_human(std::string_view command, const Answer& a, const std::string& machine_id) {
+  if (a.outcome == Outcome::kOk) {
+    std::string line = std::string(command) + ": ok";
+    if (a.license_status) line += ", license " + *a.license_status;
+    if (const auto c = count_text(a); !c.empty()) line += ", " + c + " activated";
+    std::cout << line << " (machine " << machine_id << ")\n";
+    return;
+  }
+  std::string line = "licensectl: " + std::string(command) + ": ";
+  switch (a.outcome) {
+    case Outcome::kNotUsable:
+      line += a.code == 0 ? "license not valid for this machine" : a.error;
+      if (a.license_status) line += " (status " + *a.license_status + ")";
+      break;
+    case Outcome::kLimitReached:
+      line += "machine cap reached (" + count_text(a) + ")";
+      if (a.dashboard_url) line += "; free a slot at " + *a.dashboard_url;
+      break;
+    case Outcome::kUnavailable:
+      line += "gave up after " + std::to_string(a.attempts) +
+              " attempt(s): " + (a.error.empty() ? "no answer" : a.error);
+      break;
+    default:
+      line += a.error.empty() ? "refused" : a.error;
+      break;
+  }
+  if (!a.message.empty()) line += ": " + a.message;
+  std::cerr << line << "\n";
+}
+
+void print_json(const Answer& a) {
+  if (!a.body.empty()) {
+    std::cout << a.body << "\n";
+    return;
+  }
+  json::object o;
+  o["ok"] = false;
+  o["error"] = a.error.empty() ? "NETWORK" : a.error;
+  if (!a.message.empty()) o["message"] = a.message;
+  std::cout << json::serialize(o) << "\n";
+}
+
+int report(std::string_view command, const Answer& a, const Options& o,
+           const std::string& machine_id) {
+  if (o.json) {
+    print_json(a);
+  } else {
+    print_human(command, a, machine_id);
+  }
+  std::cout.flush();
+  return static_cast<int>(a.outcome);
+}
+
+// heartbeat --every: one heartbeat per period until SIGTERM or SIGINT. A transient
+// failure does not end a long job (the next period tries again); a refusal does. A
+// machine reclaimed as stale (1707) activates again, as spec section 14 says.
+int heartbeat_loop(Client& client, std::chrono::milliseconds every, const Options& o) {
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  for (;;) {
+    Answer a = client.heartbeat();
+    if (a.code == 1707) a = client.activate();
+    const int code = report("heartbeat", a, o, client.machine_id());
+    if (code != 0 && a.outcome != Outcome::kUnavailable) return code;
+    timespec wait{};
+    wait.tv_sec = static_cast<time_t>(every.count() / 1000);
+    wait.tv_nsec = static_cast<long>(every.count() % 1000) * 1'000'000;
+    if (sigtimedwait(&stop, nullptr, &wait) > 0) return 0;
+  }
+}
+
+}  // namespace
+
+int run_licensectl(int argc, char** argv) {
+  CLI::App app{"licensectl: activate, heartbeat, check and release a license from CI and scripts"};
+  app.fallthrough();
+  app.require_subcommand(1);
+  Options o;
+  app.add_option("--url", o.url, "server base URL")->envname("LICENSE_SERVER_URL");
+  app.add_option("--key-id", o.key_id, "signing key id")->envname("LICENSE_KEY_ID");
+  app.add_option("--secret", o.secret, "signing secret")->envname("LICENSE_SECRET");
+  app.add_option("--license-key", o.license_key, "the license key")->envname("LICENSE_KEY");
+  app.add_option("--machine-id", o.machine_id, "default: derived as the SDK does")
+      ->envname("LICENSE_MACHINE_ID");
+  app.add_option("--machine-name", o.machine_name, "shown to the customer")
+      ->envname("LICENSE_MACHINE_NAME");
+  app.add_option("--public-key", o.public_key,
+                 "pinned response key: base64 of the raw 32 bytes, or a PEM file")
+      ->envname("LICENSE_PUBLIC_KEY");
+  app.add_option("--timeout", o.timeout, "bounds the whole command, retries included")
+      ->capture_default_str();
+  app.add_flag("--json", o.json, "print the server's JSON answer");
+  CLI::App* activate = app.add_subcommand("activate", "register this machine");
+  CLI::App* heartbeat = app.add_subcommand("heartbeat", "refresh this machine's lastSeenAt");
+  heartbeat->add_option("--every", o.every, "repeat every DURATION until SIGTERM or SIGINT");
+  CLI::App* status = app.add_subcommand("status", "exit 0 when valid for this machine");
+  CLI::App* deactivate = app.add_subcommand("deactivate", "release this machine's slot");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  const auto usage = [](const std::string& why) {
+    std::cerr << "licensectl: " << why << "\n";
+    return 2;
+  };
+  const auto timeout = parse_duration(o.timeout);
+  if (!timeout) return usage("--timeout: not a duration like 10s, 1500ms or 2m: " + o.timeout);
+  std::optional<std::chrono::milliseconds> every;
+  if (!o.every.empty()) {
+    every = parse_duration(o.every);
+    if (!every) return usage("--every: not a duration like 30s or 5m: " + o.every);
+  }
+  ClientConfig config;
+  config.url = o.url;
+  config.key_id = o.key_id;
+  config.secret = o.secret;
+  config.license_key = o.license_key;
+  config.machine_id = o.machine_id;
+  if (!o.machine_name.empty()) config.machine_name = o.machine_name;
+  if (!o.public_key.empty()) config.public_key = public_key_text(o.public_key);
+  config.timeout = *timeout;
+  std::string error;
+  auto client = Client::create(std::move(config), error);
+  if (!client) return usage(error);
+
+  if (activate->parsed()) return report("activate", client->activate(), o, client->machine_id());
+  if (heartbeat->parsed()) {
+    if (every) return heartbeat_loop(*client, *every, o);
+    return report("heartbeat", client->heartbeat(), o, client->machine_id());
+  }
+  if (status->parsed()) return report("status", client->status(), o, client->machine_id());
+  if (deactivate->parsed()) {
+    return report("deactivate", client->deactivate(), o, client->machine_id());
+  }
+  return usage("no command");
+}
+
+}  // namespace licensed::client

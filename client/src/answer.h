@@ -1,0 +1,47 @@
+// What an SDK call tells its caller: one outcome out of the few a plugin reacts to
+// differently (spec section 11's exit statuses are the same partition), the server's
+// answer where there was one, and where it came from (network or cache).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace licensed::client {
+
+// The numbers are licensectl's exit statuses (spec section 11) and the C ABI's codes.
+enum class Outcome : int {
+  kOk = 0,            // 200 (for status: the license is valid for this machine)
+  kUsage = 2,         // the SDK was configured wrongly (no URL, no key, ...)
+  kNotUsable = 3,     // 1703, 1704, 1707, or status answering valid:false
+  kLimitReached = 4,  // 1705: activations, max and dashboardUrl say how to free a slot
+  kUnavailable = 5,   // gave up on 1706, 1708, 1709 or the network within the timeout
+  kRefused = 6,       // 1700, 1701 after its one resend, 1702, any other 4xx
+};
+
+enum class Source { kNone, kNetwork, kCache };
+
+struct Answer {
+  Outcome outcome = Outcome::kUnavailable;
+  Source source = Source::kNone;
+  int http_status = 0;  // of the last answer received; 0 when none was
+  int code = 0;         // the API error code, 0 on success or without a body
+  std::string error;    // the API error name, or what went wrong below HTTP
+  std::string message;
+  std::string body;  // the server's JSON exactly as received ("" without one)
+  // From the body where present: activate/heartbeat/status/deactivate and 1705.
+  std::optional<int64_t> activations;
+  std::optional<int64_t> max;
+  std::optional<std::string> dashboard_url;   // 1705; nullopt for null
+  std::optional<std::string> license_status;  // 200 answers and 1704
+  bool valid = false;                         // status answers
+  int attempts = 0;                           // requests sent for this call
+  int64_t retry_after_seconds = 0;            // of the last 429/503
+
+  bool ok() const { return outcome == Outcome::kOk; }
+};
+
+const char* outcome_name(Outcome o);
+const char* source_name(Source s);
+
+}  // namespace licensed::client

@@ -1,0 +1,46 @@
+// The local cache of the last good status answer, so a plugin can start offline. It
+// keeps the answer exactly as signed (nonce, status, Date, body, signature): the client
+// verifies it again on every read, so an edited file is ignored, and its age is the
+// signed Date, so it cannot be made younger by editing either.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace licensed::client {
+
+struct SignedAnswer {
+  std::string nonce;  // the request's X-License-Nonce the signature covers
+  int status = 0;
+  std::string date;  // the Date header as sent
+  std::string body;
+  std::optional<std::string> signature;  // X-License-Response-Signature, when there was one
+};
+
+// The per-user cache directory: $XDG_CACHE_HOME/licensed-client, else
+// $HOME/.cache/licensed-client (%LOCALAPPDATA%\licensed-client on Windows); "" when the
+// environment names none.
+std::filesystem::path default_cache_dir();
+
+class AnswerCache {
+ public:
+  explicit AnswerCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
+
+  // One file per (license key, machine id), named by a hash of both.
+  std::filesystem::path file_for(std::string_view license_key, std::string_view machine_id) const;
+
+  // Written to a temporary file in the same directory and renamed over the old one, so
+  // a reader sees the old answer or the new one, never half of one. False on I/O errors.
+  bool store(std::string_view license_key, std::string_view machine_id,
+             const SignedAnswer& answer) const;
+  // nullopt when there is no file or it is not a well-formed entry. Not verified here.
+  std::optional<SignedAnswer> load(std::string_view license_key, std::string_view machine_id) const;
+  void remove(std::string_view license_key, std::string_view machine_id) const;
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace licensed::client

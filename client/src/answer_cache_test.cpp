@@ -1,0 +1,75 @@
+#include "answer_cache.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "support/temp_dir.h"
+
+namespace licensed::client {
+namespace {
+
+SignedAnswer sample() {
+  return {"0123456789abcdef0123456789abcdef", 200, "Sun, 22 Nov 2026 09:30:00 GMT",
+          "{\"ok\":true,\"valid\":true}", "kid=k, ed25519=AAAA"};
+}
+
+TEST(AnswerCache, StoresAndLoadsTheSignedAnswerAsItWas) {
+  bb::TempDir dir;
+  const AnswerCache cache(dir.path() / "nested" / "cache");
+  ASSERT_TRUE(cache.store("license", "machine", sample()));
+  const auto loaded = cache.load("license", "machine");
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->nonce, sample().nonce);
+  EXPECT_EQ(loaded->status, 200);
+  EXPECT_EQ(loaded->date, sample().date);
+  EXPECT_EQ(loaded->body, sample().body);
+  EXPECT_EQ(loaded->signature, sample().signature);
+  EXPECT_FALSE(cache.load("license", "another machine").has_value());
+}
+
+TEST(AnswerCache, ReplacesByRenameAndLeavesNoTemporaryFile) {
+  bb::TempDir dir;
+  const AnswerCache cache(dir.path());
+  SignedAnswer a = sample();
+  ASSERT_TRUE(cache.store("l", "m", a));
+  a.body = "{\"ok\":true,\"valid\":false}";
+  a.signature.reset();
+  ASSERT_TRUE(cache.store("l", "m", a));
+  EXPECT_EQ(cache.load("l", "m")->body, a.body);
+  EXPECT_FALSE(cache.load("l", "m")->signature.has_value());
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+    ++files;
+    EXPECT_EQ(e.path(), cache.file_for("l", "m"));
+  }
+  EXPECT_EQ(files, 1);
+  cache.remove("l", "m");
+  EXPECT_FALSE(cache.load("l", "m").has_value());
+}
+
+TEST(AnswerCache, AMalformedFileIsNoEntry) {
+  bb::TempDir dir;
+  const AnswerCache cache(dir.path());
+  for (const char* text : {"", "{", "[]", "{\"version\":2,\"status\":200}",
+                           "{\"version\":1,\"status\":200,\"nonce\":\"n\",\"date\":\"d\"}"}) {
+    std::ofstream(cache.file_for("l", "m")) << text;
+    EXPECT_FALSE(cache.load("l", "m").has_value()) << text;
+  }
+}
+
+TEST(AnswerCache, DefaultDirectoryIsPerUser) {
+  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old_xdg ? old_xdg : "";
+  ::setenv("XDG_CACHE_HOME", "/tmp/xdg-for-test", 1);
+  EXPECT_EQ(default_cache_dir(), std::filesystem::path("/tmp/xdg-for-test/licensed-client"));
+  ::unsetenv("XDG_CACHE_HOME");
+  if (const char* home = std::getenv("HOME")) {
+    EXPECT_EQ(default_cache_dir(), std::filesystem::path(home) / ".cache/licensed-client");
+  }
+  if (old_xdg) ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+}
+
+}  // namespace
+}  // namespace licensed::client

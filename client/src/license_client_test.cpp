@@ -1,0 +1,169 @@
+// The SDK's signing and verification against the shared vector files (the spec's request
+// signing vectors and tests/vectors/response-signatures.json), and how an HTTP answer is
+// read into an outcome.
+#include "license_client.h"
+
+#include <gtest/gtest.h>
+#include <openssl/pem.h>
+
+#include <boost/json.hpp>
+#include <fstream>
+#include <sstream>
+
+namespace licensed::client {
+namespace {
+
+namespace json = boost::json;
+
+json::object load(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return json::parse(ss.str()).as_object();
+}
+
+std::string str(const json::value& v, const char* key) {
+  return std::string(v.at(key).as_string());
+}
+
+std::string header(const HeaderList& headers, std::string_view name) {
+  for (const auto& [n, v] : headers) {
+    if (n == name) return v;
+  }
+  return "<missing>";
+}
+
+TEST(SdkSigningVectors, TheSdkSendsExactlyTheHeadersOfEveryVector) {
+  const json::object vectors = load(std::string(LICENSED_SPEC_DIR) + "/signing-vectors.json");
+  const auto& list = vectors.at("vectors").as_array();
+  ASSERT_FALSE(list.empty());
+  for (const auto& v : list) {
+    SCOPED_TRACE(str(v, "signature"));
+    const HeaderList h =
+        signed_request_headers(str(v, "keyId"), str(v, "secret"), str(v, "path"),
+                               str(v, "timestamp"), str(v, "nonce"), str(v, "body"));
+    EXPECT_EQ(header(h, "X-License-Signature"), str(v, "signature"));
+    EXPECT_EQ(header(h, "X-License-Key-Id"), str(v, "keyId"));
+    EXPECT_EQ(header(h, "X-License-Timestamp"), str(v, "timestamp"));
+    EXPECT_EQ(header(h, "X-License-Nonce"), str(v, "nonce"));
+    EXPECT_EQ(header(h, "Content-Type"), "application/json");
+  }
+}
+
+class SdkResponseVectors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    vectors_ = load(std::string(LICENSED_TEST_VECTORS_DIR) + "/response-signatures.json");
+    const auto key = parse_response_public_key(str(vectors_, "publicKey"));
+    ASSERT_TRUE(key.has_value());
+    key_ = *key;
+  }
+  static SignedAnswer answer_of(const json::value& c) {
+    SignedAnswer a;
+    a.nonce = c.at("nonce").is_null() ? "" : str(c, "nonce");
+    a.status = static_cast<int>(c.at("status").as_int64());
+    a.date = str(c, "date");
+    a.body = str(c, "body");
+    a.signature = str(c, "header");
+    return a;
+  }
+  json::object vectors_;
+  Ed25519PublicKey key_{};
+};
+
+TEST_F(SdkResponseVectors, EveryVectorWithANonceVerifies) {
+  int checked = 0;
+  for (const auto& c : vectors_.at("cases").as_array()) {
+    if (c.at("nonce").is_null()) continue;  // the SDK always sends a nonce
+    SCOPED_TRACE(str(c, "name"));
+    EXPECT_TRUE(answer_signed_by(key_, answer_of(c)));
+    ++checked;
+  }
+  EXPECT_GT(checked, 0);
+}
+
+TEST_F(SdkResponseVectors, AnyChangeOrAnotherNonceIsRefused) {
+  for (const auto& c : vectors_.at("cases").as_array()) {
+    if (c.at("nonce").is_null()) continue;
+    SCOPED_TRACE(str(c, "name"));
+    const SignedAnswer good = answer_of(c);
+    SignedAnswer a = good;
+    a.nonce = "ffffffffffffffffffffffffffffffff";  // an old answer replayed to a new request
+    EXPECT_FALSE(answer_signed_by(key_, a));
+    a = good;
+    a.body += " ";
+    EXPECT_FALSE(answer_signed_by(key_, a));
+    a = good;
+    a.status = a.status == 200 ? 201 : 200;
+    EXPECT_FALSE(answer_signed_by(key_, a));
+    a = good;
+    a.date[0] = a.date[0] == 'S' ? 'M' : 'S';
+    EXPECT_FALSE(answer_signed_by(key_, a));
+    a = good;
+    a.signature.reset();
+    EXPECT_FALSE(answer_signed_by(key_, a));
+  }
+}
+
+TEST_F(SdkResponseVectors, ThePinnedKeyMayBeGivenAsPem) {
+  // The vector key's public half as `openssl pkey -pubout` writes it.
+  const std::string private_pem = str(vectors_, "privateKeyPem");
+  BIO* in = BIO_new_mem_buf(private_pem.data(), static_cast<int>(private_pem.size()));
+  EVP_PKEY* pkey = PEM_read_bio_PrivateKey(in, nullptr, nullptr, nullptr);
+  BIO* out = BIO_new(BIO_s_mem());
+  ASSERT_NE(pkey, nullptr);
+  ASSERT_EQ(PEM_write_bio_PUBKEY(out, pkey), 1);
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(out, &data);
+  const std::string public_pem(data, static_cast<size_t>(size));
+  EVP_PKEY_free(pkey);
+  BIO_free(in);
+  BIO_free(out);
+  const auto from_pem = parse_response_public_key(public_pem);
+  ASSERT_TRUE(from_pem.has_value()) << public_pem;
+  EXPECT_EQ(*from_pem, key_);
+  EXPECT_EQ(response_key_id(*from_pem), str(vectors_, "kid"));
+}
+
+TEST(ClassifyAnswer, MapsCodesToTheOutcomesOfSection11) {
+  EXPECT_EQ(classify_answer(200, R"({"ok":true,"valid":true})", true).outcome, Outcome::kOk);
+  EXPECT_EQ(classify_answer(200, R"({"ok":true,"valid":false})", true).outcome,
+            Outcome::kNotUsable);
+  EXPECT_EQ(classify_answer(200, R"({"ok":true})", false).outcome, Outcome::kOk);
+  EXPECT_EQ(classify_answer(200, "not json", false).outcome, Outcome::kUnavailable);
+  const struct {
+    int http;
+    int code;
+    Outcome outcome;
+  } cases[] = {{404, 1703, Outcome::kNotUsable},   {403, 1704, Outcome::kNotUsable},
+               {404, 1707, Outcome::kNotUsable},   {409, 1705, Outcome::kLimitReached},
+               {429, 1706, Outcome::kUnavailable}, {503, 1708, Outcome::kUnavailable},
+               {500, 1709, Outcome::kUnavailable}, {401, 1700, Outcome::kRefused},
+               {401, 1701, Outcome::kRefused},     {400, 1702, Outcome::kRefused},
+               {413, 1702, Outcome::kRefused}};
+  for (const auto& c : cases) {
+    const std::string body = R"({"ok":false,"error":"E","code":)" + std::to_string(c.code) + "}";
+    EXPECT_EQ(classify_answer(c.http, body, false).outcome, c.outcome) << c.code;
+  }
+  EXPECT_EQ(classify_answer(404, R"({"ok":false,"error":"NOT_FOUND"})", false).outcome,
+            Outcome::kRefused);
+  EXPECT_EQ(classify_answer(502, "<html>", false).outcome, Outcome::kRefused);
+}
+
+TEST(ClassifyAnswer, CarriesTheMembersAPluginShows) {
+  const Answer limit = classify_answer(
+      409,
+      R"({"ok":false,"error":"LICENSE_API_LIMIT_REACHED","code":1705,"message":"m","activations":3,"max":3,"dashboardUrl":"https://x/y"})",
+      false);
+  EXPECT_EQ(limit.activations, 3);
+  EXPECT_EQ(limit.max, 3);
+  EXPECT_EQ(limit.dashboard_url, "https://x/y");
+  EXPECT_EQ(limit.error, "LICENSE_API_LIMIT_REACHED");
+  const Answer inactive = classify_answer(
+      403, R"({"ok":false,"error":"LICENSE_API_INACTIVE","code":1704,"status":"REVOKED"})", false);
+  EXPECT_EQ(inactive.license_status, "REVOKED");
+  EXPECT_EQ(inactive.http_status, 403);
+}
+
+}  // namespace
+}  // namespace licensed::client

@@ -1,0 +1,160 @@
+// Issue 5 item 5 and issue 8 item 4: the start-up check answers from the network within
+// its budget, else from the cache within the grace period, and says which; the cache
+// keeps the signed answer and verifies it on every read, so one edited byte is enough
+// for it to be ignored. Time is injected (a manual wall clock, a fake waiter).
+#include <fstream>
+#include <sstream>
+
+#include "sdk_fixture.h"
+
+namespace licensed::client::test {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+
+class SdkCache : public SdkTest {
+ protected:
+  // A client pinned to the server's response key, on a manual clock set to now, with a
+  // fake waiter: retries cost no real time.
+  std::unique_ptr<Client> Pinned(const std::string& license, const std::string& machine) {
+    ClientConfig config = Config(license, url_);
+    config.machine_id = machine;
+    config.public_key = public_key_;
+    config.clock = clock_;
+    config.waiter = std::make_shared<FakeWaiter>();
+    return Make(config);
+  }
+  void StartAndCache(const std::string& machine) {
+    Start();
+    url_ = Url();
+    public_key_ = SigningPublicKey();
+    license_ = NewLicense(3);
+    auto client = Pinned(license_, machine);
+    ASSERT_TRUE(client->activate().ok());
+    const Answer first = client->check_at_startup();
+    ASSERT_TRUE(first.ok()) << Describe(first);
+    ASSERT_EQ(first.source, Source::kNetwork);
+    cache_file_ = AnswerCache(CacheDir()).file_for(license_, machine);
+    ASSERT_TRUE(std::filesystem::exists(cache_file_));
+  }
+  std::string ReadCache() const {
+    std::ifstream in(cache_file_, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  void WriteCache(const std::string& text) const {
+    std::ofstream(cache_file_, std::ios::binary | std::ios::trunc) << text;
+  }
+
+  std::shared_ptr<ManualClock> clock_ = std::make_shared<ManualClock>(SystemClock().now_ms());
+  std::string url_;
+  std::string public_key_;
+  std::string license_;
+  std::filesystem::path cache_file_;
+};
+
+TEST_F(SdkCache, StartupCheckAnswersFromTheNetworkAndKeepsTheSignedAnswer) {
+  StartAndCache("cache-machine-01");
+  const auto entry = AnswerCache(CacheDir()).load(license_, "cache-machine-01");
+  ASSERT_TRUE(entry.has_value());
+  EXPECT_EQ(entry->status, 200);
+  EXPECT_TRUE(entry->signature.has_value());
+  EXPECT_EQ(entry->nonce.size(), 32u) << "128 random bits as hex";
+  const auto key = parse_response_public_key(public_key_);
+  ASSERT_TRUE(key.has_value());
+  EXPECT_TRUE(answer_signed_by(*key, *entry));
+  // Nothing else is left in the directory (written by rename).
+  int files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(CacheDir())) ++files;
+  EXPECT_EQ(files, 1);
+}
+
+TEST_F(SdkCache, ServerDownAnswersFromTheCacheWithinTheGracePeriod) {
+  StartAndCache("cache-machine-02");
+  Stop();
+  clock_->advance_ms(std::chrono::duration_cast<milliseconds>(hours(24 * 6)).count());
+  const Answer offline = Pinned(license_, "cache-machine-02")->check_at_startup();
+  EXPECT_TRUE(offline.ok()) << Describe(offline);
+  EXPECT_EQ(offline.source, Source::kCache);
+  EXPECT_TRUE(offline.valid);
+  EXPECT_EQ(offline.license_status, "ACTIVE");
+  EXPECT_GE(offline.attempts, 1) << "the network was tried first";
+
+  clock_->advance_ms(std::chrono::duration_cast<milliseconds>(hours(24 * 2)).count());
+  const Answer expired = Pinned(license_, "cache-machine-02")->check_at_startup();
+  EXPECT_EQ(expired.outcome, Outcome::kUnavailable) << "8 days old " << Describe(expired);
+  EXPECT_EQ(expired.source, Source::kNone);
+}
+
+TEST_F(SdkCache, TheNetworkTryIsBoundedByTheStartupBudget) {
+  StartAndCache("cache-machine-03");
+  Stop();
+  ClientConfig config = Config(license_, url_);
+  config.machine_id = "cache-machine-03";
+  config.public_key = public_key_;
+  config.timeout = std::chrono::seconds(60);
+  auto waiter = std::make_shared<FakeWaiter>();
+  config.waiter = waiter;
+  const Answer a = Make(config)->check_at_startup();
+  EXPECT_EQ(a.source, Source::kCache) << Describe(a);
+  milliseconds waited{0};
+  for (const auto s : waiter->sleeps()) waited += s;
+  EXPECT_LE(waited, milliseconds(1500)) << "the default start-up budget, not the timeout";
+}
+
+TEST_F(SdkCache, OneEditedByteMakesTheCachedAnswerIgnored) {
+  StartAndCache("cache-machine-04");
+  Stop();
+  const std::string original = ReadCache();
+  // Each edit changes one byte of what the signature covers: the body, the Date (to make
+  // the answer look younger), the nonce; and one of the signature itself.
+  const std::vector<std::pair<std::string, std::string>> edits = {{"ACTIVE", "ACTIVF"},
+                                                                  {"GMT", "GMU"},
+                                                                  {"\"nonce\":\"", "\"nonce\":\"x"},
+                                                                  {"ed25519=", "ed25519=A"}};
+  for (const auto& [from, to] : edits) {
+    SCOPED_TRACE(from);
+    std::string edited = original;
+    const size_t at = edited.find(from);
+    ASSERT_NE(at, std::string::npos) << original;
+    // Same length where possible: one byte replaced, not inserted.
+    if (from.size() == to.size()) {
+      edited.replace(at, from.size(), to);
+    } else {
+      const size_t pos = at + from.size();
+      edited[pos] = edited[pos] == 'A' ? 'B' : 'A';
+    }
+    ASSERT_NE(edited, original);
+    WriteCache(edited);
+    const Answer a = Pinned(license_, "cache-machine-04")->check_at_startup();
+    EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
+    EXPECT_EQ(a.source, Source::kNone);
+  }
+  WriteCache(original);
+  EXPECT_EQ(Pinned(license_, "cache-machine-04")->check_at_startup().source, Source::kCache);
+}
+
+TEST_F(SdkCache, ARefusalFromTheServerClearsTheCache) {
+  StartAndCache("cache-machine-05");
+  admin().SetStatus(license_, "REVOKED");
+  const Answer revoked = Pinned(license_, "cache-machine-05")->check_at_startup();
+  EXPECT_EQ(revoked.outcome, Outcome::kNotUsable) << Describe(revoked);
+  EXPECT_EQ(revoked.source, Source::kNetwork);
+  EXPECT_EQ(revoked.license_status, "REVOKED");
+  EXPECT_FALSE(std::filesystem::exists(cache_file_));
+  Stop();
+  const Answer offline = Pinned(license_, "cache-machine-05")->check_at_startup();
+  EXPECT_EQ(offline.outcome, Outcome::kUnavailable) << "no old yes outlives a no";
+}
+
+TEST_F(SdkCache, ACacheWrittenForAnotherMachineIsNotRead) {
+  StartAndCache("cache-machine-06");
+  Stop();
+  const Answer other = Pinned(license_, "cache-machine-07")->check_at_startup();
+  EXPECT_EQ(other.source, Source::kNone) << Describe(other);
+}
+
+}  // namespace
+}  // namespace licensed::client::test
