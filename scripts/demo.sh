@@ -16,6 +16,11 @@ if [ ! -f demo/signing-key ]; then
   echo "demo=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')" > demo/signing-key
   chmod 600 demo/signing-key
 fi
+if [ ! -f demo/admin-token ]; then
+  # The admin API's bearer token is shown once and stored hashed: keep it in a file.
+  (umask 077; "$bin" admin --store "$store" token create --name demo --json \
+    | sed -nE 's/.*"token":"([^"]+)".*/\1/p' > demo/admin-token)
+fi
 listen="${LICENSED_LISTEN:-127.0.0.1:8080}"
 cat <<TXT
 
@@ -25,6 +30,8 @@ cat <<TXT
   license key   $(cat demo/license-key)
   signing key   id "demo", secret "$(cut -d= -f2- demo/signing-key)"
   server        http://$listen   (Ctrl-C stops it)
+  admin API     curl -H "Authorization: Bearer \$(cat demo/admin-token)" http://$listen/api/v1/admin/licenses
+  API document  http://$listen/api/v1/openapi.json
 
   See the quick starts in README.md: licensectl (build/release/client/licensectl),
   or a signed request by hand.

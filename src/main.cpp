@@ -12,6 +12,7 @@
 #include "auth/stored_response_key.h"
 #include "config/serve_config.h"
 #include "http/admin_service.h"
+#include "http/api_service.h"
 #include "http/http_server.h"
 #include "http/license_handler.h"
 #include "observability/log_format.h"
@@ -27,6 +28,8 @@ using namespace licensed;
 constexpr int kExitUsage = 2;
 // How long SIGTERM waits for queued error reports to reach Sentry.
 constexpr std::chrono::seconds kErrorReportFlush{2};
+// Wrong admin API tokens answered 401 per client IP and minute before 429.
+constexpr int64_t kFailedAdminAuthPerMinute = 20;
 
 std::string host_name() {
   char name[256] = {};
@@ -172,6 +175,11 @@ int serve(const ServeConfig& config) {
   handler_config.error_reporter = reporter.get();
   handler_config.response_signer = &response_signer;
   const LicenseHandler handler(std::move(handler_config));
+  // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
+  // can cause with wrong tokens (spec section 12), apart from the License API's buckets.
+  MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
+  const AdminApiHandler admin_api({store_ptr, &clock, &failed_admin_auth, reporter.get()});
+  const ApiService api(handler, admin_api);
 
   HttpServerConfig http_config;
   http_config.host = config.listen_host;
@@ -181,7 +189,7 @@ int serve(const ServeConfig& config) {
   http_config.max_connections = config.max_connections;
   http_config.header_timeout = std::chrono::seconds(config.header_timeout);
   http_config.idle_timeout = std::chrono::seconds(config.idle_timeout);
-  HttpServer server(http_config, handler, &metrics);
+  HttpServer server(http_config, api, &metrics);
 
   const AdminService admin_service({&metrics, store_ptr, [&server] { return !server.draining(); }});
   std::unique_ptr<HttpServer> admin_server;

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "admin/admin_operations.h"
+#include "admin/admin_tokens.h"
 #include "auth/response_key.h"
 #include "core/license_json.h"
 #include "core/timestamp.h"
@@ -27,6 +28,8 @@ struct AdminArgs {
   std::string status;
   std::string ttl_value;
   std::string out_file;
+  std::string token_name;
+  bool read_only = false;
   bool json = false;
 };
 
@@ -279,6 +282,83 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
           if (o.contains("machineId")) std::cout << "  " << o.at("machineId").as_string().c_str();
           if (o.contains("refresh")) std::cout << "  refresh";
           std::cout << "\n";
+        }
+        return kExitOk;
+      });
+    };
+  });
+
+  // Admin API tokens (spec sections 11 and 12): shown once, stored as SHA-256 only.
+  auto* token =
+      admin.add_subcommand("token", "bearer tokens of the admin HTTP API")->require_subcommand(1);
+  auto* tcreate = token->add_subcommand("create", "make a token and print it (shown only once)");
+  tcreate->add_option("--name", a->token_name, "unique name, recorded in audit records")
+      ->required();
+  tcreate->add_flag("--read-only", a->read_only, "the token may only read");
+  tcreate->add_flag("--json", a->json, "print {\"token\", \"name\"}");
+  tcreate->callback([a, chosen] {
+    *chosen = [a] {
+      return with_store(*a, [&](Store& s) {
+        auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
+          return create_admin_token(tx, a->token_name, a->read_only, SystemClock().now_ms());
+        });
+        if (!r.ok()) return report(r.error());
+        if (a->json) {
+          const boost::json::object o{{"token", r->token}, {"name", r->name}};
+          std::cout << boost::json::serialize(o) << "\n";
+        } else {
+          std::cout << r->token << "\n";
+          std::cerr << "admin token " << r->name << (r->read_only ? " (read-only)" : "")
+                    << ": keep it now, it is not shown again\n";
+        }
+        return kExitOk;
+      });
+    };
+  });
+  auto* trevoke = token->add_subcommand("revoke", "delete a token; it stops working at once");
+  trevoke->add_option("--name", a->token_name, "the token's name")->required();
+  trevoke->callback([a, chosen] {
+    *chosen = [a] {
+      return with_store(*a, [&](Store& s) {
+        auto r = run_blocking(s, TxKind::kWrite,
+                              [&](StoreTx& tx) { return revoke_admin_token(tx, a->token_name); });
+        if (!r.ok()) {
+          std::cerr << "licensed admin: " << r.error().message << "\n";
+          return kExitRefused;
+        }
+        std::cout << "revoked admin token " << a->token_name << "\n";
+        return kExitOk;
+      });
+    };
+  });
+  auto* tlist =
+      token->add_subcommand("list", "names, rights, creation and last use (never the token)");
+  tlist->add_flag("--json", a->json, "print a JSON array");
+  tlist->callback([a, chosen] {
+    *chosen = [a] {
+      return with_store(*a, [&](Store& s) {
+        auto r = run_blocking(s, TxKind::kRead, [](StoreTx& tx) { return list_admin_tokens(tx); });
+        if (!r.ok()) return report(r.error());
+        boost::json::array list;
+        for (const AdminToken& t : r.value()) {
+          list.push_back(
+              boost::json::object{{"name", t.name},
+                                  {"readOnly", t.read_only},
+                                  {"createdAt", format_timestamp(t.created_at)},
+                                  {"lastUsedAt", optional_timestamp_json(t.last_used_at)}});
+        }
+        if (a->json) {
+          std::cout << boost::json::serialize(list) << "\n";
+          return kExitOk;
+        }
+        for (const auto& v : list) {
+          const auto& o = v.as_object();
+          std::cout << o.at("name").as_string().c_str() << "  "
+                    << (o.at("readOnly").as_bool() ? "read-only " : "read-write") << "  created "
+                    << o.at("createdAt").as_string().c_str() << "  last used "
+                    << (o.at("lastUsedAt").is_null() ? std::string("never")
+                                                     : std::string(o.at("lastUsedAt").as_string()))
+                    << "\n";
         }
         return kExitOk;
       });

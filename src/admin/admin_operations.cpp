@@ -10,8 +10,9 @@
 namespace licensed {
 namespace {
 
-ApiError refused(std::string message) {
-  return errors::malformed("", std::move(message));
+// `field`: the member of an admin API body the refusal is about ("" when none).
+ApiError refused(std::string_view field, std::string message) {
+  return errors::malformed(field, std::move(message));
 }
 
 Result<License> load_any(StoreTx& tx, std::string_view key) {
@@ -25,15 +26,17 @@ Result<License> load_any(StoreTx& tx, std::string_view key) {
 // Changes are refused on a deleted license; reads still see it.
 Result<License> load_live(StoreTx& tx, std::string_view key) {
   ASSIGN_OR_RETURN(License l, load_any(tx, key));
-  if (l.deleted_at) return refused("license " + l.key + " is deleted");
+  if (l.deleted_at) return refused("", "license " + l.key + " is deleted");
   return l;
 }
 
-Status audit(StoreTx& tx, std::string_view action, const License& l, const AdminContext& ctx) {
+Status audit(StoreTx& tx, std::string_view action, const License& l, const AdminContext& ctx,
+             std::optional<std::string> machine_id = std::nullopt) {
   AuditEntry e;
   e.at = ctx.now;
   e.action = std::string(action);
   e.license_key = l.key;
+  e.machine_id = std::move(machine_id);
   e.actor = Actor::kAdmin;
   e.actor_name = ctx.actor_name;
   return tx.append_audit(e);
@@ -108,17 +111,20 @@ std::optional<int64_t> parse_duration_seconds(std::string_view text) {
 
 Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
                                const AdminContext& ctx) {
-  if (!valid_slug(slug)) return refused("a product slug is 1-64 chars of [a-z0-9._-]");
-  if (name.empty() || name.size() > 200) return refused("a product name is 1-200 bytes");
+  if (!valid_slug(slug)) return refused("slug", "a product slug is 1-64 chars of [a-z0-9._-]");
+  if (name.empty() || name.size() > 200) return refused("name", "a product name is 1-200 bytes");
   ASSIGN_OR_RETURN(auto existing, tx.find_product(slug));
-  if (existing) return refused("product " + std::string(slug) + " already exists");
+  if (existing) return refused("slug", "product " + std::string(slug) + " already exists");
   return tx.insert_product(slug, name, ctx.now);
 }
 
 Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const AdminContext& ctx) {
-  if (spec.max < 0) return refused("max must be >= 0");
+  if (spec.max < 0) return refused("max", "max must be >= 0");
+  if (spec.machine_ttl_seconds && *spec.machine_ttl_seconds <= 0) {
+    return refused("machineTtl", "machineTtl must be > 0 seconds, or null for never");
+  }
   ASSIGN_OR_RETURN(auto product, tx.find_product(spec.product_slug));
-  if (!product) return refused("unknown product " + spec.product_slug);
+  if (!product) return refused("product", "unknown product " + spec.product_slug);
   NewLicense n;
   n.key = spec.key.empty() ? generate_license_key() : spec.key;
   if (n.key.empty()) return errors::internal();
@@ -133,6 +139,16 @@ Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const Admin
   return l;
 }
 
+boost::json::object activation_json(const Activation& a, std::optional<UnixMillis> stale_before) {
+  boost::json::object m = machine_json(a);
+  m["stale"] = stale_before && a.last_seen_at < *stale_before;
+  return m;
+}
+
+Result<License> find_any_license(StoreTx& tx, std::string_view key) {
+  return load_any(tx, key);
+}
+
 Result<boost::json::object> show_license(StoreTx& tx, std::string_view key, UnixMillis now) {
   ASSIGN_OR_RETURN(License l, load_any(tx, key));
   ASSIGN_OR_RETURN(const auto activations, tx.list_activations(l.id));
@@ -141,10 +157,8 @@ Result<boost::json::object> show_license(StoreTx& tx, std::string_view key, Unix
   boost::json::array list;
   int64_t fresh = 0;
   for (const auto& a : activations) {
-    boost::json::object m = machine_json(a);
-    const bool is_stale = stale && a.last_seen_at < *stale;
-    m["stale"] = is_stale;
-    if (!is_stale) ++fresh;
+    boost::json::object m = activation_json(a, stale);
+    if (!m["stale"].as_bool()) ++fresh;
     list.push_back(std::move(m));
   }
   o["activationCount"] = fresh;
@@ -163,7 +177,7 @@ Result<License> set_license_status(StoreTx& tx, std::string_view key, LicenseSta
 
 Result<License> set_license_max(StoreTx& tx, std::string_view key, int64_t max,
                                 const AdminContext& ctx) {
-  if (max < 0) return refused("max must be >= 0");
+  if (max < 0) return refused("max", "max must be >= 0");
   ASSIGN_OR_RETURN(License l, load_live(tx, key));
   l.max = max;
   RETURN_IF_ERROR(tx.update_license(l));
@@ -174,6 +188,9 @@ Result<License> set_license_max(StoreTx& tx, std::string_view key, int64_t max,
 Result<License> set_license_machine_ttl(StoreTx& tx, std::string_view key,
                                         std::optional<int64_t> ttl_seconds,
                                         const AdminContext& ctx) {
+  if (ttl_seconds && *ttl_seconds <= 0) {
+    return refused("machineTtl", "machineTtl must be > 0 seconds, or null for never");
+  }
   ASSIGN_OR_RETURN(License l, load_live(tx, key));
   l.machine_ttl_seconds = ttl_seconds;
   RETURN_IF_ERROR(tx.update_license(l));
@@ -187,6 +204,54 @@ Result<License> delete_license(StoreTx& tx, std::string_view key, const AdminCon
   RETURN_IF_ERROR(tx.update_license(l));
   RETURN_IF_ERROR(audit(tx, audit_action::kDelete, l, ctx));
   return l;
+}
+
+Result<License> set_license_expiry(StoreTx& tx, std::string_view key,
+                                   std::optional<UnixMillis> expires_at, const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  l.expires_at = expires_at;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit(tx, audit_action::kUpdate, l, ctx));
+  return l;
+}
+
+Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
+                              const AdminContext& ctx) {
+  if (!patch.status && !patch.max && !patch.expires_at && !patch.machine_ttl_seconds) {
+    return refused("", "nothing to change: give status, max, expiresAt or machineTtl");
+  }
+  // Each change is its own audit record, all in the caller's one transaction.
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  if (patch.status) {
+    ASSIGN_OR_RETURN(l, set_license_status(tx, key, *patch.status, ctx));
+  }
+  if (patch.max) {
+    ASSIGN_OR_RETURN(l, set_license_max(tx, key, *patch.max, ctx));
+  }
+  if (patch.expires_at) {
+    ASSIGN_OR_RETURN(l, set_license_expiry(tx, key, *patch.expires_at, ctx));
+  }
+  if (patch.machine_ttl_seconds) {
+    ASSIGN_OR_RETURN(l, set_license_machine_ttl(tx, key, *patch.machine_ttl_seconds, ctx));
+  }
+  return l;
+}
+
+Result<License> restore_license(StoreTx& tx, std::string_view key, const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(License l, load_any(tx, key));
+  if (!l.deleted_at) return refused("", "license " + l.key + " is not deleted");
+  l.deleted_at = std::nullopt;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit(tx, audit_action::kUpdate, l, ctx));
+  return l;
+}
+
+Status remove_activation(StoreTx& tx, std::string_view key, std::string_view machine_id,
+                         const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(l.id, machine_id));
+  if (!removed) return errors::machine_not_activated();
+  return audit(tx, audit_action::kDeactivate, l, ctx, std::string(machine_id));
 }
 
 Result<boost::json::array> license_audit(StoreTx& tx, std::string_view key) {

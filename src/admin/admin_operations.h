@@ -1,5 +1,6 @@
-// Vendor operations on licenses, shared by the admin command line and (later) the
-// admin HTTP API. Every change writes an audit record with actor `admin`.
+// Vendor operations on licenses, shared by the admin command line and the admin HTTP
+// API. Every change writes an audit record with actor `admin` (and, over HTTP, the
+// token's name).
 #pragma once
 
 #include <boost/json/array.hpp>
@@ -36,6 +37,11 @@ struct LicenseSpec {
 Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
                                const AdminContext& ctx);
 Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const AdminContext& ctx);
+// Section 5's machine object plus `stale` (spec section 14), as admins see activations.
+boost::json::object activation_json(const Activation& activation,
+                                    std::optional<UnixMillis> stale_before);
+// The license of that key, deleted ones too; 1703 when there is none.
+Result<License> find_any_license(StoreTx& tx, std::string_view key);
 // The license (deleted ones too) with its activations, as `license show --json` prints.
 Result<boost::json::object> show_license(StoreTx& tx, std::string_view key, UnixMillis now);
 Result<License> set_license_status(StoreTx& tx, std::string_view key, LicenseStatus status,
@@ -45,6 +51,25 @@ Result<License> set_license_max(StoreTx& tx, std::string_view key, int64_t max,
 Result<License> set_license_machine_ttl(StoreTx& tx, std::string_view key,
                                         std::optional<int64_t> ttl_seconds,
                                         const AdminContext& ctx);
+Result<License> set_license_expiry(StoreTx& tx, std::string_view key,
+                                   std::optional<UnixMillis> expires_at, const AdminContext& ctx);
+
+// The admin API's PATCH: each member given is one of the changes above (an inner
+// nullopt clears expiresAt / machineTtl), applied in the caller's transaction.
+struct LicensePatch {
+  std::optional<LicenseStatus> status;
+  std::optional<int64_t> max;
+  std::optional<std::optional<UnixMillis>> expires_at;
+  std::optional<std::optional<int64_t>> machine_ttl_seconds;
+};
+Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
+                              const AdminContext& ctx);
+// Undoes a soft delete (audit `license.update`); refused when the license is not deleted.
+Result<License> restore_license(StoreTx& tx, std::string_view key, const AdminContext& ctx);
+// Frees a slot: deletes the machine's activation (audit `license.deactivate`, actor
+// admin); 1707 when it is not activated.
+Status remove_activation(StoreTx& tx, std::string_view key, std::string_view machine_id,
+                         const AdminContext& ctx);
 Result<License> delete_license(StoreTx& tx, std::string_view key, const AdminContext& ctx);
 Result<boost::json::array> license_audit(StoreTx& tx, std::string_view key);
 

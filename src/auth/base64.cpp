@@ -42,4 +42,25 @@ std::optional<std::vector<uint8_t>> base64_decode(std::string_view text) {
   return out;
 }
 
+std::string base64url_encode(const uint8_t* data, size_t size) {
+  std::string out = base64_encode(data, size);
+  while (!out.empty() && out.back() == '=') out.pop_back();
+  for (char& c : out) {
+    if (c == '+') c = '-';
+    if (c == '/') c = '_';
+  }
+  return out;
+}
+
+std::optional<std::vector<uint8_t>> base64url_decode(std::string_view text) {
+  std::string standard(text);
+  for (char& c : standard) {
+    if (c == '+' || c == '/' || c == '=') return std::nullopt;
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+  }
+  while (standard.size() % 4 != 0) standard.push_back('=');
+  return base64_decode(standard);
+}
+
 }  // namespace licensed

@@ -19,4 +19,9 @@ std::string base64_encode(const uint8_t* data, size_t size);
 // zero (so each byte string has exactly one accepted text).
 std::optional<std::vector<uint8_t>> base64_decode(std::string_view text);
 
+// base64url without padding (RFC 4648 section 5), for tokens and cursors that travel in
+// URLs and headers; the decoder accepts only the canonical text, like base64_decode.
+std::string base64url_encode(const uint8_t* data, size_t size);
+std::optional<std::vector<uint8_t>> base64url_decode(std::string_view text);
+
 }  // namespace licensed

@@ -102,6 +102,22 @@ ApiError bad_http_request() {
   return e;
 }
 
+ApiError unauthorized() {
+  ApiError e;
+  e.http_status = 401;
+  e.error = "UNAUTHORIZED";
+  e.message = "a valid admin token is required: Authorization: Bearer <token>";
+  return e;
+}
+
+ApiError forbidden() {
+  ApiError e;
+  e.http_status = 403;
+  e.error = "FORBIDDEN";
+  e.message = "this admin token is read-only";
+  return e;
+}
+
 ApiError bad_signature(std::string_view reason, std::string message) {
   ApiError e = make(ErrorCode::kBadSignature, std::move(message));
   e.extra["reason"] = reason;

@@ -57,6 +57,10 @@ ApiError method_not_allowed(std::string_view allow = "POST");
 // errors, no numeric code, and the connection closes after them.
 ApiError header_too_large(int64_t limit_bytes);
 ApiError bad_http_request();
+// The admin API's bearer-token refusals (spec section 12): the shape of the routing
+// errors, no numeric code (the contract's codes are the License API's).
+ApiError unauthorized();  // 401: token missing or unknown
+ApiError forbidden();     // 403: a read-only token asked for a change
 ApiError bad_signature(std::string_view reason, std::string message);
 ApiError stale_timestamp(int64_t server_time_seconds);
 // `field` empty: the problem is not one member (bad JSON, wrong content type).

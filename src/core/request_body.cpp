@@ -3,6 +3,7 @@
 // basic_parser's member definitions live in the _impl header (the SAX parser is a
 // template over the handler).
 #include <boost/json/basic_parser_impl.hpp>
+#include <boost/json/parse.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -289,7 +290,12 @@ std::string_view endpoint_name(Endpoint endpoint) {
   return "unknown";
 }
 
-Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body) {
+namespace {
+
+// The rules every JSON body shares: not empty, valid JSON in UTF-8, nothing after it,
+// an object, no duplicate names at any depth.
+std::optional<ApiError> check_json_object(json::basic_parser<BodyHandler>& parser,
+                                          std::string_view body) {
   size_t first = 0;
   while (first < body.size() && is_json_whitespace(body[first])) ++first;
   if (first == body.size()) {
@@ -298,7 +304,6 @@ Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view
 
   // Default options are strict JSON: no comments, no trailing commas, UTF-8 validated
   // (including overlong forms and encoded surrogates), lone surrogate escapes refused.
-  json::basic_parser<BodyHandler> parser(json::parse_options{}, endpoint);
   json::error_code ec;
   const size_t consumed = parser.write_some(false, body.data(), body.size(), ec);
   if (ec) return errors::malformed("", describe_json_error(ec, consumed));
@@ -316,6 +321,26 @@ Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view
   if (h.duplicate()) {
     return errors::malformed(*h.duplicate(), "duplicate member \"" + *h.duplicate() + "\"");
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<json::object> parse_json_object_body(std::string_view body) {
+  // The SAX pass decides validity and duplicates (a DOM parse keeps the last of two
+  // equal names silently); the endpoint only picks which members it captures.
+  json::basic_parser<BodyHandler> parser(json::parse_options{}, Endpoint::kStatus);
+  if (auto refused = check_json_object(parser, body)) return std::move(*refused);
+  json::error_code ec;
+  json::value v = json::parse(body, ec);
+  if (ec || !v.is_object()) return errors::malformed("", "request body must be a JSON object");
+  return std::move(v.as_object());
+}
+
+Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body) {
+  json::basic_parser<BodyHandler> parser(json::parse_options{}, endpoint);
+  if (auto refused = check_json_object(parser, body)) return std::move(*refused);
+  const BodyHandler& h = parser.handler();
 
   LicenseRequest req;
 

@@ -3,6 +3,7 @@
 // body, from bad bytes to a value out of range, is a 400 1702 chosen here.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,5 +34,9 @@ bool is_json_content_type(std::string_view content_type);
 // naming the offending member, or empty when the body as a whole is wrong (not JSON,
 // not UTF-8, not an object, trailing bytes).
 Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body);
+
+// Any JSON object body (the admin API's) under the same rules as above: strict JSON in
+// UTF-8, one object, no duplicate member names at any depth; errors are 1702.
+Result<boost::json::object> parse_json_object_body(std::string_view body);
 
 }  // namespace licensed

@@ -4,6 +4,7 @@
 // "internal error" and the request id, which leads an operator to this line.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "core/api_error.h"
@@ -21,5 +22,10 @@ inline bool is_internal_error(const ApiError& error) {
 // `reporter` may be null: then the error is only logged.
 void report_internal_error(ErrorReporter* reporter, Endpoint endpoint, std::string_view request_id,
                            std::string_view license_key, UnixMillis now);
+// The same for an endpoint outside the License API (the admin API): `name` tags it,
+// `route` is its path.
+void report_internal_error(ErrorReporter* reporter, std::string_view name, std::string route,
+                           std::string_view request_id, std::string_view license_key,
+                           UnixMillis now);
 
 }  // namespace licensed

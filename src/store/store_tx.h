@@ -24,6 +24,24 @@ struct NewLicense {
   UnixMillis created_at = 0;
 };
 
+// Which licenses the admin API lists (spec section 12): all filters optional but
+// `deleted`, which picks the live licenses (false) or the soft-deleted ones (true).
+struct LicenseFilter {
+  std::optional<int64_t> product_id;
+  std::optional<LicenseStatus> stored_status;
+  bool deleted = false;
+};
+
+// A bearer token of the admin HTTP API. Only the SHA-256 of the token is kept.
+struct AdminToken {
+  int64_t id = 0;
+  std::string name;
+  std::string token_sha256_hex;
+  bool read_only = false;
+  UnixMillis created_at = 0;
+  std::optional<UnixMillis> last_used_at;
+};
+
 class StoreTx {
  public:
   virtual ~StoreTx() = default;
@@ -36,6 +54,10 @@ class StoreTx {
   virtual Result<Product> insert_product(std::string_view slug, std::string_view name,
                                          UnixMillis now) = 0;
   virtual Result<License> insert_license(const NewLicense& license) = 0;
+  // Keyset page for the admin API: licenses matching `filter` with id > `after_id`,
+  // ordered by id, at most `limit`.
+  virtual Result<std::vector<License>> list_licenses(const LicenseFilter& filter, int64_t after_id,
+                                                     int64_t limit) = 0;
   // Writes status, max, expires_at, machine_ttl_seconds and deleted_at.
   virtual Status update_license(const License& license) = 0;
 
@@ -69,6 +91,14 @@ class StoreTx {
   };
   virtual Result<std::vector<RememberedNonce>> load_nonces(UnixMillis now) = 0;
   virtual Status purge_nonces(UnixMillis now) = 0;
+
+  // Admin API tokens (spec sections 11 and 12). Names are unique.
+  virtual Status insert_admin_token(const AdminToken& token) = 0;
+  virtual Result<std::optional<AdminToken>> find_admin_token(std::string_view token_sha256_hex) = 0;
+  virtual Result<std::vector<AdminToken>> list_admin_tokens() = 0;
+  // False when there was no token of that name.
+  virtual Result<bool> delete_admin_token(std::string_view name) = 0;
+  virtual Status touch_admin_token(int64_t id, UnixMillis now) = 0;
 
   // The response key the server made for itself on its first start without
   // --response-key (spec section 13): the oldest stored one, as PKCS#8 PEM, or nullopt

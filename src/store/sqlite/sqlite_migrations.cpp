@@ -71,6 +71,20 @@ CREATE TABLE response_keys (
   created_at   INTEGER NOT NULL
 );
 )sql"},
+    // Admin API bearer tokens (spec sections 11 and 12): only their SHA-256 is kept, so
+    // a copy of the database does not hand out admin access. The licenses index serves
+    // the admin API's keyset pages filtered by product.
+    {3, R"sql(
+CREATE TABLE admin_tokens (
+  id            INTEGER PRIMARY KEY,
+  name          TEXT NOT NULL UNIQUE,
+  token_sha256  TEXT NOT NULL UNIQUE,
+  read_only     INTEGER NOT NULL,
+  created_at    INTEGER NOT NULL,
+  last_used_at  INTEGER
+);
+CREATE INDEX licenses_by_product ON licenses (product_id, id);
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {

@@ -1,12 +1,26 @@
 #include "store/sqlite/sqlite_tx.h"
 
+#include <string>
+
 namespace licensed {
 namespace {
 
-constexpr const char* kSelectLicense =
+const std::string kSelectLicenses =
     "SELECT l.id, l.license_key, l.status, l.expires_at, l.max_activations, l.machine_ttl,"
     " l.created_at, l.deleted_at, p.id, p.slug, p.name"
-    " FROM licenses l JOIN products p ON p.id = l.product_id WHERE l.license_key = ?";
+    " FROM licenses l JOIN products p ON p.id = l.product_id";
+const std::string kSelectLicense = kSelectLicenses + " WHERE l.license_key = ?";
+// One statement for every filter combination (a NULL parameter means "any"), so it is
+// prepared once; the id keyset makes each page an index range scan.
+const std::string kListLicenses =
+    kSelectLicenses +
+    " WHERE l.id > ?1 AND (?2 IS NULL OR l.product_id = ?2) AND (?3 IS NULL OR l.status = ?3)"
+    " AND (l.deleted_at IS NOT NULL) = ?4 ORDER BY l.id LIMIT ?5";
+
+const std::string kSelectAdminTokens =
+    "SELECT id, name, token_sha256, read_only, created_at, last_used_at FROM admin_tokens";
+const std::string kFindAdminToken = kSelectAdminTokens + " WHERE token_sha256 = ?";
+const std::string kListAdminTokens = kSelectAdminTokens + " ORDER BY name";
 
 Result<License> read_license(const Statement& s) {
   License l;
@@ -24,6 +38,11 @@ Result<License> read_license(const Statement& s) {
   return l;
 }
 
+AdminToken read_admin_token(const Statement& s) {
+  return AdminToken{s.int64(0),      s.text(1),  s.text(2),
+                    s.int64(3) != 0, s.int64(4), s.optional_int64(5)};
+}
+
 Activation read_activation(const Statement& s) {
   return Activation{s.text(0), s.optional_text(1), s.int64(2), s.int64(3)};
 }
@@ -31,7 +50,7 @@ Activation read_activation(const Statement& s) {
 }  // namespace
 
 Result<std::optional<License>> SqliteTx::find_license(std::string_view key) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare(kSelectLicense));
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(kSelectLicense.c_str()));
   s->bind(1, key);
   const int rc = s->step();
   if (rc == SQLITE_DONE) return std::optional<License>();
@@ -86,6 +105,26 @@ Status SqliteTx::update_license(const License& l) {
   s->bind(1, to_string(l.status)).bind(2, l.max).bind(3, l.expires_at);
   s->bind(4, l.machine_ttl_seconds).bind(5, l.deleted_at).bind(6, l.id);
   return s->run("update license");
+}
+
+Result<std::vector<License>> SqliteTx::list_licenses(const LicenseFilter& filter, int64_t after_id,
+                                                     int64_t limit) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(kListLicenses.c_str()));
+  s->bind(1, after_id).bind(2, filter.product_id);
+  if (filter.stored_status) {
+    s->bind(3, to_string(*filter.stored_status));
+  } else {
+    s->bind_null(3);
+  }
+  s->bind(4, static_cast<int64_t>(filter.deleted ? 1 : 0)).bind(5, limit);
+  std::vector<License> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) {
+    ASSIGN_OR_RETURN(License l, read_license(*s));
+    out.push_back(std::move(l));
+  }
+  if (rc != SQLITE_DONE) return s->failure(rc, "list licenses");
+  return out;
 }
 
 Result<std::optional<Activation>> SqliteTx::find_activation(int64_t license_id,
@@ -225,6 +264,43 @@ Result<std::vector<StoreTx::RememberedNonce>> SqliteTx::load_nonces(UnixMillis n
 Status SqliteTx::purge_nonces(UnixMillis now) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM remembered_nonces WHERE expires_at <= ?"));
   return s->bind(1, now).run("purge nonces");
+}
+
+Status SqliteTx::insert_admin_token(const AdminToken& t) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO admin_tokens (name, token_sha256, read_only,"
+                                         " created_at) VALUES (?, ?, ?, ?)"));
+  s->bind(1, std::string_view(t.name)).bind(2, std::string_view(t.token_sha256_hex));
+  s->bind(3, static_cast<int64_t>(t.read_only ? 1 : 0)).bind(4, t.created_at);
+  return s->run("insert admin token");
+}
+
+Result<std::optional<AdminToken>> SqliteTx::find_admin_token(std::string_view token_sha256_hex) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(kFindAdminToken.c_str()));
+  s->bind(1, token_sha256_hex);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<AdminToken>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find admin token");
+  return std::optional<AdminToken>(read_admin_token(*s));
+}
+
+Result<std::vector<AdminToken>> SqliteTx::list_admin_tokens() {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(kListAdminTokens.c_str()));
+  std::vector<AdminToken> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_admin_token(*s));
+  if (rc != SQLITE_DONE) return s->failure(rc, "list admin tokens");
+  return out;
+}
+
+Result<bool> SqliteTx::delete_admin_token(std::string_view name) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM admin_tokens WHERE name = ?"));
+  RETURN_IF_ERROR(s->bind(1, name).run("delete admin token"));
+  return sqlite3_changes(conn_.handle()) > 0;
+}
+
+Status SqliteTx::touch_admin_token(int64_t id, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("UPDATE admin_tokens SET last_used_at = ? WHERE id = ?"));
+  return s->bind(1, now).bind(2, id).run("touch admin token");
 }
 
 Result<std::optional<std::string>> SqliteTx::find_response_key() {

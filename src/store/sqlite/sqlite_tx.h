@@ -18,6 +18,8 @@ class SqliteTx final : public StoreTx {
                                  UnixMillis now) override;
   Result<License> insert_license(const NewLicense& license) override;
   Status update_license(const License& license) override;
+  Result<std::vector<License>> list_licenses(const LicenseFilter& filter, int64_t after_id,
+                                             int64_t limit) override;
   Result<std::optional<Activation>> find_activation(int64_t license_id,
                                                     std::string_view machine_id) override;
   Result<int64_t> count_activations(int64_t license_id,
@@ -35,6 +37,11 @@ class SqliteTx final : public StoreTx {
                         UnixMillis expires_at) override;
   Result<std::vector<RememberedNonce>> load_nonces(UnixMillis now) override;
   Status purge_nonces(UnixMillis now) override;
+  Status insert_admin_token(const AdminToken& token) override;
+  Result<std::optional<AdminToken>> find_admin_token(std::string_view token_sha256_hex) override;
+  Result<std::vector<AdminToken>> list_admin_tokens() override;
+  Result<bool> delete_admin_token(std::string_view name) override;
+  Status touch_admin_token(int64_t id, UnixMillis now) override;
   Result<std::optional<std::string>> find_response_key() override;
   Status insert_response_key(std::string_view private_key_pem, UnixMillis now) override;
 

@@ -1,0 +1,332 @@
+#include "admin/admin_api.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "auth/base64.h"
+#include "core/license_json.h"
+#include "core/request_body.h"
+#include "core/timestamp.h"
+
+namespace licensed {
+namespace {
+
+namespace json = boost::json;
+
+// ---- query and cursor -------------------------------------------------------------
+
+std::optional<std::string_view> query_value(const AdminCall& call, std::string_view name) {
+  for (const auto& [key, value] : call.query) {
+    if (key == name) return std::string_view(value);
+  }
+  return std::nullopt;
+}
+
+std::optional<int64_t> parse_int(std::string_view text) {
+  int64_t n = 0;
+  const auto [ptr, err] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (err != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
+  return n;
+}
+
+struct PageRequest {
+  int64_t limit = kDefaultPageLimit;
+  std::optional<std::string> after;  // the decoded cursor: the last item of the previous page
+};
+
+std::string encode_cursor(std::string_view last) {
+  return base64url_encode(reinterpret_cast<const uint8_t*>(last.data()), last.size());
+}
+
+Result<PageRequest> parse_page(const AdminCall& call) {
+  PageRequest page;
+  if (const auto limit = query_value(call, "limit")) {
+    const auto n = parse_int(*limit);
+    if (!n || *n < 1 || *n > kMaxPageLimit) {
+      return errors::malformed("limit", "limit is a whole number from 1 to 500");
+    }
+    page.limit = *n;
+  }
+  if (const auto cursor = query_value(call, "cursor")) {
+    const auto bytes = base64url_decode(*cursor);
+    if (!bytes || bytes->empty() || bytes->size() > 256) {
+      return errors::malformed("cursor", "cursor is not one this server gave out");
+    }
+    page.after = std::string(bytes->begin(), bytes->end());
+  }
+  return page;
+}
+
+// A cursor of a list keyed by id: the last id, in decimal.
+Result<int64_t> after_id(const PageRequest& page) {
+  if (!page.after) return int64_t{0};
+  const auto id = parse_int(*page.after);
+  if (!id || *id < 1) return errors::malformed("cursor", "cursor is not one this server gave out");
+  return *id;
+}
+
+// `rows` was read with limit + 1: one more than fits says there is a next page.
+template <class Row, class ToJson, class KeyOf>
+json::object page_json(std::vector<Row> rows, int64_t limit, ToJson to_json, KeyOf key_of) {
+  json::value next = nullptr;
+  if (static_cast<int64_t>(rows.size()) > limit) {
+    rows.resize(static_cast<size_t>(limit));
+    next = encode_cursor(key_of(rows.back()));
+  }
+  json::array items;
+  for (const Row& row : rows) items.push_back(to_json(row));
+  return json::object{{"items", std::move(items)}, {"nextCursor", std::move(next)}};
+}
+
+// ---- body members -----------------------------------------------------------------
+
+const json::value* member(const json::object& body, std::string_view name) {
+  const json::value* v = body.if_contains(name);
+  return v;
+}
+
+ApiError wrong(std::string_view field, std::string_view expected) {
+  return errors::malformed(field, std::string(field) + " must be " + std::string(expected));
+}
+
+Result<std::string> required_string(const json::object& body, std::string_view name) {
+  const json::value* v = member(body, name);
+  if (v == nullptr || v->is_null()) {
+    return errors::malformed(name, std::string(name) + " is required");
+  }
+  if (!v->is_string()) return wrong(name, "a string");
+  return std::string(v->as_string());
+}
+
+Result<int64_t> integer(const json::value& v, std::string_view name, int64_t min) {
+  if (!v.is_int64() && !v.is_uint64()) return wrong(name, "a whole number");
+  if (v.is_uint64() && v.as_uint64() > static_cast<uint64_t>(INT64_MAX)) {
+    return wrong(name, "a whole number");
+  }
+  const int64_t n = v.is_int64() ? v.as_int64() : static_cast<int64_t>(v.as_uint64());
+  if (n < min) return wrong(name, min == 0 ? "at least 0" : "at least 1");
+  return n;
+}
+
+Result<LicenseStatus> status_of(const json::value& v) {
+  if (!v.is_string()) return wrong("status", "ACTIVE, SUSPENDED, REFUNDED or REVOKED");
+  const auto status = parse_license_status(std::string_view(v.as_string()));
+  if (!status) return wrong("status", "ACTIVE, SUSPENDED, REFUNDED or REVOKED");
+  return *status;
+}
+
+// null clears; else an RFC 3339 timestamp.
+Result<std::optional<UnixMillis>> expiry_of(const json::value& v) {
+  if (v.is_null()) return std::optional<UnixMillis>();
+  if (!v.is_string()) return wrong("expiresAt", "an RFC 3339 timestamp or null");
+  const auto t = parse_timestamp(std::string_view(v.as_string()));
+  if (!t) return wrong("expiresAt", "an RFC 3339 timestamp or null");
+  return std::optional<UnixMillis>(*t);
+}
+
+// null is "never"; else seconds (spec section 14).
+Result<std::optional<int64_t>> machine_ttl_of(const json::value& v) {
+  if (v.is_null()) return std::optional<int64_t>();
+  ASSIGN_OR_RETURN(const int64_t seconds, integer(v, "machineTtl", 1));
+  // Milliseconds of it must fit the clock's arithmetic.
+  if (seconds > INT64_MAX / 1000 / 2) return wrong("machineTtl", "a sane number of seconds");
+  return std::optional<int64_t>(seconds);
+}
+
+// ---- routes -----------------------------------------------------------------------
+
+json::object listed_license_json(const License& l, UnixMillis now) {
+  return license_json(l, now);
+}
+
+Result<AdminAnswer> license_answer(StoreTx& tx, std::string_view key, const AdminContext& ctx,
+                                   unsigned status = 200) {
+  ASSIGN_OR_RETURN(json::object shown, show_license(tx, key, ctx.now));
+  return AdminAnswer{status, std::move(shown)};
+}
+
+Result<AdminAnswer> list_products(StoreTx& tx, const AdminCall& call) {
+  ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
+  ASSIGN_OR_RETURN(const int64_t after, after_id(page));
+  // Products are few: the whole list is read and paged here, by id.
+  ASSIGN_OR_RETURN(std::vector<Product> all, tx.list_products());
+  std::sort(all.begin(), all.end(), [](const Product& a, const Product& b) { return a.id < b.id; });
+  std::vector<Product> rows;
+  for (Product& p : all) {
+    if (p.id > after && static_cast<int64_t>(rows.size()) <= page.limit) {
+      rows.push_back(std::move(p));
+    }
+  }
+  return AdminAnswer{200, page_json(std::move(rows), page.limit, product_json,
+                                    [](const Product& p) { return std::to_string(p.id); })};
+}
+
+Result<AdminAnswer> create_product_call(StoreTx& tx, const AdminCall& call,
+                                        const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
+  ASSIGN_OR_RETURN(const std::string slug, required_string(body, "slug"));
+  ASSIGN_OR_RETURN(const std::string name, required_string(body, "name"));
+  ASSIGN_OR_RETURN(const Product p, create_product(tx, slug, name, ctx));
+  return AdminAnswer{201, product_json(p)};
+}
+
+Result<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call, const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
+  ASSIGN_OR_RETURN(const int64_t after, after_id(page));
+  LicenseFilter filter;
+  if (const auto slug = query_value(call, "product")) {
+    ASSIGN_OR_RETURN(const auto product, tx.find_product(*slug));
+    if (!product) return errors::malformed("product", "unknown product " + std::string(*slug));
+    filter.product_id = product->id;
+  }
+  if (const auto status = query_value(call, "status")) {
+    filter.stored_status = parse_license_status(*status);
+    if (!filter.stored_status) {
+      return errors::malformed("status", "status is ACTIVE, SUSPENDED, REFUNDED or REVOKED");
+    }
+  }
+  if (const auto deleted = query_value(call, "deleted")) {
+    if (*deleted != "true" && *deleted != "false") {
+      return errors::malformed("deleted", "deleted is true or false");
+    }
+    filter.deleted = *deleted == "true";
+  }
+  ASSIGN_OR_RETURN(std::vector<License> rows, tx.list_licenses(filter, after, page.limit + 1));
+  const UnixMillis now = ctx.now;
+  return AdminAnswer{200, page_json(
+                              std::move(rows), page.limit,
+                              [now](const License& l) { return listed_license_json(l, now); },
+                              [](const License& l) { return std::to_string(l.id); })};
+}
+
+Result<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& call,
+                                        const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
+  LicenseSpec spec;
+  ASSIGN_OR_RETURN(spec.product_slug, required_string(body, "product"));
+  const json::value* max = member(body, "max");
+  if (max == nullptr || max->is_null()) return errors::malformed("max", "max is required");
+  ASSIGN_OR_RETURN(spec.max, integer(*max, "max", 0));
+  // null for an optional member means absent (spec section 3).
+  if (const json::value* v = member(body, "expiresAt"); v != nullptr && !v->is_null()) {
+    ASSIGN_OR_RETURN(spec.expires_at, expiry_of(*v));
+  }
+  if (const json::value* v = member(body, "status"); v != nullptr && !v->is_null()) {
+    ASSIGN_OR_RETURN(spec.status, status_of(*v));
+  }
+  if (const json::value* v = member(body, "machineTtl"); v != nullptr && !v->is_null()) {
+    ASSIGN_OR_RETURN(spec.machine_ttl_seconds, machine_ttl_of(*v));
+  }
+  ASSIGN_OR_RETURN(const License l, create_license(tx, spec, ctx));
+  return license_answer(tx, l.key, ctx, 201);
+}
+
+Result<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call,
+                                       const AdminContext& ctx) {
+  // The key first: an unknown license is 1703 whatever the body says.
+  ASSIGN_OR_RETURN(const License existing, find_any_license(tx, call.license_key));
+  ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
+  LicensePatch patch;
+  // Here null is a value: it clears expiresAt and makes machineTtl "never".
+  if (const json::value* v = member(body, "status"); v != nullptr) {
+    ASSIGN_OR_RETURN(patch.status, status_of(*v));
+  }
+  if (const json::value* v = member(body, "max"); v != nullptr) {
+    ASSIGN_OR_RETURN(patch.max, integer(*v, "max", 0));
+  }
+  if (const json::value* v = member(body, "expiresAt"); v != nullptr) {
+    ASSIGN_OR_RETURN(patch.expires_at, expiry_of(*v));
+  }
+  if (const json::value* v = member(body, "machineTtl"); v != nullptr) {
+    ASSIGN_OR_RETURN(patch.machine_ttl_seconds, machine_ttl_of(*v));
+  }
+  RETURN_IF_ERROR(patch_license(tx, existing.key, patch, ctx));
+  return license_answer(tx, existing.key, ctx);
+}
+
+Result<AdminAnswer> list_activations(StoreTx& tx, const AdminCall& call, const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(const License l, find_any_license(tx, call.license_key));
+  ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
+  // At most `max` machines (plus stale ones) per license: read them all, page by
+  // machine id, the activation's key.
+  ASSIGN_OR_RETURN(std::vector<Activation> all, tx.list_activations(l.id));
+  std::sort(all.begin(), all.end(),
+            [](const Activation& a, const Activation& b) { return a.machine_id < b.machine_id; });
+  std::vector<Activation> rows;
+  for (Activation& a : all) {
+    if ((!page.after || a.machine_id > *page.after) &&
+        static_cast<int64_t>(rows.size()) <= page.limit) {
+      rows.push_back(std::move(a));
+    }
+  }
+  const auto stale = stale_before(l, ctx.now);
+  return AdminAnswer{200, page_json(
+                              std::move(rows), page.limit,
+                              [stale](const Activation& a) { return activation_json(a, stale); },
+                              [](const Activation& a) { return a.machine_id; })};
+}
+
+Result<AdminAnswer> list_audit(StoreTx& tx, const AdminCall& call) {
+  ASSIGN_OR_RETURN(const License l, find_any_license(tx, call.license_key));
+  ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
+  ASSIGN_OR_RETURN(const int64_t after, after_id(page));
+  ASSIGN_OR_RETURN(std::vector<AuditEntry> rows, tx.list_audit(l.key, after, page.limit + 1));
+  return AdminAnswer{200, page_json(std::move(rows), page.limit, audit_json,
+                                    [](const AuditEntry& e) { return std::to_string(e.id); })};
+}
+
+}  // namespace
+
+bool changes_data(AdminRoute route) {
+  switch (route) {
+    case AdminRoute::kListProducts:
+    case AdminRoute::kListLicenses:
+    case AdminRoute::kGetLicense:
+    case AdminRoute::kListActivations:
+    case AdminRoute::kListAudit:
+      return false;
+    case AdminRoute::kCreateProduct:
+    case AdminRoute::kCreateLicense:
+    case AdminRoute::kPatchLicense:
+    case AdminRoute::kDeleteLicense:
+    case AdminRoute::kRestoreLicense:
+    case AdminRoute::kRemoveActivation:
+      return true;
+  }
+  return true;
+}
+
+Result<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call, const AdminContext& ctx) {
+  switch (call.route) {
+    case AdminRoute::kListProducts:
+      return list_products(tx, call);
+    case AdminRoute::kCreateProduct:
+      return create_product_call(tx, call, ctx);
+    case AdminRoute::kListLicenses:
+      return list_licenses(tx, call, ctx);
+    case AdminRoute::kCreateLicense:
+      return create_license_call(tx, call, ctx);
+    case AdminRoute::kGetLicense:
+      return license_answer(tx, call.license_key, ctx);
+    case AdminRoute::kPatchLicense:
+      return patch_license_call(tx, call, ctx);
+    case AdminRoute::kDeleteLicense: {
+      ASSIGN_OR_RETURN(const License l, delete_license(tx, call.license_key, ctx));
+      return license_answer(tx, l.key, ctx);
+    }
+    case AdminRoute::kRestoreLicense: {
+      ASSIGN_OR_RETURN(const License l, restore_license(tx, call.license_key, ctx));
+      return license_answer(tx, l.key, ctx);
+    }
+    case AdminRoute::kListActivations:
+      return list_activations(tx, call, ctx);
+    case AdminRoute::kRemoveActivation:
+      RETURN_IF_ERROR(remove_activation(tx, call.license_key, call.machine_id, ctx));
+      return license_answer(tx, call.license_key, ctx);
+    case AdminRoute::kListAudit:
+      return list_audit(tx, call);
+  }
+  return errors::internal();
+}
+
+}  // namespace licensed

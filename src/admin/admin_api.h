@@ -1,0 +1,58 @@
+// The admin HTTP API of spec section 12 without the HTTP: a call (which route, its path
+// parameters, query and body) runs inside one store transaction over the admin
+// operations and gives a status and a JSON answer. The handler in
+// src/http/admin_api_handler.* only routes, authenticates and carries bytes.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "admin/admin_operations.h"
+#include "core/result.h"
+#include "store/store_tx.h"
+
+namespace licensed {
+
+enum class AdminRoute {
+  kListProducts,
+  kCreateProduct,
+  kListLicenses,
+  kCreateLicense,
+  kGetLicense,
+  kPatchLicense,
+  kDeleteLicense,
+  kRestoreLicense,
+  kListActivations,
+  kRemoveActivation,
+  kListAudit,
+};
+
+// True for the routes that change data: a read-only token may not call them.
+bool changes_data(AdminRoute route);
+
+struct AdminCall {
+  AdminRoute route = AdminRoute::kListProducts;
+  std::string license_key;                                 // path parameter, percent-decoded
+  std::string machine_id;                                  // path parameter, percent-decoded
+  std::vector<std::pair<std::string, std::string>> query;  // percent-decoded
+  std::string body;                                        // JSON for POST and PATCH
+};
+
+struct AdminAnswer {
+  unsigned status = 200;
+  boost::json::object body;
+};
+
+// Lists are pages: `limit` (default 50, 1-500) and `cursor` (opaque, from the previous
+// page's nextCursor) in, {"items": [...], "nextCursor": "..." | null} out.
+inline constexpr int64_t kDefaultPageLimit = 50;
+inline constexpr int64_t kMaxPageLimit = 500;
+
+// Everything wrong with the call is an ApiError in the section 3 shape: 1702 (with
+// `field`) for a bad body, query or cursor, 1703 for an unknown license key, 1707 for a
+// machine that is not activated.
+Result<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call, const AdminContext& ctx);
+
+}  // namespace licensed

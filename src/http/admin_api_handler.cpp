@@ -1,0 +1,267 @@
+#include "http/admin_api_handler.h"
+
+#include <boost/url/parse.hpp>
+#include <memory>
+#include <vector>
+
+#include "admin/admin_api.h"
+#include "admin/admin_tokens.h"
+#include "core/request_body.h"
+#include "http/routes.h"
+#include "observability/internal_error.h"
+
+namespace licensed {
+namespace {
+
+// last_used_at is refreshed at most this often, so reads do not each cost a write.
+constexpr UnixMillis kTouchEveryMs = 60'000;
+
+std::vector<std::string_view> split_segments(std::string_view rest) {
+  std::vector<std::string_view> out;
+  for (;;) {
+    const auto slash = rest.find('/');
+    out.push_back(rest.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    rest.remove_prefix(slash + 1);
+  }
+  return out;
+}
+
+std::string_view path_template(AdminRoute r) {
+  switch (r) {
+    case AdminRoute::kListProducts:
+    case AdminRoute::kCreateProduct:
+      return "/api/v1/admin/products";
+    case AdminRoute::kListLicenses:
+    case AdminRoute::kCreateLicense:
+      return "/api/v1/admin/licenses";
+    case AdminRoute::kGetLicense:
+    case AdminRoute::kPatchLicense:
+    case AdminRoute::kDeleteLicense:
+      return "/api/v1/admin/licenses/{key}";
+    case AdminRoute::kRestoreLicense:
+      return "/api/v1/admin/licenses/{key}/restore";
+    case AdminRoute::kListActivations:
+      return "/api/v1/admin/licenses/{key}/activations";
+    case AdminRoute::kRemoveActivation:
+      return "/api/v1/admin/licenses/{key}/activations/{machineId}";
+    case AdminRoute::kListAudit:
+      return "/api/v1/admin/licenses/{key}/audit";
+  }
+  return "/api/v1/admin/";
+}
+
+Route route_of(AdminRoute r) {
+  return Route{AdminApiHandler::kFirstRouteId + static_cast<int>(r), "admin"};
+}
+
+// The routes of a path's shape by method, and its Allow header.
+Result<Route> pick(std::string_view method,
+                   std::initializer_list<std::pair<std::string_view, AdminRoute>> methods) {
+  std::string allow;
+  for (const auto& [m, r] : methods) {
+    if (m == method) return route_of(r);
+    if (!allow.empty()) allow += ", ";
+    allow += m;
+  }
+  return errors::method_not_allowed(allow);
+}
+
+std::optional<std::string_view> header(const HttpRequest& req, std::string_view name) {
+  const auto it = req.find(name);
+  if (it == req.end()) return std::nullopt;
+  return std::string_view(it->value().data(), it->value().size());
+}
+
+// The token of `Authorization: Bearer <token>` (scheme case-insensitive, RFC 9110).
+std::optional<std::string> bearer_token(const HttpRequest& req) {
+  const auto value = header(req, "Authorization");
+  constexpr std::string_view kScheme = "bearer ";
+  if (!value || value->size() <= kScheme.size()) return std::nullopt;
+  for (size_t i = 0; i < kScheme.size(); ++i) {
+    const char c = (*value)[i];
+    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != kScheme[i]) {
+      return std::nullopt;
+    }
+  }
+  std::string_view token = value->substr(kScheme.size());
+  while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
+  while (!token.empty() && token.back() == ' ') token.remove_suffix(1);
+  if (token.empty()) return std::nullopt;
+  return std::string(token);
+}
+
+// Path parameters and query, percent-decoded, and the body of a call.
+Result<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
+  AdminCall call;
+  call.route = route;
+  const std::string_view target(req.target().data(), req.target().size());
+  const auto url = boost::urls::parse_origin_form(api_path_of(target));
+  if (!url) return errors::malformed("", "the request target is not a valid URL path");
+  std::vector<std::string> segments;
+  for (auto s : url->segments()) segments.emplace_back(s);
+  // /api/v1/admin/licenses/{key}[/activations/{machineId}]
+  if (segments.size() >= 5) call.license_key = segments[4];
+  if (segments.size() >= 7) call.machine_id = segments[6];
+  for (auto p : url->params()) call.query.emplace_back(std::string(p.key), std::string(p.value));
+  if (route == AdminRoute::kCreateProduct || route == AdminRoute::kCreateLicense ||
+      route == AdminRoute::kPatchLicense) {
+    if (!is_json_content_type(header(req, "Content-Type").value_or(""))) {
+      return errors::malformed("", "the body must be sent as Content-Type: application/json");
+    }
+    call.body = req.body();
+  }
+  return call;
+}
+
+HttpResponse answer_json(const AdminAnswer& a, std::string_view request_id) {
+  return json_response(a.status, a.body, request_id);
+}
+
+HttpResponse answer_error(const ApiError& e, std::string_view request_id) {
+  HttpResponse res = error_response(e, request_id);
+  if (e.http_status == 401) res.set(boost::beast::http::field::www_authenticate, "Bearer");
+  return res;
+}
+
+}  // namespace
+
+bool is_admin_api_path(std::string_view path) {
+  const std::string_view api = api_path_of(path);
+  return api.substr(0, kAdminApiPrefix.size()) == kAdminApiPrefix ||
+         api == kAdminApiPrefix.substr(0, kAdminApiPrefix.size() - 1);
+}
+
+Result<Route> AdminApiHandler::route(std::string_view method, std::string_view path) const {
+  const std::string_view api = api_path_of(path);
+  if (api.size() <= kAdminApiPrefix.size()) return errors::route_not_found();
+  const auto s = split_segments(api.substr(kAdminApiPrefix.size()));
+  for (std::string_view segment : s) {
+    if (segment.empty()) return errors::route_not_found();
+  }
+  using R = AdminRoute;
+  if (s.size() == 1 && s[0] == "products") {
+    return pick(method, {{"GET", R::kListProducts}, {"POST", R::kCreateProduct}});
+  }
+  if (s.empty() || s[0] != "licenses") return errors::route_not_found();
+  if (s.size() == 1) return pick(method, {{"GET", R::kListLicenses}, {"POST", R::kCreateLicense}});
+  if (s.size() == 2) {
+    return pick(
+        method,
+        {{"GET", R::kGetLicense}, {"PATCH", R::kPatchLicense}, {"DELETE", R::kDeleteLicense}});
+  }
+  if (s.size() == 3 && s[2] == "restore") return pick(method, {{"POST", R::kRestoreLicense}});
+  if (s.size() == 3 && s[2] == "activations") return pick(method, {{"GET", R::kListActivations}});
+  if (s.size() == 3 && s[2] == "audit") return pick(method, {{"GET", R::kListAudit}});
+  if (s.size() == 4 && s[2] == "activations") {
+    return pick(method, {{"DELETE", R::kRemoveActivation}});
+  }
+  return errors::route_not_found();
+}
+
+void AdminApiHandler::refuse_token(const RequestContext& ctx, HttpReply reply) const {
+  if (config_.failed_auth_limiter != nullptr) {
+    const RateDecision d =
+        config_.failed_auth_limiter->admit(ctx.client_ip, config_.clock->now_ms());
+    if (!d.allowed) {
+      return reply(answer_error(errors::rate_limited("ip", d.retry_after_seconds), ctx.request_id));
+    }
+  }
+  reply(answer_error(errors::unauthorized(), ctx.request_id));
+}
+
+void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const RequestContext& ctx,
+                            HttpReply reply) const {
+  const auto admin_route = static_cast<AdminRoute>(route.id - kFirstRouteId);
+  std::optional<std::string> token = bearer_token(req);
+  if (!token) return refuse_token(ctx, std::move(reply));
+
+  struct Call {
+    std::string token;
+    Result<AdminCall> call = errors::internal();
+    std::string request_id;
+    std::string client_ip;
+    std::string path;  // the route's template: error reports carry no key or machine id
+    std::optional<Result<AdminAnswer>> outcome;
+    bool unknown_token = false;
+    std::optional<int64_t> touch_token_id;  // a read's token whose last use is old
+  };
+  auto call = std::make_shared<Call>();
+  call->token = std::move(*token);
+  call->call = parse_call(admin_route, req);
+  call->request_id = std::string(ctx.request_id);
+  call->client_ip = std::string(ctx.client_ip);
+  call->path = std::string(path_template(admin_route));
+  const bool writes = changes_data(admin_route);
+  const Clock* clock = config_.clock;
+  Store* store = config_.store;
+  const AdminApiHandler* self = this;
+  ErrorReporter* const reporter = config_.error_reporter;
+
+  store->submit(
+      writes ? TxKind::kWrite : TxKind::kRead,
+      StoreJob{[call, clock, writes](StoreTx& tx) {
+                 auto found = find_admin_token_by_value(tx, call->token);
+                 if (!found.ok()) {
+                   call->outcome.emplace(std::move(found.error()));
+                   return false;
+                 }
+                 if (!found.value()) {
+                   call->unknown_token = true;
+                   return false;
+                 }
+                 const AdminToken& t = *found.value();
+                 if (writes && t.read_only) {
+                   call->outcome.emplace(errors::forbidden());
+                   return false;
+                 }
+                 // Authorised, so now the request's own faults may be told.
+                 if (!call->call.ok()) {
+                   call->outcome.emplace(call->call.error());
+                   return false;
+                 }
+                 const UnixMillis now = clock->now_ms();
+                 if (!t.last_used_at || now - *t.last_used_at >= kTouchEveryMs) {
+                   if (writes) {
+                     if (auto touched = tx.touch_admin_token(t.id, now); !touched.ok()) {
+                       call->outcome.emplace(std::move(touched.error()));
+                       return false;
+                     }
+                   } else {
+                     call->touch_token_id = t.id;
+                   }
+                 }
+                 call->outcome.emplace(
+                     run_admin_call(tx, call->call.value(), AdminContext{now, t.name}));
+                 return call->outcome->ok();
+               },
+               [call, reply, self, store, clock, reporter](const std::optional<ApiError>& failure) {
+                 if (!failure && call->unknown_token) {
+                   const RequestContext ctx{{}, call->client_ip, call->request_id};
+                   return self->refuse_token(ctx, reply);
+                 }
+                 if (call->touch_token_id) {
+                   // Best effort: last use is for the operator's `token list`.
+                   const int64_t id = *call->touch_token_id;
+                   store->submit(TxKind::kWrite,
+                                 StoreJob{[id, clock](StoreTx& tx) {
+                                            return tx.touch_admin_token(id, clock->now_ms()).ok();
+                                          },
+                                          [](const std::optional<ApiError>&) {}});
+                 }
+                 if (!failure && call->outcome && call->outcome->ok()) {
+                   return reply(answer_json(call->outcome->value(), call->request_id));
+                 }
+                 const ApiError error = failure         ? *failure
+                                        : call->outcome ? call->outcome->error()
+                                                        : errors::internal();
+                 if (is_internal_error(error)) {
+                   report_internal_error(reporter, "admin", call->path, call->request_id,
+                                         call->call.ok() ? call->call->license_key : "",
+                                         clock->now_ms());
+                 }
+                 reply(answer_error(error, call->request_id));
+               }});
+}
+
+}  // namespace licensed

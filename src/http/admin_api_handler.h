@@ -1,0 +1,46 @@
+// The admin HTTP API (spec section 12) on the public listener, under /api/v1/admin/:
+// routes a request, takes its bearer token, and runs the call (src/admin/admin_api.h)
+// in one store transaction together with the token check. Thin: the decisions live in
+// the admin operations.
+#pragma once
+
+#include "http/http_service.h"
+#include "observability/error_reporter.h"
+#include "ratelimit/rate_limiter.h"
+#include "store/store.h"
+
+namespace licensed {
+
+struct AdminApiConfig {
+  Store* store = nullptr;
+  const Clock* clock = nullptr;
+  // Counts failed token checks per client IP; once it refuses, they answer 429 1706
+  // instead of 401. Null: no limit.
+  RateLimiter* failed_auth_limiter = nullptr;
+  // Where 500s (1709) are reported besides the log; null: only logged.
+  ErrorReporter* error_reporter = nullptr;
+};
+
+// The first path of the admin API; every route is below it.
+inline constexpr std::string_view kAdminApiPrefix = "/api/v1/admin/";
+// True when `path` (a proxy prefix allowed) is the admin API's.
+bool is_admin_api_path(std::string_view path);
+
+class AdminApiHandler final : public HttpService {
+ public:
+  explicit AdminApiHandler(AdminApiConfig config) : config_(config) {}
+
+  Result<Route> route(std::string_view method, std::string_view path) const override;
+  void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
+             HttpReply reply) const override;
+
+  // Route ids this service hands out are kFirstRouteId and above.
+  static constexpr int kFirstRouteId = 2000;
+
+ private:
+  void refuse_token(const RequestContext& ctx, HttpReply reply) const;
+
+  AdminApiConfig config_;
+};
+
+}  // namespace licensed

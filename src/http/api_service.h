@@ -1,0 +1,28 @@
+// The public listener's service: the License API (LicenseHandler), the admin API
+// (AdminApiHandler, under /api/v1/admin/) and the OpenAPI document
+// (GET /api/v1/openapi.json), told apart by path.
+#pragma once
+
+#include "http/admin_api_handler.h"
+#include "http/license_handler.h"
+
+namespace licensed {
+
+class ApiService final : public HttpService {
+ public:
+  ApiService(const LicenseHandler& license, const AdminApiHandler& admin)
+      : license_(license), admin_(admin) {}
+
+  Result<Route> route(std::string_view method, std::string_view path) const override;
+  void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
+             HttpReply reply) const override;
+  // The License API signs its answers; the others are not signed.
+  void finish_response(HttpResponse& res, const HttpRequestHeader* request,
+                       std::string_view path) const override;
+
+ private:
+  const LicenseHandler& license_;
+  const AdminApiHandler& admin_;
+};
+
+}  // namespace licensed
