@@ -13,6 +13,9 @@ enum class NonceVerdict {
   kFresh,   // first sighting: remembered, the request may proceed
   kReused,  // seen before and not expired: answer 401 1700 nonce_reused
   kFull,    // no room and nothing expired to evict: callers fail closed
+  // The shared store (Redis) did not answer: callers fail closed too, since accepting
+  // a nonce nobody checked would let a replay through.
+  kUnavailable,
 };
 
 class NonceStore {

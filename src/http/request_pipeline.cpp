@@ -53,6 +53,8 @@ std::optional<ApiError> check_nonce(const PipelineContext& ctx, const SigningHea
     case NonceVerdict::kFull:
       // Fail closed: forgetting a nonce early would let a replay through.
       return errors::unavailable(1, "nonce store is full");
+    case NonceVerdict::kUnavailable:
+      return errors::unavailable(1, "nonce store is unavailable");
   }
   return errors::internal();
 }
