@@ -113,9 +113,7 @@ void BlackboxTest::TearDown() {
   server_.reset();
 }
 
-void BlackboxTest::Start(ServerOptions options) {
-  server_.reset();
-  options_ = options;
+std::vector<std::string> BlackboxTest::ServerArgv(const ServerOptions& options) const {
   std::vector<std::string> argv = options.command_prefix;
   argv.insert(argv.end(), {LicensedBinary(), "serve"});
   if (options.listen_flag) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
@@ -127,8 +125,20 @@ void BlackboxTest::Start(ServerOptions options) {
     argv.insert(argv.end(), {"--rate-limit-key", "off", "--rate-limit-ip", "off"});
   }
   argv.insert(argv.end(), options.args.begin(), options.args.end());
-  server_ = std::make_unique<ServerProcess>(argv, options.env);
+  return argv;
+}
+
+void BlackboxTest::Start(ServerOptions options) {
+  server_.reset();
+  options_ = options;
+  server_ = std::make_unique<ServerProcess>(ServerArgv(options), options.env);
   server_->WaitReady();
+}
+
+std::unique_ptr<ServerProcess> BlackboxTest::StartAnotherInstance(const ServerOptions& options) {
+  auto instance = std::make_unique<ServerProcess>(ServerArgv(options), options.env);
+  instance->WaitReady();
+  return instance;
 }
 
 int BlackboxTest::Stop(std::chrono::seconds grace) {
@@ -199,6 +209,19 @@ HttpResponse BlackboxTest::Status(std::string_view license,
 
 HttpResponse BlackboxTest::Deactivate(std::string_view license, std::string_view machine) const {
   return Call("deactivate", Body(license, machine));
+}
+
+HttpResponse BlackboxTest::AdminGet(std::string_view path) const {
+  HttpRequest r;
+  r.method = "GET";
+  r.target = std::string(path);
+  return bb::Send(admin_port(), r);
+}
+
+double MetricSample(const std::string& text, const std::string& series) {
+  const auto at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + series.size() + 2));
 }
 
 HttpResponse BlackboxTest::GetPublicKeys() const {

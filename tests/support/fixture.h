@@ -68,6 +68,9 @@ class BlackboxTest : public ::testing::Test {
 
   // Starts `licensed serve` and waits for the ready line (throws on failure).
   void Start(ServerOptions options = {});
+  // Another `licensed serve` on the same store (a second instance of a deployment),
+  // started like Start() and ready; the caller owns it and Terminate()s it.
+  std::unique_ptr<ServerProcess> StartAnotherInstance(const ServerOptions& options);
   // SIGTERM and wait; returns the wait status. The fixture can Start() again afterwards.
   int Stop(std::chrono::seconds grace = std::chrono::seconds(15));
   // Stop(), then Start() with the same options on the same store.
@@ -99,6 +102,9 @@ class BlackboxTest : public ::testing::Test {
   HttpResponse Status(std::string_view license, std::optional<std::string_view> machine = {}) const;
   HttpResponse Deactivate(std::string_view license, std::string_view machine) const;
 
+  // GET `path` on the health and metrics listener.
+  HttpResponse AdminGet(std::string_view path) const;
+
   // GET /api/v1/license/public-keys (spec section 13).
   HttpResponse GetPublicKeys() const;
   // The base64 public key that signs this server's answers: the first one published.
@@ -108,6 +114,8 @@ class BlackboxTest : public ::testing::Test {
   std::vector<json::value> AuditRecords(const std::string& license, std::string_view action) const;
 
  private:
+  std::vector<std::string> ServerArgv(const ServerOptions& options) const;
+
   TempDir dir_;
   std::string store_;
   Admin admin_{""};
@@ -126,6 +134,9 @@ void ExpectCommonHeaders(const HttpResponse& r);
 void ExpectBadSignature(const HttpResponse& r, std::string_view reason);
 // 429 1706 with that bucket, 1 <= retryAfter <= max_wait, and Retry-After == retryAfter.
 void ExpectRateLimited(const HttpResponse& r, std::string_view bucket, std::int64_t max_wait);
+// The value of the sample `series` (name and labels exactly as exposed) in Prometheus
+// text, or -1 when there is none.
+double MetricSample(const std::string& text, const std::string& series);
 // The body parsed, or a failure and null.
 json::value BodyJson(const HttpResponse& r);
 // The error body with requestId dropped and `replace` (e.g. a license key) normalised.

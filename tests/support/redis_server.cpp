@@ -13,6 +13,8 @@
 #include <string_view>
 #include <thread>
 
+#include "support/free_port.h"
+
 namespace bb {
 namespace {
 
@@ -31,21 +33,6 @@ sockaddr_in Loopback(std::uint16_t port) {
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   return addr;
-}
-
-// A port nobody listens on right now: the kernel's pick for a socket bound to port 0.
-std::uint16_t FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error("socket failed");
-  sockaddr_in addr = Loopback(0);
-  socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    throw std::runtime_error("cannot find a free port");
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
 }
 
 // True when 127.0.0.1:port answers PING with +PONG within a second.
@@ -72,7 +59,7 @@ bool AnswersPing(std::uint16_t port) {
 
 RedisServer::RedisServer() {
   for (int attempt = 0; attempt < 5; ++attempt) {
-    port_ = FreePort();
+    port_ = FreeLoopbackPort();
     if (Launch()) return;
   }
   throw std::runtime_error("redis-server did not start:\n" + (process_ ? process_->log() : ""));
