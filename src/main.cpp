@@ -163,6 +163,9 @@ int serve(const ServeConfig& config) {
     proxies = TrustedProxies(std::move(blocks));
   }
 
+  // hiredis writes with write(), which raises SIGPIPE on a connection Redis has closed;
+  // the failed write is handled as an error (reconnect), so the signal must not kill us.
+  signal(SIGPIPE, SIG_IGN);
   // Block the signals before any thread starts, so only sigwait below sees them.
   sigset_t signals;
   sigemptyset(&signals);
