@@ -1,6 +1,7 @@
 // Where the shared Redis is: `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`, the form
 // redis-cli and most clients accept. TLS (`rediss://`) and Unix sockets are not
-// supported by this build (hiredis 0.14 has no TLS).
+// supported by this build (hiredis 0.14 has no TLS). The user and password are taken
+// literally, without percent-decoding; the last @ ends them, so a password may hold @.
 #pragma once
 
 #include <cstdint>
