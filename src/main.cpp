@@ -75,8 +75,9 @@ Result<ReplayAndRateState> make_replay_and_rate_state(const ServeConfig& config,
     metrics.add_gauge({"licensed_nonce_store_entries", "Nonces remembered in memory.",
                        [n = nonces.get()] { return static_cast<double>(n->size()); }});
     s.nonces = std::move(nonces);
-    if (config.rate_limit_ip)
+    if (config.rate_limit_ip) {
       s.ip_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_ip);
+    }
     if (config.rate_limit_key) {
       s.key_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_key);
     }
@@ -84,14 +85,11 @@ Result<ReplayAndRateState> make_replay_and_rate_state(const ServeConfig& config,
   }
   s.redis = std::make_unique<RedisClient>(
       RedisClientOptions{*config.redis, std::chrono::milliseconds(config.redis_timeout_ms)});
-  // A wrong URL or password shows at start-up; later outages are survived.
-  auto pong = s.redis->command({"PING"});
-  if (!pong.ok()) return pong.error();
-  if (pong.value()->type == REDIS_REPLY_ERROR) {
-    return errors::unavailable(1, "redis: " + std::string(pong.value()->str));
-  }
   constexpr std::string_view kPrefix = "licensed:";
   auto nonces = std::make_unique<RedisNonceStore>(*s.redis, std::string(kPrefix), clock);
+  // The first call: a wrong URL or password shows at start-up; later outages are
+  // survived.
+  if (auto marked = nonces->start_remembering(); !marked.ok()) return marked.error();
   metrics.add_gauge({"licensed_redis_nonce_unavailable_total",
                      "Nonce checks refused with 503 because Redis did not answer.",
                      [n = nonces.get()] { return static_cast<double>(n->unavailable_count()); },

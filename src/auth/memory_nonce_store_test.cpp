@@ -154,6 +154,7 @@ TEST(NonceStore, ConcurrentSameNonceIsFreshExactlyOnce) {
             break;
           case NonceVerdict::kFull:
           case NonceVerdict::kUnavailable:
+          case NonceVerdict::kStale:
             break;
         }
       });
@@ -185,6 +186,7 @@ TEST(NonceStore, ConcurrentInsertsNeverOvershootCapacity) {
             break;
           case NonceVerdict::kReused:
           case NonceVerdict::kUnavailable:
+          case NonceVerdict::kStale:
             ADD_FAILURE() << "distinct nonces, in memory";
             break;
         }

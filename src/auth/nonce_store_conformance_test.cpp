@@ -147,6 +147,30 @@ TEST(RedisNonceStore, FailsClosedWhileRedisIsDownAndRecoversByItself) {
             NonceVerdict::kReused);
 }
 
+TEST(RedisNonceStore, AfterRedisLostItsDataRequestsDatedUpToThenAreStale) {
+  bb::RedisServer server;
+  SystemClock clock;
+  RedisClient client(bb::ClientOptionsFor(server));
+  RedisNonceStore store(client, bb::UniqueKeyPrefix(), clock);
+  ASSERT_TRUE(store.start_remembering().ok());
+  const UnixMillis now = clock.now_ms();
+  const int64_t now_s = clock.now_seconds();
+  ASSERT_EQ(store.check_and_insert("k", "accepted-before-1", now, now + 60'000, now_s + 30),
+            NonceVerdict::kFresh);
+  ASSERT_EQ(store.check_and_insert("k", "accepted-before-1", now, now + 60'000, now_s + 30),
+            NonceVerdict::kReused);
+
+  ASSERT_TRUE(client.command({"FLUSHALL"}).ok());  // as a restart without persistence
+  // Dated before the loss: its nonce may have been forgotten, so it cannot be accepted.
+  EXPECT_EQ(store.check_and_insert("k", "dated-before-loss", now, now + 60'000, now_s - 1),
+            NonceVerdict::kStale);
+  EXPECT_EQ(store.check_and_insert("k", "dated-after-loss", now, now + 60'000, now_s + 30),
+            NonceVerdict::kFresh);
+  // Nonces loaded at start-up carry no date and are never stale.
+  EXPECT_EQ(store.check_and_insert("k", "loaded-at-start", now, now + 60'000),
+            NonceVerdict::kFresh);
+}
+
 TEST(RedisNonceStore, AnErrorReplyFailsClosed) {
   bb::RedisServer server;
   SystemClock clock;
