@@ -37,6 +37,7 @@ error_log stderr notice;
 events { worker_connections 256; }
 http {
   access_log off;
+  client_body_buffer_size 32k;
   client_body_temp_path @DIR@/client_body;
   proxy_temp_path @DIR@/proxy;
   fastcgi_temp_path @DIR@/fastcgi;
@@ -83,7 +84,7 @@ class NginxProxy : public BlackboxTest {
   // nginx in front of them.
   void StartDeployment() {
     ServerOptions options = WithRateLimits("3/1h", "off");
-    options.args.insert(options.args.end(), {"--redis", redis_.url()});
+    options.args.insert(options.args.end(), {"--redis", redis_.url(), "--redis-timeout", "2000"});
     options.env.push_back({"LICENSED_TRUSTED_PROXIES", std::string(kNginxAddress) + "/32"});
     Start(options);
     other_ = StartAnotherInstance(options);

@@ -17,7 +17,9 @@ namespace {
 class SharedState : public BlackboxTest {
  protected:
   ServerOptions WithRedis(ServerOptions o) {
-    o.args.insert(o.args.end(), {"--redis", redis_.url()});
+    // A generous timeout: a sanitizer build on a busy machine must not look like an
+    // outage. An outage (connection refused) is seen at once whatever the timeout.
+    o.args.insert(o.args.end(), {"--redis", redis_.url(), "--redis-timeout", "2000"});
     return o;
   }
   // Both instances must stop cleanly, as the fixture checks for the first.
