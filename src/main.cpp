@@ -226,7 +226,11 @@ int serve(const ServeConfig& config) {
   handler_config.pipeline.key_limiter = state.key_limiter.get();
   handler_config.pipeline.clock = &clock;
   handler_config.pipeline.timestamp_window_seconds = config.timestamp_window;
-  handler_config.pipeline.started_at_seconds = clock.now_seconds();
+  // The restart rule covers what an in-memory nonce store forgets at a restart. Redis
+  // keeps nonces across restarts of this process, and the Redis store applies the same
+  // rule to Redis losing its data, so a fresh instance of a deployment (a rolling
+  // restart) need not refuse requests signed just before it started.
+  handler_config.pipeline.started_at_seconds = state.redis ? 0 : clock.now_seconds();
   handler_config.store = store.value().get();
   handler_config.dashboard_url = config.dashboard_url;
   handler_config.metrics = &metrics;

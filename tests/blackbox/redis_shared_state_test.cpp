@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <latch>
 #include <thread>
 
@@ -80,6 +81,27 @@ TEST_F(SharedState, AKeyLimitOfNAdmitsNInTotalAcrossBothInstances) {
 
 TEST_F(SharedState, AnIpLimitOfNAdmitsNInTotalAcrossBothInstances) {
   EXPECT_EQ(AdmittedAcrossTwoInstances("3/1h", "off", 6, "ip"), 3);
+}
+
+TEST_F(SharedState, NoncesOutliveARestartSoRequestsSignedBeforeItAreAccepted) {
+  Start(WithRedis({}));
+  const std::string license = NewLicense(1);
+  SignOptions before_restart;
+  before_restart.timestamp = static_cast<std::int64_t>(std::time(nullptr));
+  const HttpRequest request = Signed("status", Body(license), kPluginKey, before_restart);
+  ASSERT_OK(Send(request));
+  // Timestamps are whole seconds: restart in a later one, so the request is dated
+  // before the new process started.
+  std::this_thread::sleep_until(
+      std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now()) +
+      std::chrono::seconds(1));
+  RestartServer();
+  // Redis still knows the nonce, so the replay is refused for what it is ...
+  EXPECT_BAD_SIGNATURE(Send(request), "nonce_reused");
+  // ... and a new request dated before the restart is accepted, where an in-memory
+  // server must refuse it as stale.
+  before_restart.nonce.reset();
+  EXPECT_OK(Send(Signed("status", Body(license), kPluginKey, before_restart)));
 }
 
 TEST_F(SharedState, TwoInstancesOnOneSqliteFileKeepTheCapExactUnderConcurrentActivations) {
