@@ -87,7 +87,7 @@ class NginxProxy : public BlackboxTest {
     options.args.insert(options.args.end(), {"--redis", redis_.url(), "--redis-timeout", "2000"});
     options.env.push_back({"LICENSED_TRUSTED_PROXIES", std::string(kNginxAddress) + "/32"});
     Start(options);
-    other_ = StartAnotherInstance(options);
+    other_ = StartAnother(options);
 
     nginx_port_ = FreeLoopbackPort();
     const auto config = nginx_dir_.WriteFile(

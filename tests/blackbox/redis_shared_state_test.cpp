@@ -40,7 +40,7 @@ class SharedState : public BlackboxTest {
                                  std::string_view bucket) {
     const ServerOptions options = WithRedis(WithRateLimits(ip_limit, key_limit));
     Start(options);
-    auto other = StartAnotherInstance(options);
+    auto other = StartAnother(options);
     const std::string license = NewLicense(1);
     int admitted = 0;
     for (int i = 0; i < tries; ++i) {
@@ -62,7 +62,7 @@ class SharedState : public BlackboxTest {
 TEST_F(SharedState, ANonceUsedOnOneInstanceIsRefusedOnTheOther) {
   const ServerOptions options = WithRedis({});
   Start(options);
-  auto other = StartAnotherInstance(options);
+  auto other = StartAnother(options);
   const std::string license = NewLicense(2);
 
   const HttpRequest first = Signed("activate", Body(license, "machine-0001"));
@@ -107,7 +107,7 @@ TEST_F(SharedState, NoncesOutliveARestartSoRequestsSignedBeforeItAreAccepted) {
 TEST_F(SharedState, TwoInstancesOnOneSqliteFileKeepTheCapExactUnderConcurrentActivations) {
   const ServerOptions options = WithRedis({});
   Start(options);
-  auto other = StartAnotherInstance(options);
+  auto other = StartAnother(options);
   const std::string license = NewLicense(5);
   constexpr int kThreads = 24;
   std::vector<HttpRequest> requests;

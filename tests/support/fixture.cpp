@@ -3,7 +3,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <ctime>
 #include <iomanip>
 #include <sstream>
@@ -76,6 +78,9 @@ std::string NewMachineId() {
 void BlackboxTest::SetUp() {
   (void)kIgnoreSigpipe;
   store_ = "sqlite:" + (dir_.path() / "test.db").string();
+  if (const char* redis = std::getenv("LICENSED_TEST_REDIS"); redis && std::string(redis) == "1") {
+    suite_redis_ = std::make_unique<RedisServer>();
+  }
   admin_ = Admin(store_);
   admin_.CreateProduct(std::string(kProduct), std::string(kProductName));
 }
@@ -125,6 +130,11 @@ std::vector<std::string> BlackboxTest::ServerArgv(const ServerOptions& options) 
     argv.insert(argv.end(), {"--rate-limit-key", "off", "--rate-limit-ip", "off"});
   }
   argv.insert(argv.end(), options.args.begin(), options.args.end());
+  const bool redis_given =
+      std::find(options.args.begin(), options.args.end(), "--redis") != options.args.end();
+  if (suite_redis_ && !redis_given) {
+    argv.insert(argv.end(), {"--redis", suite_redis_->url(), "--redis-timeout", "2000"});
+  }
   return argv;
 }
 
@@ -135,10 +145,10 @@ void BlackboxTest::Start(ServerOptions options) {
   server_->WaitReady();
 }
 
-std::unique_ptr<ServerProcess> BlackboxTest::StartAnotherInstance(const ServerOptions& options) {
-  auto instance = std::make_unique<ServerProcess>(ServerArgv(options), options.env);
-  instance->WaitReady();
-  return instance;
+std::unique_ptr<ServerProcess> BlackboxTest::StartAnother(const ServerOptions& options) const {
+  auto another = std::make_unique<ServerProcess>(ServerArgv(options), options.env);
+  another->WaitReady();
+  return another;
 }
 
 int BlackboxTest::Stop(std::chrono::seconds grace) {

@@ -18,6 +18,7 @@
 #include "support/http_client.h"
 #include "support/json_util.h"
 #include "support/process.h"
+#include "support/redis_server.h"
 #include "support/response_verifier.h"
 #include "support/signer.h"
 #include "support/temp_dir.h"
@@ -68,14 +69,16 @@ class BlackboxTest : public ::testing::Test {
 
   // Starts `licensed serve` and waits for the ready line (throws on failure).
   void Start(ServerOptions options = {});
-  // Another `licensed serve` on the same store (a second instance of a deployment),
-  // started like Start() and ready; the caller owns it and Terminate()s it.
-  std::unique_ptr<ServerProcess> StartAnotherInstance(const ServerOptions& options);
+  // A second `licensed serve` on the same store (another instance behind a load
+  // balancer); the caller owns it, and its destructor stops it.
+  std::unique_ptr<ServerProcess> StartAnother(const ServerOptions& options = {}) const;
   // SIGTERM and wait; returns the wait status. The fixture can Start() again afterwards.
   int Stop(std::chrono::seconds grace = std::chrono::seconds(15));
   // Stop(), then Start() with the same options on the same store.
   void RestartServer();
 
+  // True when the suite runs with Redis shared state (LICENSED_TEST_REDIS=1).
+  bool on_redis() const { return suite_redis_ != nullptr; }
   ServerProcess& server() { return *server_; }
   std::uint16_t port() const;
   // The health and metrics listener's port, from the ready line.
@@ -115,6 +118,11 @@ class BlackboxTest : public ::testing::Test {
 
  private:
   std::vector<std::string> ServerArgv(const ServerOptions& options) const;
+
+  // With LICENSED_TEST_REDIS=1 every server of the test shares this fresh Redis
+  // (--redis), unless the test gives --redis itself: the whole suite runs again with
+  // shared state.
+  std::unique_ptr<RedisServer> suite_redis_;
 
   TempDir dir_;
   std::string store_;
