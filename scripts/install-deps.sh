@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev sqlite3 curl python3 python3-yaml
   libcurl4-openssl-dev
   clang-14 libclang-rt-14-dev
+  libhiredis-dev redis-server nginx
   "$@"
 )
 missing=()

@@ -8,6 +8,7 @@
 
 #include "admin/admin_cli.h"
 #include "auth/memory_nonce_store.h"
+#include "auth/redis_nonce_store.h"
 #include "auth/response_signer.h"
 #include "auth/stored_response_key.h"
 #include "config/serve_config.h"
@@ -19,6 +20,8 @@
 #include "observability/redaction.h"
 #include "observability/sentry_reporter.h"
 #include "ratelimit/memory_rate_limiter.h"
+#include "ratelimit/redis_rate_limiter.h"
+#include "redis/redis_client.h"
 #include "store/store.h"
 
 namespace {
@@ -58,6 +61,65 @@ Status load_remembered_nonces(Store& store, NonceStore& nonces, const Clock& clo
   return Ok{};
 }
 
+// Where nonces and rate-limit buckets live: in this process, or with --redis in Redis,
+// shared by every instance of a deployment. Their metrics are registered here.
+struct ReplayAndRateState {
+  std::unique_ptr<RedisClient> redis;
+  std::unique_ptr<NonceStore> nonces;
+  std::unique_ptr<RateLimiter> ip_limiter;   // null: off
+  std::unique_ptr<RateLimiter> key_limiter;  // null: off
+};
+
+Result<ReplayAndRateState> make_replay_and_rate_state(const ServeConfig& config, const Clock& clock,
+                                                      ServerMetrics& metrics) {
+  ReplayAndRateState s;
+  if (!config.redis) {
+    auto nonces = std::make_unique<MemoryNonceStore>();
+    metrics.add_gauge({"licensed_nonce_store_entries", "Nonces remembered in memory.",
+                       [n = nonces.get()] { return static_cast<double>(n->size()); }});
+    s.nonces = std::move(nonces);
+    if (config.rate_limit_ip) {
+      s.ip_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_ip);
+    }
+    if (config.rate_limit_key) {
+      s.key_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_key);
+    }
+    return s;
+  }
+  s.redis = std::make_unique<RedisClient>(
+      RedisClientOptions{*config.redis, std::chrono::milliseconds(config.redis_timeout_ms)});
+  constexpr std::string_view kPrefix = "licensed:";
+  auto nonces = std::make_unique<RedisNonceStore>(*s.redis, std::string(kPrefix), clock);
+  // The first call: a wrong URL or password shows at start-up; later outages are
+  // survived.
+  if (auto marked = nonces->start_remembering(); !marked.ok()) return marked.error();
+  metrics.add_gauge({"licensed_redis_nonce_unavailable_total",
+                     "Nonce checks refused with 503 because Redis did not answer.",
+                     [n = nonces.get()] { return static_cast<double>(n->unavailable_count()); },
+                     "counter"});
+  s.nonces = std::move(nonces);
+  std::vector<const RedisRateLimiter*> limiters;
+  auto limiter = [&](const std::optional<RateSpec>& spec, std::string_view bucket) {
+    if (!spec) return std::unique_ptr<RateLimiter>();
+    auto l = std::make_unique<RedisRateLimiter>(
+        *s.redis, *spec, std::string(kPrefix) + "ratelimit:" + std::string(bucket) + ":", clock);
+    limiters.push_back(l.get());
+    return std::unique_ptr<RateLimiter>(std::move(l));
+  };
+  s.ip_limiter = limiter(config.rate_limit_ip, "ip");
+  s.key_limiter = limiter(config.rate_limit_key, "key");
+  metrics.add_gauge({"licensed_redis_rate_limit_fail_open_total",
+                     "Requests admitted unchecked by a rate limit because Redis did not answer.",
+                     [limiters] {
+                       double n = 0;
+                       for (const auto* l : limiters)
+                         n += static_cast<double>(l->failed_open_count());
+                       return n;
+                     },
+                     "counter"});
+  return s;
+}
+
 // Without --response-key the store's own key signs: read it, and make it on the first
 // start (in a write transaction, so servers starting together on one store agree).
 Result<ResponseKey> store_response_key(Store& store, const Clock& clock) {
@@ -72,10 +134,6 @@ Result<ResponseKey> store_response_key(Store& store, const Clock& clock) {
 }
 
 int serve(const ServeConfig& config) {
-  if (config.redis) {
-    std::cerr << "licensed: --redis is not supported by this build yet\n";
-    return kExitUsage;
-  }
   if (config.signing_keys.empty()) {
     std::cerr << "licensed: no signing keys: give --signing-key ID=SECRET, LICENSED_SIGNING_KEYS "
                  "or [[signing_keys]] in the config file\n";
@@ -106,6 +164,9 @@ int serve(const ServeConfig& config) {
     proxies = TrustedProxies(std::move(blocks));
   }
 
+  // hiredis writes with write(), which raises SIGPIPE on a connection Redis has closed;
+  // the failed write is handled as an error (reconnect), so the signal must not kill us.
+  signal(SIGPIPE, SIG_IGN);
   // Block the signals before any thread starts, so only sigwait below sees them.
   sigset_t signals;
   sigemptyset(&signals);
@@ -119,8 +180,15 @@ int serve(const ServeConfig& config) {
     std::cerr << "licensed: " << store.error().message << "\n";
     return 1;
   }
-  MemoryNonceStore nonces;
-  if (auto loaded = load_remembered_nonces(*store.value(), nonces, clock); !loaded.ok()) {
+  ServerMetrics metrics;
+  auto shared_state = make_replay_and_rate_state(config, clock, metrics);
+  if (!shared_state.ok()) {
+    std::cerr << "licensed: cannot use redis at " << config.redis->host << ":" << config.redis->port
+              << ": " << shared_state.error().message << "\n";
+    return 1;
+  }
+  ReplayAndRateState& state = shared_state.value();
+  if (auto loaded = load_remembered_nonces(*store.value(), *state.nonces, clock); !loaded.ok()) {
     std::cerr << "licensed: cannot read the store " << config.store << ": "
               << (loaded.error().detail.empty() ? loaded.error().message : loaded.error().detail)
               << "\n";
@@ -140,17 +208,10 @@ int serve(const ServeConfig& config) {
   const ResponseSigner response_signer(std::move(response_keys));
   spdlog::info("answers are signed with response key {} ({} key(s) published)",
                response_signer.signing_key().kid(), response_signer.keys().size());
-  std::unique_ptr<MemoryRateLimiter> ip_limiter, key_limiter;
-  if (config.rate_limit_ip) ip_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_ip);
-  if (config.rate_limit_key)
-    key_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_key);
   KeyRing keys(config.signing_keys);
-  ServerMetrics metrics;
   Store* store_ptr = store.value().get();
   metrics.add_gauge({"licensed_store_queue_depth", "Store jobs queued or running.",
                      [store_ptr] { return static_cast<double>(store_ptr->queue_depth()); }});
-  metrics.add_gauge({"licensed_nonce_store_entries", "Nonces remembered in memory.",
-                     [&nonces] { return static_cast<double>(nonces.size()); }});
   // Started after the signals are blocked, so its thread never takes SIGTERM.
   std::unique_ptr<SentryReporter> reporter;
   if (config.sentry_dsn) {
@@ -163,12 +224,16 @@ int serve(const ServeConfig& config) {
 
   LicenseHandlerConfig handler_config;
   handler_config.pipeline.keys = &keys;
-  handler_config.pipeline.nonces = &nonces;
-  handler_config.pipeline.ip_limiter = ip_limiter.get();
-  handler_config.pipeline.key_limiter = key_limiter.get();
+  handler_config.pipeline.nonces = state.nonces.get();
+  handler_config.pipeline.ip_limiter = state.ip_limiter.get();
+  handler_config.pipeline.key_limiter = state.key_limiter.get();
   handler_config.pipeline.clock = &clock;
   handler_config.pipeline.timestamp_window_seconds = config.timestamp_window;
-  handler_config.pipeline.started_at_seconds = clock.now_seconds();
+  // The restart rule covers what an in-memory nonce store forgets at a restart. Redis
+  // keeps nonces across restarts of this process, and the Redis store applies the same
+  // rule to Redis losing its data, so a fresh instance of a deployment (a rolling
+  // restart) need not refuse requests signed just before it started.
+  handler_config.pipeline.started_at_seconds = state.redis ? 0 : clock.now_seconds();
   handler_config.store = store.value().get();
   handler_config.dashboard_url = config.dashboard_url;
   handler_config.metrics = &metrics;
@@ -216,9 +281,10 @@ int serve(const ServeConfig& config) {
   // The API address comes first: scripts and tests take the first HOST:PORT of this line.
   spdlog::info(
       "licensed ready: listening on {}:{} (store {}, {} signing key(s), health and metrics on "
-      "{})",
+      "{}, nonces and rate limits {})",
       bound->address().to_string(), bound->port(), redact_url_credentials(config.store),
-      keys.size(), admin_address);
+      keys.size(), admin_address,
+      state.redis ? "in redis " + state.redis->describe() : "in memory");
   if (config.sentry_dsn) {
     // describe() leaves the DSN's key out.
     spdlog::info("internal errors are reported to sentry at {}", config.sentry_dsn->describe());

@@ -68,8 +68,10 @@ void MemoryNonceStore::evict_everywhere(UnixMillis now) {
   }
 }
 
-NonceVerdict MemoryNonceStore::check_and_insert(std::string_view key_id, std::string_view nonce,
-                                                UnixMillis now, UnixMillis expires_at) {
+NonceVerdict MemoryNonceStore::check_and_insert_impl(std::string_view key_id,
+                                                     std::string_view nonce, UnixMillis now,
+                                                     UnixMillis expires_at,
+                                                     int64_t /*dated_seconds*/) {
   const std::optional<Digest> digest = digest_of(key_id, nonce);
   if (!digest) return NonceVerdict::kFull;
 

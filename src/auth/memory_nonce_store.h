@@ -21,13 +21,16 @@ class MemoryNonceStore final : public NonceStore {
  public:
   explicit MemoryNonceStore(size_t max_entries = 20'000'000, size_t shards = 64);
 
-  NonceVerdict check_and_insert(std::string_view key_id, std::string_view nonce, UnixMillis now,
-                                UnixMillis expires_at) override;
-
   // Entries remembered, expired ones not yet evicted included.
   size_t size() const;
 
  private:
+  // Never kStale: what this store forgets at a restart, the restart rule covers
+  // (PipelineContext::started_at_seconds).
+  NonceVerdict check_and_insert_impl(std::string_view key_id, std::string_view nonce,
+                                     UnixMillis now, UnixMillis expires_at,
+                                     int64_t dated_seconds) override;
+
   struct Digest {
     uint64_t hi;
     uint64_t lo;

@@ -3,6 +3,7 @@
 // timestamp window, after which the timestamp check alone refuses a replay.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "core/clock.h"
@@ -13,6 +14,14 @@ enum class NonceVerdict {
   kFresh,   // first sighting: remembered, the request may proceed
   kReused,  // seen before and not expired: answer 401 1700 nonce_reused
   kFull,    // no room and nothing expired to evict: callers fail closed
+  // The shared store (Redis) did not answer: callers fail closed too, since accepting
+  // a nonce nobody checked would let a replay through.
+  kUnavailable,
+  // The store lost what it remembered (a Redis that restarted empty) and the request is
+  // dated before it began remembering again, so a replay cannot be told: answer 401
+  // 1701, as a restarted in-memory server does (spec section 2); the client resends
+  // with a corrected timestamp.
+  kStale,
 };
 
 class NonceStore {
@@ -20,9 +29,17 @@ class NonceStore {
   virtual ~NonceStore() = default;
   // Atomically: if (key_id, nonce) was seen and has not expired -> kReused; else
   // remember it until `expires_at` -> kFresh. kFull when the store is at capacity and
-  // nothing expired could be evicted.
-  virtual NonceVerdict check_and_insert(std::string_view key_id, std::string_view nonce,
-                                        UnixMillis now, UnixMillis expires_at) = 0;
+  // nothing expired could be evicted. `dated_seconds` is the request's timestamp, for
+  // kStale; 0 (nonces loaded at start-up, not a request's) is never stale.
+  NonceVerdict check_and_insert(std::string_view key_id, std::string_view nonce, UnixMillis now,
+                                UnixMillis expires_at, int64_t dated_seconds = 0) {
+    return check_and_insert_impl(key_id, nonce, now, expires_at, dated_seconds);
+  }
+
+ private:
+  virtual NonceVerdict check_and_insert_impl(std::string_view key_id, std::string_view nonce,
+                                             UnixMillis now, UnixMillis expires_at,
+                                             int64_t dated_seconds) = 0;
 };
 
 }  // namespace licensed

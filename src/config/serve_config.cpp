@@ -123,7 +123,11 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
   app.add_option("--config", f.config, "TOML configuration file");
   app.add_option("--listen", f.listen, "HOST:PORT to listen on (port 0 picks a free one)");
   app.add_option("--store", f.store, "sqlite:PATH (default sqlite:./licensed.db)");
-  app.add_option("--redis", f.redis, "redis://HOST:PORT for shared nonce and rate-limit state");
+  app.add_option("--redis", f.redis,
+                 "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] for nonces and rate-limit buckets "
+                 "shared by several instances");
+  app.add_option("--redis-timeout", f.redis_timeout,
+                 "milliseconds a Redis connect or command may take (default 250)");
   app.add_option("--signing-key", f.signing_keys, "ID=SECRET, repeatable");
   app.add_option("--response-key", f.response_keys,
                  "PKCS#8 PEM Ed25519 key file that signs answers, repeatable: the first signs, "
@@ -189,7 +193,16 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
     c.listen_port = hp.second;
   }
   if (auto s = pick(flags.store, "store", env, "LICENSED_STORE", t, "store")) c.store = s->value;
-  if (auto s = pick(flags.redis, "redis", env, "LICENSED_REDIS", t, "redis")) c.redis = s->value;
+  // An empty value turns Redis off, so an environment can undo a file's URL.
+  if (auto s = pick(flags.redis, "redis", env, "LICENSED_REDIS", t, "redis");
+      s && !s->value.empty()) {
+    auto endpoint = parse_redis_url(s->value);
+    if (!endpoint.ok()) return config_error(s->source + ": " + endpoint.error().message);
+    c.redis = std::move(endpoint.value());
+  }
+  ASSIGN_OR_RETURN(c.redis_timeout_ms,
+                   pick_positive(flags.redis_timeout, "redis-timeout", "LICENSED_REDIS_TIMEOUT",
+                                 "redis_timeout", c.redis_timeout_ms));
   if (auto s = pick(flags.dashboard_url, "dashboard-url", env, "LICENSED_DASHBOARD_URL", t,
                     "dashboard_url")) {
     if (!s->value.empty()) c.dashboard_url = s->value;

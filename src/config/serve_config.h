@@ -15,6 +15,7 @@
 #include "observability/log_format.h"
 #include "observability/sentry_dsn.h"
 #include "ratelimit/rate_spec.h"
+#include "redis/redis_url.h"
 
 namespace licensed {
 
@@ -22,7 +23,9 @@ struct ServeConfig {
   std::string listen_host = "127.0.0.1";
   uint16_t listen_port = 8080;
   std::string store = "sqlite:./licensed.db";
-  std::optional<std::string> redis;
+  // Shared nonces and rate-limit buckets for several instances; none: in memory.
+  std::optional<RedisEndpoint> redis;
+  int64_t redis_timeout_ms = 250;  // bound on connecting to Redis and on each command
   std::vector<SigningKeyConfig> signing_keys;
   // PKCS#8 PEM files of Ed25519 response keys (spec section 13), the first signs; empty:
   // the key kept in the store signs.
@@ -54,6 +57,7 @@ struct ServeFlags {
   std::optional<std::string> listen;
   std::optional<std::string> store;
   std::optional<std::string> redis;
+  std::optional<int64_t> redis_timeout;
   std::vector<std::string> signing_keys;
   std::vector<std::string> response_keys;
   std::optional<std::string> dashboard_url;

@@ -1,4 +1,4 @@
-// Precedence and validation of the observability settings; the other settings are
+// Precedence and validation of the observability and Redis settings; the others are
 // covered by the black-box Config suite.
 #include "config/serve_config.h"
 
@@ -161,6 +161,56 @@ TEST(ServeConfigResponseKeys, EmptyEntriesAndNonListsAreRefusedWithTheirSource) 
   auto f = resolve_serve_config(flags, Env({}));
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.error().message.find("response_keys"), std::string::npos);
+}
+
+TEST(ServeConfigRedis, OffByDefaultAndTheFlagBeatsEnvironmentBeatsFile) {
+  {
+    auto c = resolve_serve_config({}, Env({}));
+    ASSERT_TRUE(c.ok());
+    EXPECT_FALSE(c->redis);
+    EXPECT_EQ(c->redis_timeout_ms, 250);
+  }
+  TomlFile file("redis = \"redis://file-host:6380/1\"\nredis_timeout = 100\n");
+  ServeFlags flags;
+  flags.config = file.path();
+  {
+    auto c = resolve_serve_config(flags, Env({}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    ASSERT_TRUE(c->redis);
+    EXPECT_EQ(c->redis->host, "file-host");
+    EXPECT_EQ(c->redis->port, 6380);
+    EXPECT_EQ(c->redis->db, 1);
+    EXPECT_EQ(c->redis_timeout_ms, 100);
+  }
+  {
+    auto c = resolve_serve_config(
+        flags, Env({{"LICENSED_REDIS", "redis://env-host"}, {"LICENSED_REDIS_TIMEOUT", "400"}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->redis->host, "env-host");
+    EXPECT_EQ(c->redis_timeout_ms, 400);
+  }
+  {
+    // An empty value turns a file's Redis off.
+    auto c = resolve_serve_config(flags, Env({{"LICENSED_REDIS", ""}}));
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_FALSE(c->redis);
+  }
+  flags.redis = "redis://flag-host:7000";
+  flags.redis_timeout = 50;
+  auto c = resolve_serve_config(flags, Env({{"LICENSED_REDIS", "redis://env-host"}}));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->redis->host, "flag-host");
+  EXPECT_EQ(c->redis->port, 7000);
+  EXPECT_EQ(c->redis_timeout_ms, 50);
+}
+
+TEST(ServeConfigRedis, BadUrlNamesItsSourceButNotItsPassword) {
+  auto c = resolve_serve_config({}, Env({{"LICENSED_REDIS", "redis://:hunter2@host:notaport"}}));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("LICENSED_REDIS"), std::string::npos) << c.error().message;
+  EXPECT_EQ(c.error().message.find("hunter2"), std::string::npos) << c.error().message;
+  auto zero = resolve_serve_config({}, Env({{"LICENSED_REDIS_TIMEOUT", "0"}}));
+  EXPECT_FALSE(zero.ok());
 }
 
 }  // namespace

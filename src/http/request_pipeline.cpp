@@ -45,7 +45,7 @@ std::optional<ApiError> check_nonce(const PipelineContext& ctx, const SigningHea
   const UnixMillis now = ctx.clock->now_ms();
   // Remembered for twice the window: long enough for any timestamp still accepted.
   const UnixMillis expires_at = now + 2 * ctx.timestamp_window_seconds * 1000;
-  switch (ctx.nonces->check_and_insert(h.key_id, h.nonce, now, expires_at)) {
+  switch (ctx.nonces->check_and_insert(h.key_id, h.nonce, now, expires_at, h.timestamp)) {
     case NonceVerdict::kFresh:
       return std::nullopt;
     case NonceVerdict::kReused:
@@ -53,6 +53,10 @@ std::optional<ApiError> check_nonce(const PipelineContext& ctx, const SigningHea
     case NonceVerdict::kFull:
       // Fail closed: forgetting a nonce early would let a replay through.
       return errors::unavailable(1, "nonce store is full");
+    case NonceVerdict::kUnavailable:
+      return errors::unavailable(1, "nonce store is unavailable");
+    case NonceVerdict::kStale:
+      return errors::stale_timestamp(ctx.clock->now_seconds());
   }
   return errors::internal();
 }

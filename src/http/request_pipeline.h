@@ -30,7 +30,7 @@ struct PipelineContext {
   const Clock* clock = nullptr;
   int64_t timestamp_window_seconds = 300;
   // Requests dated before this (Unix seconds) are stale: the in-memory nonce store
-  // forgot everything earlier when the process started.
+  // forgot everything earlier when the process started. 0 with a shared (Redis) store.
   int64_t started_at_seconds = 0;
 };
 

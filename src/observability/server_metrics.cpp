@@ -87,8 +87,8 @@ std::string ServerMetrics::render_prometheus() const {
   out += fmt::format("licensed_connections_refused_total {}\n",
                      connections_refused_.load(std::memory_order_relaxed));
   for (const Gauge& g : gauges_) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} gauge\n{} {}\n", g.name, g.help, g.name, g.name,
-                       g.read());
+    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", g.name, g.help, g.name, g.type,
+                       g.name, g.read());
   }
   return out;
 }

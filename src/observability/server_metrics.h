@@ -27,11 +27,13 @@ class ServerMetrics {
   void record_rate_limited(std::string_view bucket);
   void record_connection_refused();
 
-  // Gauges read when scraped, so their owners need not push updates.
+  // Values read when scraped, so their owners need not push updates: gauges, or
+  // counters their owners keep (type "counter").
   struct Gauge {
     std::string name;
     std::string help;
     std::function<double()> read;
+    std::string_view type = "gauge";
   };
   void add_gauge(Gauge gauge);
 

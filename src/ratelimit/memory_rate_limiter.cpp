@@ -11,10 +11,6 @@ namespace {
 // stays within about twice the buckets live over the last period.
 constexpr size_t kMinInsertsBetweenSweeps = 256;
 
-int64_t ceil_div(int64_t a, int64_t b) {
-  return a >= 0 ? (a + b - 1) / b : -((-a) / b);
-}
-
 }  // namespace
 
 MemoryRateLimiter::MemoryRateLimiter(RateSpec spec, size_t shards)
@@ -68,7 +64,7 @@ RateDecision MemoryRateLimiter::admit(std::string_view bucket_key, UnixMillis no
   // Refused: the bucket admits one request once next - period <= now, which is
   // (next.ms - limit_ms) whole ms plus a fraction; round that up to seconds.
   const int64_t wait_ms = next.ms - limit_ms + (next.frac > 0 ? 1 : 0);
-  return {false, std::max<int64_t>(1, ceil_div(wait_ms, 1000))};
+  return refused_for_ms(wait_ms);
 }
 
 void MemoryRateLimiter::maybe_sweep(Shard& shard, UnixMillis now) {

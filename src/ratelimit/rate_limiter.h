@@ -15,11 +15,18 @@ struct RateDecision {
   int64_t retry_after_seconds;  // 0 when allowed; otherwise at least 1, rounded up
 };
 
+// A refusal whose bucket admits one request again after `wait_ms`: Retry-After is that
+// wait rounded up to whole seconds, at least 1. Every limiter answers through this.
+inline RateDecision refused_for_ms(int64_t wait_ms) {
+  return {false, wait_ms <= 1000 ? 1 : (wait_ms + 999) / 1000};
+}
+
 class RateLimiter {
  public:
   virtual ~RateLimiter() = default;
   // Counts one request against `bucket_key` at `now` when it is admitted; a refused
-  // request costs nothing.
+  // request costs nothing. A limiter shared by several instances (Redis) reads one
+  // clock for all of them, its own, and ignores `now`.
   virtual RateDecision admit(std::string_view bucket_key, UnixMillis now) = 0;
 };
 

@@ -3,7 +3,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <ctime>
 #include <iomanip>
 #include <sstream>
@@ -76,6 +78,9 @@ std::string NewMachineId() {
 void BlackboxTest::SetUp() {
   (void)kIgnoreSigpipe;
   store_ = "sqlite:" + (dir_.path() / "test.db").string();
+  if (const char* redis = std::getenv("LICENSED_TEST_REDIS"); redis && std::string(redis) == "1") {
+    suite_redis_ = std::make_unique<RedisServer>();
+  }
   admin_ = Admin(store_);
   admin_.CreateProduct(std::string(kProduct), std::string(kProductName));
 }
@@ -113,9 +118,7 @@ void BlackboxTest::TearDown() {
   server_.reset();
 }
 
-void BlackboxTest::Start(ServerOptions options) {
-  server_.reset();
-  options_ = options;
+std::vector<std::string> BlackboxTest::ServerArgv(const ServerOptions& options) const {
   std::vector<std::string> argv = options.command_prefix;
   argv.insert(argv.end(), {LicensedBinary(), "serve"});
   if (options.listen_flag) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
@@ -127,8 +130,25 @@ void BlackboxTest::Start(ServerOptions options) {
     argv.insert(argv.end(), {"--rate-limit-key", "off", "--rate-limit-ip", "off"});
   }
   argv.insert(argv.end(), options.args.begin(), options.args.end());
-  server_ = std::make_unique<ServerProcess>(argv, options.env);
+  const bool redis_given =
+      std::find(options.args.begin(), options.args.end(), "--redis") != options.args.end();
+  if (suite_redis_ && !redis_given) {
+    argv.insert(argv.end(), {"--redis", suite_redis_->url(), "--redis-timeout", "2000"});
+  }
+  return argv;
+}
+
+void BlackboxTest::Start(ServerOptions options) {
+  server_.reset();
+  options_ = options;
+  server_ = std::make_unique<ServerProcess>(ServerArgv(options), options.env);
   server_->WaitReady();
+}
+
+std::unique_ptr<ServerProcess> BlackboxTest::StartAnother(const ServerOptions& options) const {
+  auto another = std::make_unique<ServerProcess>(ServerArgv(options), options.env);
+  another->WaitReady();
+  return another;
 }
 
 int BlackboxTest::Stop(std::chrono::seconds grace) {
@@ -199,6 +219,19 @@ HttpResponse BlackboxTest::Status(std::string_view license,
 
 HttpResponse BlackboxTest::Deactivate(std::string_view license, std::string_view machine) const {
   return Call("deactivate", Body(license, machine));
+}
+
+HttpResponse BlackboxTest::AdminGet(std::string_view path) const {
+  HttpRequest r;
+  r.method = "GET";
+  r.target = std::string(path);
+  return bb::Send(admin_port(), r);
+}
+
+double MetricSample(const std::string& text, const std::string& series) {
+  const auto at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + series.size() + 2));
 }
 
 HttpResponse BlackboxTest::GetPublicKeys() const {

@@ -18,6 +18,7 @@
 #include "support/http_client.h"
 #include "support/json_util.h"
 #include "support/process.h"
+#include "support/redis_server.h"
 #include "support/response_verifier.h"
 #include "support/signer.h"
 #include "support/temp_dir.h"
@@ -68,11 +69,16 @@ class BlackboxTest : public ::testing::Test {
 
   // Starts `licensed serve` and waits for the ready line (throws on failure).
   void Start(ServerOptions options = {});
+  // A second `licensed serve` on the same store (another instance behind a load
+  // balancer); the caller owns it, and its destructor stops it.
+  std::unique_ptr<ServerProcess> StartAnother(const ServerOptions& options = {}) const;
   // SIGTERM and wait; returns the wait status. The fixture can Start() again afterwards.
   int Stop(std::chrono::seconds grace = std::chrono::seconds(15));
   // Stop(), then Start() with the same options on the same store.
   void RestartServer();
 
+  // True when the suite runs with Redis shared state (LICENSED_TEST_REDIS=1).
+  bool on_redis() const { return suite_redis_ != nullptr; }
   ServerProcess& server() { return *server_; }
   std::uint16_t port() const;
   // The health and metrics listener's port, from the ready line.
@@ -99,6 +105,9 @@ class BlackboxTest : public ::testing::Test {
   HttpResponse Status(std::string_view license, std::optional<std::string_view> machine = {}) const;
   HttpResponse Deactivate(std::string_view license, std::string_view machine) const;
 
+  // GET `path` on the health and metrics listener.
+  HttpResponse AdminGet(std::string_view path) const;
+
   // GET /api/v1/license/public-keys (spec section 13).
   HttpResponse GetPublicKeys() const;
   // The base64 public key that signs this server's answers: the first one published.
@@ -108,6 +117,13 @@ class BlackboxTest : public ::testing::Test {
   std::vector<json::value> AuditRecords(const std::string& license, std::string_view action) const;
 
  private:
+  std::vector<std::string> ServerArgv(const ServerOptions& options) const;
+
+  // With LICENSED_TEST_REDIS=1 every server of the test shares this fresh Redis
+  // (--redis), unless the test gives --redis itself: the whole suite runs again with
+  // shared state.
+  std::unique_ptr<RedisServer> suite_redis_;
+
   TempDir dir_;
   std::string store_;
   Admin admin_{""};
@@ -126,6 +142,9 @@ void ExpectCommonHeaders(const HttpResponse& r);
 void ExpectBadSignature(const HttpResponse& r, std::string_view reason);
 // 429 1706 with that bucket, 1 <= retryAfter <= max_wait, and Retry-After == retryAfter.
 void ExpectRateLimited(const HttpResponse& r, std::string_view bucket, std::int64_t max_wait);
+// The value of the sample `series` (name and labels exactly as exposed) in Prometheus
+// text, or -1 when there is none.
+double MetricSample(const std::string& text, const std::string& series);
 // The body parsed, or a failure and null.
 json::value BodyJson(const HttpResponse& r);
 // The error body with requestId dropped and `replace` (e.g. a license key) normalised.

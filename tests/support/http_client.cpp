@@ -28,8 +28,10 @@ bool SameName(std::string_view a, std::string_view b) {
 // even when the write failed: a server may answer and close before reading a body.
 using WriteStep = std::function<void(beast::tcp_stream&, std::function<void(error_code)>)>;
 
-HttpResponse Exchange(std::uint16_t port, std::chrono::milliseconds timeout,
-                      const WriteStep& write) {
+// `source`: the local address to connect from (any loopback address works on Linux), or
+// empty for the kernel's choice.
+HttpResponse Exchange(std::uint16_t port, std::chrono::milliseconds timeout, const WriteStep& write,
+                      std::string_view source = {}) {
   asio::io_context ioc;
   beast::tcp_stream stream(ioc);
   beast::flat_buffer buffer;
@@ -39,6 +41,15 @@ HttpResponse Exchange(std::uint16_t port, std::chrono::milliseconds timeout,
   error_code write_ec;
 
   stream.expires_after(timeout);
+  if (!source.empty()) {
+    error_code ec;
+    stream.socket().open(tcp::v4(), ec);
+    if (!ec) stream.socket().bind(tcp::endpoint(asio::ip::make_address_v4(source, ec), 0), ec);
+    if (ec) {
+      out.error = "bind " + std::string(source) + ": " + ec.message();
+      return out;
+    }
+  }
   const tcp::endpoint endpoint(asio::ip::make_address_v4("127.0.0.1"), port);
   stream.async_connect(endpoint, [&](error_code ec) {
     if (ec) {
@@ -130,10 +141,18 @@ std::string Serialize(std::uint16_t port, const HttpRequest& request) {
 
 HttpResponse Send(std::uint16_t port, const HttpRequest& request,
                   std::chrono::milliseconds timeout) {
+  return SendFrom({}, port, request, timeout);
+}
+
+HttpResponse SendFrom(std::string_view source, std::uint16_t port, const HttpRequest& request,
+                      std::chrono::milliseconds timeout) {
   const auto req = ToBeast(port, request);
-  return Exchange(port, timeout, [&](beast::tcp_stream& stream, auto done) {
-    http::async_write(stream, req, [done](error_code ec, std::size_t) { done(ec); });
-  });
+  return Exchange(
+      port, timeout,
+      [&](beast::tcp_stream& stream, auto done) {
+        http::async_write(stream, req, [done](error_code ec, std::size_t) { done(ec); });
+      },
+      source);
 }
 
 HttpResponse SendRaw(std::uint16_t port, std::string_view bytes,

@@ -44,6 +44,9 @@ inline constexpr std::chrono::milliseconds kDefaultTimeout{10000};
 
 HttpResponse Send(std::uint16_t port, const HttpRequest& request,
                   std::chrono::milliseconds timeout = kDefaultTimeout);
+// Send() from a chosen local address, e.g. "127.0.0.2", to look like another client.
+HttpResponse SendFrom(std::string_view source, std::uint16_t port, const HttpRequest& request,
+                      std::chrono::milliseconds timeout = kDefaultTimeout);
 // The request's bytes as Send() would write them (Host and Content-Length added).
 std::string Serialize(std::uint16_t port, const HttpRequest& request);
 HttpResponse SendRaw(std::uint16_t port, std::string_view bytes,

@@ -1,0 +1,89 @@
+// A small synchronous Redis client over hiredis for the shared nonce store and rate
+// limiter. Calls come from network threads, so each is bounded: connecting and every
+// command time out (250 ms by default), and a failed connection is dropped and made
+// again by a later call, so service resumes by itself when Redis is back. Connections
+// are pooled: a thread takes one for one command and gives it back, so there are about
+// as many connections as threads calling at once.
+#pragma once
+
+#include <hiredis/hiredis.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+#include "redis/redis_url.h"
+
+namespace licensed {
+
+struct RedisClientOptions {
+  RedisEndpoint endpoint;
+  // Bound on connecting and on each command's round trip. After a failed connect,
+  // calls fail at once for this long instead of each waiting for it.
+  std::chrono::milliseconds timeout{250};
+};
+
+struct RedisReplyDeleter {
+  void operator()(redisReply* r) const { freeReplyObject(r); }
+};
+using RedisReply = std::unique_ptr<redisReply, RedisReplyDeleter>;
+
+// A Lua script sent by EVALSHA; when the server does not know it (a restarted Redis,
+// SCRIPT FLUSH), by EVAL, which also loads it for the next EVALSHA.
+class RedisScript {
+ public:
+  explicit RedisScript(std::string source);
+  const std::string& source() const { return source_; }
+  const std::string& sha1() const { return sha1_; }
+
+ private:
+  std::string source_;
+  std::string sha1_;  // lowercase hex, as EVALSHA wants it
+};
+
+class RedisClient {
+ public:
+  explicit RedisClient(RedisClientOptions options);
+  ~RedisClient();
+  RedisClient(const RedisClient&) = delete;
+  RedisClient& operator=(const RedisClient&) = delete;
+
+  // Sends one command and returns its reply. The error (errors::unavailable, its message
+  // naming the cause) means no reply: Redis unreachable, a timeout, a broken connection,
+  // or AUTH/SELECT refused. An error *reply* (REDIS_REPLY_ERROR) is a reply.
+  Result<RedisReply> command(std::span<const std::string_view> args);
+  Result<RedisReply> command(std::initializer_list<std::string_view> args) {
+    return command(std::span<const std::string_view>(args.begin(), args.size()));
+  }
+  // Runs `script` with these KEYS and ARGV, one round trip unless Redis lost the script.
+  Result<RedisReply> eval(const RedisScript& script, std::span<const std::string_view> keys,
+                          std::span<const std::string_view> args);
+
+  // host:port/db, for logs: never the credentials.
+  std::string describe() const;
+
+ private:
+  struct ContextDeleter {
+    void operator()(redisContext* c) const { redisFree(c); }
+  };
+  using Context = std::unique_ptr<redisContext, ContextDeleter>;
+
+  Result<Context> acquire();
+  Result<Context> connect();
+  void release(Context c);
+
+  const RedisClientOptions options_;
+  std::mutex mu_;
+  std::vector<Context> idle_;
+  // steady_clock ms before which connecting is not tried again.
+  std::atomic<int64_t> connect_not_before_ms_{0};
+};
+
+}  // namespace licensed
