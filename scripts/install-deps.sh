@@ -7,6 +7,7 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
   libgtest-dev libgmock-dev libbenchmark-dev sqlite3 curl python3
   clang-14 libclang-rt-14-dev
+  libpq-dev postgresql-15
 )
 missing=()
 for p in "${packages[@]}"; do

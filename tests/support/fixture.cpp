@@ -8,6 +8,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "support/store_faults.h"
+
 namespace bb {
 namespace {
 
@@ -75,7 +77,14 @@ std::string NewMachineId() {
 
 void BlackboxTest::SetUp() {
   (void)kIgnoreSigpipe;
-  store_ = "sqlite:" + (dir_.path() / "test.db").string();
+  if (TestStoreKind() == "postgresql") {
+    const auto server = TestPostgresUrl();
+    if (!server) throw std::runtime_error("LICENSED_TEST_STORE=postgresql without a test server");
+    pg_ = std::make_unique<PgTestDatabase>(*server);
+    store_ = pg_->url();
+  } else {
+    store_ = "sqlite:" + (dir_.path() / "test.db").string();
+  }
   admin_ = Admin(store_);
   admin_.CreateProduct(std::string(kProduct), std::string(kProductName));
 }
@@ -113,9 +122,7 @@ void BlackboxTest::TearDown() {
   server_.reset();
 }
 
-void BlackboxTest::Start(ServerOptions options) {
-  server_.reset();
-  options_ = options;
+std::vector<std::string> BlackboxTest::ServerArgv(const ServerOptions& options) const {
   std::vector<std::string> argv = options.command_prefix;
   argv.insert(argv.end(), {LicensedBinary(), "serve"});
   if (options.listen_flag) argv.insert(argv.end(), {"--listen", "127.0.0.1:0"});
@@ -127,8 +134,32 @@ void BlackboxTest::Start(ServerOptions options) {
     argv.insert(argv.end(), {"--rate-limit-key", "off", "--rate-limit-ip", "off"});
   }
   argv.insert(argv.end(), options.args.begin(), options.args.end());
-  server_ = std::make_unique<ServerProcess>(argv, options.env);
+  return argv;
+}
+
+void BlackboxTest::Start(ServerOptions options) {
+  server_.reset();
+  options_ = options;
+  server_ = std::make_unique<ServerProcess>(ServerArgv(options), options.env);
   server_->WaitReady();
+}
+
+std::unique_ptr<ServerProcess> BlackboxTest::StartAnother(const ServerOptions& options) const {
+  auto another = std::make_unique<ServerProcess>(ServerArgv(options), options.env);
+  another->WaitReady();
+  return another;
+}
+
+void BlackboxTest::CorruptLicenseStatus(const std::string& license_key) const {
+  if (!pg_) {
+    bb::CorruptLicenseStatus(db_path(), license_key);
+    return;
+  }
+  // The key is a UUID the test made: safe in the SQL text of this test-only statement.
+  pg_->Exec(
+      "ALTER TABLE licenses DROP CONSTRAINT IF EXISTS licenses_status_check;"
+      " UPDATE licenses SET status = 'CORRUPTED' WHERE license_key = '" +
+      license_key + "'");
 }
 
 int BlackboxTest::Stop(std::chrono::seconds grace) {
