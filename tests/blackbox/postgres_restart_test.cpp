@@ -21,11 +21,11 @@ TEST_F(PostgresRestart, LicensedAnswersAgainAfterPostgresRestartsWithoutRestarti
   options.args = {"--store", pg.url(), "--store-pool-size", "2"};
   Start(options);
   const pid_t pid = server().pid();
-  for (int i = 0; i < 4; ++i) ASSERT_OK(Activate(license, "before-" + std::to_string(i)));
+  for (int i = 0; i < 4; ++i) ASSERT_OK(Activate(license, "machine-before-" + std::to_string(i)));
 
   pg.Restart();
-  for (int i = 0; i < 4; ++i) EXPECT_OK(Activate(license, "after-" + std::to_string(i)));
-  EXPECT_OK(Status(license, "before-0"));
+  for (int i = 0; i < 4; ++i) EXPECT_OK(Activate(license, "machine-after-" + std::to_string(i)));
+  EXPECT_OK(Status(license, "machine-before-0"));
   EXPECT_EQ(server().pid(), pid);
   EXPECT_EQ(Arr(own.Show(license), "activations").size(), 8u);
 }

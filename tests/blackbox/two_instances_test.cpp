@@ -30,7 +30,7 @@ TEST_F(TwoInstances, SixtyFourActivationsAcrossBothInstancesGiveExactlyFive) {
           SignedRequest(kPluginKey, Endpoint("activate"),
                         Body(license, "machine-" + std::to_string(i), std::nullopt));
       start.arrive_and_wait();
-      const HttpResponse answer = Send(ports[i % 2], r);
+      const HttpResponse answer = bb::Send(ports[i % 2], r);
       (answer.status == 200 ? ok : answer.status == 409 ? limit : other)++;
     });
   }

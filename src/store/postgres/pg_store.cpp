@@ -21,8 +21,9 @@ Result<std::unique_ptr<PgStore>> PgStore::open(PgStoreOptions options) {
   if (options.pool_size == 0) options.pool_size = 1;
   std::unique_ptr<PgStore> store(new PgStore(std::move(options)));
   auto first = PgConnection::open(store->options_.conninfo, store->options_.session);
-  auto for_operator = [](ApiError e) {
-    e.message = "cannot use PostgreSQL: " + (e.detail.empty() ? e.message : e.detail);
+  auto for_operator = [&store](ApiError e) {
+    e.message = "cannot use PostgreSQL " + store->options_.display_url + ": " +
+                (e.detail.empty() ? e.message : e.detail);
     return e;
   };
   if (!first.ok()) return for_operator(std::move(first.error()));

@@ -35,8 +35,9 @@
 namespace licensed {
 
 struct PgStoreOptions {
-  std::string conninfo;  // a libpq URL without licensed's own parameters
-  size_t pool_size = 8;  // connections (and threads) at most
+  std::string conninfo;     // a libpq URL without licensed's own parameters
+  std::string display_url;  // the URL as given, password masked: for the operator
+  size_t pool_size = 8;     // connections (and threads) at most
   PgSessionSettings session;
   size_t max_queued_jobs = 10000;  // as StoreLimits
 };

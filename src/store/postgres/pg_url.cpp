@@ -26,6 +26,7 @@ bool is_postgres_url(const std::string& url) {
 
 Result<PgStoreOptions> parse_postgres_url(const std::string& url) {
   PgStoreOptions options;
+  options.display_url = redact_url_credentials(url);
   const size_t question = url.find('?');
   options.conninfo = url.substr(0, question);
   if (question == std::string::npos) return options;
