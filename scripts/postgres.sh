@@ -16,8 +16,10 @@ bin=/usr/lib/postgresql/15/bin
 if [[ ! -x "$bin/pg_ctl" ]]; then
   "$(dirname "$0")/install-deps.sh" >&2
 fi
+# From / : the caller's directory may be out of the postgres user's reach, and initdb
+# refuses to run where it cannot stat its working directory.
 as_server() {
-  if [[ "$(id -u)" -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+  if [[ "$(id -u)" -eq 0 ]]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 mkdir -p "$dir"
 data_file="$dir/pgdata"
