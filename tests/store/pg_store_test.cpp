@@ -25,28 +25,6 @@ using licensed::TxKind;
 constexpr licensed::UnixMillis kT0 = 1'780'000'000'000;
 constexpr const char* kKey = "0b9f6ad2-3c1e-4b8a-9d2f-5e6a7b8c9d01";
 
-// A plain libpq session of the test's own, as another client of the database would hold.
-class Session {
- public:
-  explicit Session(const std::string& url) : conn_(PQconnectdb(url.c_str())) {
-    if (PQstatus(conn_) != CONNECTION_OK) throw std::runtime_error(PQerrorMessage(conn_));
-  }
-  ~Session() { PQfinish(conn_); }
-  std::string Exec(const std::string& sql) {
-    PGresult* res = PQexec(conn_, sql.c_str());
-    const ExecStatusType st = PQresultStatus(res);
-    std::string first = st == PGRES_TUPLES_OK && PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "";
-    PQclear(res);
-    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
-      throw std::runtime_error(sql + ": " + PQerrorMessage(conn_));
-    }
-    return first;
-  }
-
- private:
-  PGconn* conn_;
-};
-
 void MakeLicense(licensed::Store& store, int64_t max) {
   auto made = licensed::run_blocking(store, TxKind::kWrite, [&](StoreTx& tx) -> licensed::Status {
     auto p = tx.insert_product("reverb", "Reverb Pro", kT0);
@@ -87,7 +65,7 @@ class PgStore : public ::testing::Test {
 TEST_F(PgStore, ALicenseRowLockedPastLockTimeoutAnswers1708AndThenResumes) {
   StoreHarness h("postgresql", {}, "?lock_timeout_ms=200");
   MakeLicense(h.store(), 5);
-  Session other(h.pg()->url());
+  PgSession other(h.pg()->url());
   other.Exec("BEGIN");
   other.Exec(std::string("SELECT id FROM licenses WHERE license_key = '") + kKey + "' FOR UPDATE");
   EXPECT_EQ(Activate(h.store(), "machine-1"), 1708);
@@ -122,7 +100,7 @@ TEST_F(PgStore, TwoInstancesStartingTogetherMigrateOnce) {
         std::async(std::launch::async, [&] { return licensed::open_store(db.url()).ok(); }));
   }
   for (auto& f : opened) EXPECT_TRUE(f.get());
-  Session s(db.url());
+  PgSession s(db.url());
   EXPECT_EQ(s.Exec("SELECT count(*) FROM schema_migrations"), "2");
 }
 
@@ -151,7 +129,7 @@ TEST_F(PgStore, TheCapHoldsAcrossTwoInstancesOnOneDatabase) {
   EXPECT_EQ(ok.load(), 5);
   EXPECT_EQ(limit.load(), kJobs - 5);
   EXPECT_EQ(other.load(), 0);
-  Session s(h.pg()->url());
+  PgSession s(h.pg()->url());
   EXPECT_EQ(s.Exec("SELECT count(*) FROM activations"), "5");
 }
 

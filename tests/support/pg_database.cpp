@@ -75,6 +75,27 @@ PgTestDatabase::~PgTestDatabase() {
   }
 }
 
+PgSession::PgSession(const std::string& url) : conn_(PQconnectdb(url.c_str())) {
+  if (PQstatus(conn_) != CONNECTION_OK) {
+    const std::string why = PQerrorMessage(conn_);
+    PQfinish(conn_);
+    throw std::runtime_error("cannot connect to " + url + ": " + why);
+  }
+}
+
+PgSession::~PgSession() {
+  PQfinish(conn_);
+}
+
+std::string PgSession::Exec(const std::string& sql) {
+  std::unique_ptr<PGresult, void (*)(PGresult*)> res(PQexec(conn_, sql.c_str()), &PQclear);
+  const ExecStatusType st = PQresultStatus(res.get());
+  if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+    throw std::runtime_error(sql + ": " + PQerrorMessage(conn_));
+  }
+  return st == PGRES_TUPLES_OK && PQntuples(res.get()) > 0 ? PQgetvalue(res.get(), 0, 0) : "";
+}
+
 void PgTestDatabase::Exec(const std::string& sql) const {
   Run(url_, sql);
 }

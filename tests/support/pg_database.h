@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+struct pg_conn;  // libpq's PGconn
+
 namespace bb {
 
 // The test server's URL (its `postgres` database): $LICENSED_TEST_PG_URL, else the file
@@ -16,6 +18,21 @@ std::optional<std::string> TestPostgresUrl();
 // "postgresql" when $LICENSED_TEST_STORE asks the black-box suite to run on PostgreSQL,
 // "sqlite" otherwise. One more value (and one more CTest run) per store implementation.
 std::string TestStoreKind();
+
+// A plain libpq session of the test's own, as another client of the database would hold
+// one (a transaction left open, a row lock held). Throws std::runtime_error on failure.
+class PgSession {
+ public:
+  explicit PgSession(const std::string& url);
+  ~PgSession();
+  PgSession(const PgSession&) = delete;
+  PgSession& operator=(const PgSession&) = delete;
+  // Runs `sql`; returns the first column of the first row ("" when there is none).
+  std::string Exec(const std::string& sql);
+
+ private:
+  ::pg_conn* conn_;
+};
 
 class PgTestDatabase {
  public:
