@@ -26,9 +26,8 @@ data_file="$dir/pgdata"
 
 case "$cmd" in
   start)
-    if [[ -f "$data_file" && -d "$(cat "$data_file")" ]]; then
-      echo "$0: a server from $dir is running already; stop it first" >&2; exit 1
-    fi
+    # A server an interrupted run left behind (no stop) goes first.
+    if [[ -f "$data_file" ]]; then "$0" stop "$dir"; fi
     data="$(mktemp -d /tmp/licensed-pg.XXXXXX)"
     [[ "$(id -u)" -eq 0 ]] && chown postgres:postgres "$data"
     echo "$data" >"$data_file"
