@@ -11,6 +11,7 @@ packages=(
   clang-14 libclang-rt-14-dev
   libhiredis-dev redis-server nginx
   "$@"
+  libpq-dev postgresql-15
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -175,7 +175,7 @@ int serve(const ServeConfig& config) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   SystemClock clock;
-  auto store = open_store(config.store, StoreLimits{config.max_queue});
+  auto store = open_store(config.store, StoreLimits{config.max_queue, config.store_pool_size});
   if (!store.ok()) {
     std::cerr << "licensed: " << store.error().message << "\n";
     return 1;

@@ -1,12 +1,16 @@
 #include "admin/admin_cli.h"
 
 #include <boost/json/serialize.hpp>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "admin/admin_operations.h"
 #include "admin/admin_tokens.h"
+#include "admin/store_transfer.h"
 #include "auth/response_key.h"
 #include "core/license_json.h"
+#include "core/private_file.h"
 #include "core/timestamp.h"
 #include "store/store.h"
 
@@ -71,7 +75,8 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   auto chosen = std::make_shared<std::function<int()>>();
   const char* store_env = std::getenv("LICENSED_STORE");
   a->store = store_env != nullptr ? store_env : "sqlite:./licensed.db";
-  admin.add_option("--store", a->store, "sqlite:PATH (default sqlite:./licensed.db)");
+  admin.add_option("--store", a->store,
+                   "sqlite:PATH or postgresql://... (default sqlite:./licensed.db)");
   admin.require_subcommand(1);
 
   auto* product = admin.add_subcommand("product", "manage products")->require_subcommand(1);
@@ -360,6 +365,47 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
                                                      : std::string(o.at("lastUsedAt").as_string()))
                     << "\n";
         }
+        return kExitOk;
+      });
+    };
+  });
+
+  // Moving a deployment between stores (src/admin/store_transfer.h).
+  auto* exp = admin.add_subcommand(
+      "export", "write every product, license, activation and audit record to a new file");
+  exp->add_option("--out", a->out_file,
+                  "file to create (mode 0600: it holds the response key); never replaced")
+      ->required();
+  exp->callback([a, chosen] {
+    *chosen = [a] {
+      return with_store(*a, [&](Store& s) {
+        auto text = export_store(s);
+        if (!text.ok()) return report(text.error());
+        if (const auto failed = write_new_private_file(a->out_file, text.value())) {
+          std::cerr << "licensed admin: " << *failed << "\n";
+          return kExitRefused;
+        }
+        std::cout << "exported to " << a->out_file << "\n";
+        return kExitOk;
+      });
+    };
+  });
+  auto* imp = admin.add_subcommand(
+      "import", "read an export into an empty store, in one transaction (before its first serve)");
+  imp->add_option("FILE", a->out_file, "a file `licensed admin export` wrote")->required();
+  imp->callback([a, chosen] {
+    *chosen = [a] {
+      std::ifstream in(a->out_file, std::ios::binary);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (!in) {
+        std::cerr << "licensed admin: cannot read " << a->out_file << "\n";
+        return kExitRefused;
+      }
+      return with_store(*a, [&](Store& s) {
+        auto rows = import_store(s, text.str());
+        if (!rows.ok()) return report(rows.error());
+        std::cout << "imported " << rows.value() << " rows\n";
         return kExitOk;
       });
     };

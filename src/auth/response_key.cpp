@@ -1,11 +1,9 @@
 #include "auth/response_key.h"
 
-#include <fcntl.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -13,6 +11,7 @@
 #include <sstream>
 
 #include "auth/base64.h"
+#include "core/private_file.h"
 
 namespace licensed {
 
@@ -110,32 +109,9 @@ Result<std::string> ResponseKey::to_pem() const {
 
 Status ResponseKey::write_new_file(const std::string& path) const {
   ASSIGN_OR_RETURN(std::string pem, to_pem());
-  // O_EXCL: an existing key is never overwritten (it may be the one plugins pinned).
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    const int err = errno;
-    OPENSSL_cleanse(pem.data(), pem.size());
-    if (err == EEXIST) return key_error(path + ": the file exists; not overwriting it");
-    return key_error(path + ": cannot create the file: " + std::strerror(err));
-  }
-  size_t written = 0;
-  int err = 0;
-  while (written < pem.size()) {
-    const ssize_t n = ::write(fd, pem.data() + written, pem.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      err = errno;
-      break;
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (err == 0 && ::fsync(fd) != 0) err = errno;
-  if (::close(fd) != 0 && err == 0) err = errno;
+  const auto failed = write_new_private_file(path, pem);
   OPENSSL_cleanse(pem.data(), pem.size());
-  if (err != 0) {
-    ::unlink(path.c_str());
-    return key_error(path + ": cannot write the file: " + std::strerror(err));
-  }
+  if (failed) return key_error(*failed);
   return Ok{};
 }
 

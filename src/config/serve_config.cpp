@@ -147,6 +147,8 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
                  "seconds an idle keep-alive connection is kept open (default 60)");
   app.add_option("--max-queue", f.max_queue,
                  "store jobs queued at most before 503 (default 10000)");
+  app.add_option("--store-pool-size", f.store_pool_size,
+                 "PostgreSQL connections at most (default: the URL's pool_size, or 8)");
   app.add_option("--log-format", f.log_format, "text (default) or json: one JSON object a line");
   app.add_option("--sentry-dsn", f.sentry_dsn,
                  "report 500s to Sentry: http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID");
@@ -248,6 +250,9 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
   if (!admin_listen_given && c.listen_port == 0) c.admin_listen->second = 0;
   ASSIGN_OR_RETURN(c.max_queue, pick_positive(flags.max_queue, "max-queue", "LICENSED_MAX_QUEUE",
                                               "max_queue", c.max_queue));
+  ASSIGN_OR_RETURN(c.store_pool_size,
+                   pick_positive(flags.store_pool_size, "store-pool-size",
+                                 "LICENSED_STORE_POOL_SIZE", "store_pool_size", c.store_pool_size));
 
   if (auto s = pick(flags.log_format, "log-format", env, "LICENSED_LOG_FORMAT", t, "log_format")) {
     const auto format = parse_log_format(s->value);

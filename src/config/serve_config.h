@@ -47,6 +47,8 @@ struct ServeConfig {
   // per connection in flight, the queue holds at most one job per open connection, so
   // this is a latency bound: a request waits for at most this many jobs ahead of it.
   size_t max_queue = 10000;
+  // PostgreSQL connections at most; 0: the store URL's pool_size, or 8.
+  size_t store_pool_size = 0;
   LogFormat log_format = LogFormat::kText;
   std::optional<SentryDsn> sentry_dsn;  // where 500s are reported; none: only logged
 };
@@ -70,6 +72,7 @@ struct ServeFlags {
   std::optional<int64_t> header_timeout;
   std::optional<int64_t> idle_timeout;
   std::optional<size_t> max_queue;
+  std::optional<size_t> store_pool_size;
   std::optional<std::string> log_format;
   std::optional<std::string> sentry_dsn;
 };

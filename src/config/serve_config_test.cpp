@@ -75,6 +75,28 @@ TEST(ServeConfigLogFormat, UnknownValueNamesItsSource) {
   EXPECT_NE(e.error().message.find("LICENSED_LOG_FORMAT"), std::string::npos);
 }
 
+TEST(ServeConfigStorePoolSize, UnsetByDefaultThenFileEnvironmentFlagInOrder) {
+  {
+    auto c = resolve_serve_config({}, Env({}));
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(c->store_pool_size, 0u);  // the URL's pool_size, or 8
+  }
+  TomlFile file("store_pool_size = 3\n");
+  ServeFlags flags;
+  flags.config = file.path();
+  auto from_file = resolve_serve_config(flags, Env({}));
+  ASSERT_TRUE(from_file.ok()) << from_file.error().message;
+  EXPECT_EQ(from_file->store_pool_size, 3u);
+  auto from_env = resolve_serve_config(flags, Env({{"LICENSED_STORE_POOL_SIZE", "5"}}));
+  ASSERT_TRUE(from_env.ok()) << from_env.error().message;
+  EXPECT_EQ(from_env->store_pool_size, 5u);
+  flags.store_pool_size = 7;
+  auto from_flag = resolve_serve_config(flags, Env({{"LICENSED_STORE_POOL_SIZE", "5"}}));
+  ASSERT_TRUE(from_flag.ok()) << from_flag.error().message;
+  EXPECT_EQ(from_flag->store_pool_size, 7u);
+  EXPECT_FALSE(resolve_serve_config({}, Env({{"LICENSED_STORE_POOL_SIZE", "0"}})).ok());
+}
+
 TEST(ServeConfigSentryDsn, FlagBeatsEnvironmentBeatsFile) {
   TomlFile file("sentry_dsn = \"http://filekey@127.0.0.1:1/1\"\n");
   ServeFlags flags;

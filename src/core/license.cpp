@@ -55,4 +55,11 @@ std::string_view to_string(Actor actor) {
   return "system";
 }
 
+Actor parse_actor(std::string_view text) {
+  return text == "client"     ? Actor::kClient
+         : text == "customer" ? Actor::kCustomer
+         : text == "admin"    ? Actor::kAdmin
+                              : Actor::kSystem;
+}
+
 }  // namespace licensed

@@ -52,6 +52,8 @@ std::optional<UnixMillis> stale_before(const License& license, UnixMillis now);
 
 enum class Actor { kClient, kCustomer, kAdmin, kSystem };
 std::string_view to_string(Actor actor);
+// The inverse of to_string; anything unknown reads as kSystem.
+Actor parse_actor(std::string_view text);
 
 struct AuditEntry {
   int64_t id = 0;  // assigned by the store

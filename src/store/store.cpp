@@ -1,6 +1,8 @@
 #include "store/store.h"
 
 #include "observability/redaction.h"
+#include "store/postgres/pg_store.h"
+#include "store/postgres/pg_url.h"
 #include "store/sqlite/sqlite_store.h"
 
 namespace licensed {
@@ -17,8 +19,15 @@ Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLim
     ASSIGN_OR_RETURN(auto store, SqliteStore::open(std::move(options)));
     return std::unique_ptr<Store>(std::move(store));
   }
+  if (is_postgres_url(url)) {
+    ASSIGN_OR_RETURN(PgStoreOptions options, parse_postgres_url(url));
+    options.max_queued_jobs = limits.max_queued_jobs;
+    if (limits.pool_size > 0) options.pool_size = limits.pool_size;
+    ASSIGN_OR_RETURN(auto store, PgStore::open(std::move(options)));
+    return std::unique_ptr<Store>(std::move(store));
+  }
   return errors::malformed("store", "unsupported store URL '" + redact_url_credentials(url) +
-                                        "': use sqlite:PATH (postgresql:// is not built yet)");
+                                        "': use sqlite:PATH or postgresql://...");
 }
 
 }  // namespace licensed

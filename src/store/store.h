@@ -36,10 +36,13 @@ class Store {
 struct StoreLimits {
   // Jobs queued or running at most; more answer 1708 at once (`--max-queue`).
   size_t max_queued_jobs = 10000;
+  // PostgreSQL connections (`--store-pool-size`); 0: the URL's pool_size, or 8.
+  size_t pool_size = 0;
 };
 
-// Opens the store a `--store` URL names: `sqlite:PATH` (and `sqlite::memory:`). A failure's
-// message is for the operator: it names the file and why it cannot be used.
+// Opens the store a `--store` URL names: `sqlite:PATH` (and `sqlite::memory:`), or
+// `postgresql://...` (see src/store/postgres/pg_url.h). A failure's message is for the
+// operator: it names the file or server and why it cannot be used, never a password.
 Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLimits& limits = {});
 
 // Runs one job and waits for it: for the admin CLI and start-up, never the request path.

@@ -11,6 +11,7 @@
 
 #include "core/license.h"
 #include "core/result.h"
+#include "store/dump_schema.h"
 
 namespace licensed {
 
@@ -105,6 +106,14 @@ class StoreTx {
   // when none was made yet.
   virtual Result<std::optional<std::string>> find_response_key() = 0;
   virtual Status insert_response_key(std::string_view private_key_pem, UnixMillis now) = 0;
+
+  // Export and import (`licensed admin export|import`, src/admin/store_transfer.h):
+  // every row of a table in key order; one row written with its ids as they were; and,
+  // after the last, the id counters moved past the rows written.
+  virtual Result<std::vector<DumpRow>> dump_rows(const DumpTable& table) = 0;
+  virtual Result<bool> table_is_empty(const DumpTable& table) = 0;
+  virtual Status restore_row(const DumpTable& table, const DumpRow& row) = 0;
+  virtual Status finish_restore() = 0;
 };
 
 }  // namespace licensed

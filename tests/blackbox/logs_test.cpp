@@ -58,7 +58,7 @@ class Logs : public BlackboxTest {
                   .status,
               400);
 
-    CorruptLicenseStatus(db_path(), broken);
+    CorruptLicenseStatus(broken);
     const HttpResponse failed = Status(broken, "machine-0001");
     EXPECT_API_ERROR(failed, 500, 1709, "LICENSE_API_INTERNAL");
     d.internal_request_id = failed.header("X-Request-Id").value_or("");

@@ -107,6 +107,7 @@ long ProcStatusKib(pid_t pid, std::string_view field) {
 }
 
 TEST_F(Overload, FloodWhileTheStoreIsLockedAnswersOnly200Or503AndMemoryStaysBounded) {
+  SKIP_UNLESS_SQLITE();  // the lock is a SQLite file lock
   constexpr int kClients = 256;
   constexpr int kMaxRequestsPerClient = 4000;  // a bound on the flood, whatever happens
   constexpr int kHeartbeatMachines = 64;

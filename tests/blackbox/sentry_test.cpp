@@ -43,7 +43,7 @@ class Sentry : public BlackboxTest {
   Fault CauseInternalError(std::string_view endpoint = "status") {
     Fault f;
     f.license = NewLicense(1);
-    CorruptLicenseStatus(db_path(), f.license);
+    CorruptLicenseStatus(f.license);
     const HttpResponse r = Call(endpoint, Body(f.license, "machine-0001"));
     EXPECT_API_ERROR(r, 500, 1709, "LICENSE_API_INTERNAL");
     f.request_id = Str(BodyJson(r), "requestId");

@@ -33,6 +33,11 @@ namespace fs = std::filesystem;
 
 class StoreFaults : public BlackboxTest {
  protected:
+  void SetUp() override {
+    BlackboxTest::SetUp();
+    SKIP_UNLESS_SQLITE();
+  }
+
   // Waits (up to a generous deadline, for slow machines) until the server log has `text`.
   bool LogEventually(std::string_view text) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -267,6 +272,7 @@ class UnprivilegedStoreFaults : public StoreFaults {
  protected:
   void SetUp() override {
     StoreFaults::SetUp();
+    if (IsSkipped()) return;
     const passwd* pw = ::getpwnam("nobody");
     if (::geteuid() != 0 || pw == nullptr || ::access("/usr/bin/setpriv", X_OK) != 0) {
       GTEST_SKIP() << "needs root, the user nobody and /usr/bin/setpriv";

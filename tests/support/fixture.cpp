@@ -10,6 +10,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "support/store_faults.h"
+
 namespace bb {
 namespace {
 
@@ -77,9 +79,14 @@ std::string NewMachineId() {
 
 void BlackboxTest::SetUp() {
   (void)kIgnoreSigpipe;
-  store_ = "sqlite:" + (dir_.path() / "test.db").string();
-  if (const char* redis = std::getenv("LICENSED_TEST_REDIS"); redis && std::string(redis) == "1") {
-    suite_redis_ = std::make_unique<RedisServer>();
+  if (TestWithRedis()) suite_redis_ = std::make_unique<RedisServer>();
+  if (TestStoreKind() == "postgresql") {
+    const auto server = TestPostgresUrl();
+    if (!server) throw std::runtime_error("LICENSED_TEST_STORE=postgresql without a test server");
+    pg_ = std::make_unique<PgTestDatabase>(*server);
+    store_ = pg_->url();
+  } else {
+    store_ = "sqlite:" + (dir_.path() / "test.db").string();
   }
   admin_ = Admin(store_);
   admin_.CreateProduct(std::string(kProduct), std::string(kProductName));
@@ -149,6 +156,18 @@ std::unique_ptr<ServerProcess> BlackboxTest::StartAnother(const ServerOptions& o
   auto another = std::make_unique<ServerProcess>(ServerArgv(options), options.env);
   another->WaitReady();
   return another;
+}
+
+void BlackboxTest::CorruptLicenseStatus(const std::string& license_key) const {
+  if (!pg_) {
+    bb::CorruptLicenseStatus(db_path(), license_key);
+    return;
+  }
+  // The key is a UUID the test made: safe in the SQL text of this test-only statement.
+  pg_->Exec(
+      "ALTER TABLE licenses DROP CONSTRAINT IF EXISTS licenses_status_check;"
+      " UPDATE licenses SET status = 'CORRUPTED' WHERE license_key = '" +
+      license_key + "'");
 }
 
 int BlackboxTest::Stop(std::chrono::seconds grace) {

@@ -1,6 +1,8 @@
-// The base fixture of the black-box tests: a temporary directory with a SQLite store
-// (product "reverb" already created), and the real `licensed serve` started on demand on
+// The base fixture of the black-box tests: a temporary directory with a store (product
+// "reverb" already created), and the real `licensed serve` started on demand on
 // 127.0.0.1:0. Derive one empty class per test suite so test names read Suite.Rule.
+// The store is a SQLite file, or a fresh PostgreSQL database when LICENSED_TEST_STORE=
+// postgresql (CTest runs the suite both ways; see TestStoreKind()).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -17,6 +19,7 @@
 #include "support/admin.h"
 #include "support/http_client.h"
 #include "support/json_util.h"
+#include "support/pg_database.h"
 #include "support/process.h"
 #include "support/redis_server.h"
 #include "support/response_verifier.h"
@@ -35,7 +38,7 @@ inline constexpr std::string_view kProductName = "Reverb Pro";
 
 struct ServerOptions {
   bool listen_flag = true;       // --listen 127.0.0.1:0
-  bool store_flag = true;        // --store sqlite:<dir>/test.db
+  bool store_flag = true;        // --store <the test's store URL>
   bool signing_key_flag = true;  // --signing-key plugin-2026=<secret>
   // --rate-limit-key off --rate-limit-ip off, so tests do not trip the defaults.
   bool rate_limits_off = true;
@@ -77,7 +80,7 @@ class BlackboxTest : public ::testing::Test {
   // Stop(), then Start() with the same options on the same store.
   void RestartServer();
 
-  // True when the suite runs with Redis shared state (LICENSED_TEST_REDIS=1).
+  // True when the suite runs with Redis shared state (TestWithRedis()).
   bool on_redis() const { return suite_redis_ != nullptr; }
   ServerProcess& server() { return *server_; }
   std::uint16_t port() const;
@@ -86,7 +89,14 @@ class BlackboxTest : public ::testing::Test {
   const Admin& admin() const { return admin_; }
   const TempDir& dir() const { return dir_; }
   const std::string& store() const { return store_; }
+  // The SQLite file; only tests that run on SQLite (see SkipUnlessSqlite) use it.
   std::filesystem::path db_path() const { return dir_.path() / "test.db"; }
+  bool on_postgres() const { return pg_ != nullptr; }
+  // The test's PostgreSQL database, or nullptr on SQLite.
+  const PgTestDatabase* pg() const { return pg_.get(); }
+  // Sets the license's status to a value the schema forbids, behind the server's back,
+  // so reading the row fails (500 1709), on either store.
+  void CorruptLicenseStatus(const std::string& license_key) const;
 
   std::string NewLicense(int max, std::string_view product = kProduct,
                          const std::optional<std::string>& expires_at = std::nullopt);
@@ -119,17 +129,25 @@ class BlackboxTest : public ::testing::Test {
  private:
   std::vector<std::string> ServerArgv(const ServerOptions& options) const;
 
-  // With LICENSED_TEST_REDIS=1 every server of the test shares this fresh Redis
+  // With TestWithRedis() every server of the test shares this fresh Redis
   // (--redis), unless the test gives --redis itself: the whole suite runs again with
   // shared state.
   std::unique_ptr<RedisServer> suite_redis_;
 
   TempDir dir_;
+  std::unique_ptr<PgTestDatabase> pg_;
   std::string store_;
   Admin admin_{""};
   ServerOptions options_;
   std::unique_ptr<ServerProcess> server_;
 };
+
+// For tests of SQLite's own faults (a locked file, a full disk, file permissions): they
+// have no PostgreSQL counterpart in the black-box suite and skip there.
+#define SKIP_UNLESS_SQLITE()                                                                \
+  do {                                                                                      \
+    if (on_postgres()) GTEST_SKIP() << "a SQLite file fault; PostgreSQL has its own tests"; \
+  } while (0)
 
 // Checks (with EXPECT_*) the shape every API error shares: HTTP status, ok:false, error,
 // code, a message, requestId equal to the X-Request-Id header, and a Date header.

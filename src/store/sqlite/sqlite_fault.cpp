@@ -1,11 +1,10 @@
 #include "store/sqlite/sqlite_fault.h"
 
-#include <spdlog/spdlog.h>
-
 #include <array>
 #include <cstring>
 
 #include "core/log_throttle.h"
+#include "store/store_fault.h"
 
 namespace licensed {
 namespace {
@@ -90,18 +89,7 @@ ApiError sqlite_failure(sqlite3* db, int rc, std::string_view what) {
   const bool transient = is_transient(fault);
   std::string detail = std::string(fault_name(fault)) + ": " + std::string(what) +
                        " failed: " + sqlite_error_text(db, rc);
-  if (const auto left_out = throttle_for(fault).admit(SystemClock().now_ms())) {
-    const auto level = transient ? spdlog::level::warn : spdlog::level::err;
-    if (*left_out == 0) {
-      spdlog::log(level, "store {}", detail);
-    } else {
-      spdlog::log(level, "store {} ({} more like it since the last report)", detail, *left_out);
-    }
-  }
-  ApiError e = transient ? errors::unavailable(1, "the license store is temporarily unavailable")
-                         : errors::internal();
-  e.detail = std::move(detail);
-  return e;
+  return store_fault(throttle_for(fault), transient, std::move(detail));
 }
 
 }  // namespace licensed

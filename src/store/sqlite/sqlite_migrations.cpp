@@ -4,13 +4,10 @@
 
 #include <iterator>
 
+#include "store/migration.h"
+
 namespace licensed {
 namespace {
-
-struct Migration {
-  int version;
-  const char* sql;
-};
 
 constexpr Migration kMigrations[] = {
     {1, R"sql(
@@ -105,13 +102,7 @@ Status migrate_sqlite(SqliteConnection& conn) {
   RETURN_IF_ERROR(conn.exec("PRAGMA schema_version"));
   ASSIGN_OR_RETURN(const int64_t version, current_version(conn));
   const int newest = std::prev(std::end(kMigrations))->version;
-  if (version > newest) {
-    ApiError e = errors::internal();
-    e.detail = "its schema version " + std::to_string(version) +
-               " is newer than this binary knows (" + std::to_string(newest) +
-               "): run a newer licensed";
-    return e;
-  }
+  RETURN_IF_ERROR(refuse_newer_schema(version, newest));
   for (const auto& m : kMigrations) {
     if (m.version <= version) continue;
     RETURN_IF_ERROR(conn.exec("BEGIN IMMEDIATE"));

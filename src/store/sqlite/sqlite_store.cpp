@@ -4,6 +4,7 @@
 
 #include "store/sqlite/sqlite_migrations.h"
 #include "store/sqlite/sqlite_tx.h"
+#include "store/store_job.h"
 
 namespace licensed {
 namespace {
@@ -11,25 +12,6 @@ namespace {
 // A connection found unusable is opened again at most this often, so a file that stays
 // read-only costs one open() per interval, not one per request.
 constexpr auto kReopenInterval = std::chrono::seconds(1);
-
-// Runs a job's body and turns an escaped exception (bad_alloc, a bug) into a rollback;
-// exceptions never cross a store thread.
-bool run_job(StoreJob& job, StoreTx& tx) {
-  try {
-    return job.run(tx);
-  } catch (const std::exception& e) {
-    spdlog::error("store job failed: {}", e.what());
-    return false;
-  }
-}
-
-void finish(StoreJob& job, const std::optional<ApiError>& failure) {
-  try {
-    job.done(failure);
-  } catch (const std::exception& e) {
-    spdlog::error("store completion failed: {}", e.what());
-  }
-}
 
 // Start-up failures go to the operator's terminal, so they name the file and carry
 // SQLite's and the OS's own words.
@@ -96,17 +78,8 @@ SqliteStore::~SqliteStore() {
 }
 
 void SqliteStore::submit(TxKind kind, StoreJob job) {
-  // Overload answers 1708 at once instead of growing the queue without bound.
-  if (depth_.load() >= options_.max_queued_jobs || stopping_.load()) {
-    if (!stopping_.load()) {
-      if (const auto left_out = overload_log_.admit(SystemClock().now_ms())) {
-        spdlog::warn(
-            "store overloaded: {} jobs queued, the limit; answering 503 ({} more since "
-            "the last report)",
-            options_.max_queued_jobs, *left_out);
-      }
-    }
-    finish(job, errors::unavailable(1, "the license store is overloaded"));
+  if (refuse_when_full(job, depth_.load(), options_.max_queued_jobs, stopping_.load(),
+                       overload_log_)) {
     return;
   }
   Queue& q = (kind == TxKind::kWrite || reader_conns_.empty()) ? writes_ : reads_;
@@ -137,7 +110,7 @@ void SqliteStore::fail_queued(Queue& q, const ApiError& error) {
     std::lock_guard lock(q.mu);
     jobs.swap(q.jobs);
   }
-  for (auto& job : jobs) finish(job, error);
+  for (auto& job : jobs) finish_store_job(job, error);
   depth_ -= jobs.size();
 }
 
@@ -191,7 +164,7 @@ void SqliteStore::prepare_writer() {
 SqliteStore::BatchOutcome SqliteStore::commit_batch(SqliteConnection& conn,
                                                     std::vector<StoreJob>& batch) {
   auto fail_all = [&](const ApiError& e) {
-    for (auto& job : batch) finish(job, e);
+    for (auto& job : batch) finish_store_job(job, e);
     return BatchOutcome::kFailed;
   };
   if (auto begun = conn.exec("BEGIN IMMEDIATE"); !begun.ok()) {
@@ -208,7 +181,7 @@ SqliteStore::BatchOutcome SqliteStore::commit_batch(SqliteConnection& conn,
       (void)conn.exec("ROLLBACK");
       return fail_all(sp.error());
     }
-    const bool keep = run_job(job, tx);
+    const bool keep = run_store_job(job, tx);
     if (!conn.in_transaction()) {
       // SQLite rolled the whole transaction back (disk full, I/O error): nothing of
       // this batch is kept, so nothing of it may be acknowledged.
@@ -227,7 +200,7 @@ SqliteStore::BatchOutcome SqliteStore::commit_batch(SqliteConnection& conn,
     if (conn.in_transaction()) (void)conn.exec("ROLLBACK");
     return fail_all(committed.error());
   }
-  for (auto& job : batch) finish(job, std::nullopt);
+  for (auto& job : batch) finish_store_job(job, std::nullopt);
   return BatchOutcome::kCommitted;
 }
 
@@ -244,12 +217,12 @@ void SqliteStore::reader_loop(size_t index) {
     auto& job = batch.front();
     // A read transaction gives the job one consistent snapshot.
     if (auto begun = conn.exec("BEGIN"); !begun.ok()) {
-      finish(job, begun.error());
+      finish_store_job(job, begun.error());
     } else {
       SqliteTx tx(conn);
-      (void)run_job(job, tx);
+      (void)run_store_job(job, tx);
       if (conn.in_transaction() && !conn.exec("COMMIT").ok()) (void)conn.exec("ROLLBACK");
-      finish(job, std::nullopt);
+      finish_store_job(job, std::nullopt);
     }
     --depth_;
     batch.clear();

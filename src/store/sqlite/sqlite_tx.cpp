@@ -228,11 +228,7 @@ Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_ke
     e.license_key = s->text(3);
     e.machine_id = s->optional_text(4);
     e.refresh = s->int64(5) != 0;
-    const std::string actor = s->text(6);
-    e.actor = actor == "client"     ? Actor::kClient
-              : actor == "customer" ? Actor::kCustomer
-              : actor == "admin"    ? Actor::kAdmin
-                                    : Actor::kSystem;
+    e.actor = parse_actor(s->text(6));
     e.actor_name = s->optional_text(7);
     e.ip = s->optional_text(8);
     e.key_id = s->optional_text(9);
@@ -316,6 +312,61 @@ Status SqliteTx::insert_response_key(std::string_view private_key_pem, UnixMilli
   ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO response_keys (private_key, created_at)"
                                          " VALUES (?, ?)"));
   return s->bind(1, private_key_pem).bind(2, now).run("insert response key");
+}
+
+Result<std::vector<DumpRow>> SqliteTx::dump_rows(const DumpTable& table) {
+  const std::string sql =
+      "SELECT " + column_list(table) + " FROM " + table.name + " ORDER BY " + order_by(table, "");
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(sql.c_str()));
+  std::vector<DumpRow> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) {
+    DumpRow row;
+    for (int i = 0; i < static_cast<int>(table.columns.size()); ++i) {
+      if (s->is_null(i)) {
+        row.emplace_back(std::monostate{});
+      } else if (table.columns[i].kind == DumpKind::kText) {
+        row.emplace_back(s->text(i));
+      } else {
+        row.emplace_back(s->int64(i));
+      }
+    }
+    out.push_back(std::move(row));
+  }
+  if (rc != SQLITE_DONE) return s->failure(rc, "export rows");
+  return out;
+}
+
+Result<bool> SqliteTx::table_is_empty(const DumpTable& table) {
+  const std::string sql = std::string("SELECT NOT EXISTS (SELECT 1 FROM ") + table.name + ")";
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(sql.c_str()));
+  const int rc = s->step();
+  if (rc != SQLITE_ROW) return s->failure(rc, "check the store is empty");
+  return s->int64(0) != 0;
+}
+
+Status SqliteTx::restore_row(const DumpTable& table, const DumpRow& row) {
+  std::string sql =
+      "INSERT INTO " + std::string(table.name) + " (" + column_list(table) + ") VALUES (";
+  for (size_t i = 0; i < table.columns.size(); ++i) sql += i == 0 ? "?" : ", ?";
+  sql += ")";
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(sql.c_str()));
+  for (size_t i = 0; i < row.size(); ++i) {
+    const int index = static_cast<int>(i) + 1;
+    if (const auto* n = std::get_if<int64_t>(&row[i])) {
+      s->bind(index, *n);
+    } else if (const auto* t = std::get_if<std::string>(&row[i])) {
+      s->bind(index, std::string_view(*t));
+    } else {
+      s->bind_null(index);
+    }
+  }
+  return s->run("import row");
+}
+
+// AUTOINCREMENT keeps its counter above any id inserted explicitly: nothing to move.
+Status SqliteTx::finish_restore() {
+  return Ok{};
 }
 
 }  // namespace licensed

@@ -44,6 +44,10 @@ class SqliteTx final : public StoreTx {
   Status touch_admin_token(int64_t id, UnixMillis now) override;
   Result<std::optional<std::string>> find_response_key() override;
   Status insert_response_key(std::string_view private_key_pem, UnixMillis now) override;
+  Result<std::vector<DumpRow>> dump_rows(const DumpTable& table) override;
+  Result<bool> table_is_empty(const DumpTable& table) override;
+  Status restore_row(const DumpTable& table, const DumpRow& row) override;
+  Status finish_restore() override;
 
  private:
   SqliteConnection& conn_;

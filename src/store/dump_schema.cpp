@@ -1,0 +1,93 @@
+#include "store/dump_schema.h"
+
+#include <string_view>
+
+namespace licensed {
+
+const std::vector<DumpTable>& dump_tables() {
+  using K = DumpKind;
+  static const std::vector<DumpTable> tables = {
+      {"products",
+       {{"id", K::kInt}, {"slug", K::kText}, {"name", K::kText}, {"created_at", K::kInt}},
+       {"id"},
+       true},
+      {"licenses",
+       {{"id", K::kInt},
+        {"license_key", K::kText},
+        {"product_id", K::kInt},
+        {"status", K::kText},
+        {"max_activations", K::kInt},
+        {"expires_at", K::kInt},
+        {"machine_ttl", K::kInt},
+        {"created_at", K::kInt},
+        {"deleted_at", K::kInt}},
+       {"id"},
+       true},
+      {"activations",
+       {{"license_id", K::kInt},
+        {"machine_id", K::kText},
+        {"machine_name", K::kText},
+        {"activated_at", K::kInt},
+        {"last_seen_at", K::kInt}},
+       {"license_id", "machine_id"},
+       false},
+      {"audit_log",
+       {{"id", K::kInt},
+        {"at", K::kInt},
+        {"action", K::kText},
+        {"license_key", K::kText},
+        {"machine_id", K::kText},
+        {"refresh", K::kBool},
+        {"actor", K::kText},
+        {"actor_name", K::kText},
+        {"ip", K::kText},
+        {"key_id", K::kText},
+        {"request_id", K::kText}},
+       {"id"},
+       true},
+      {"remembered_nonces",
+       {{"key_id", K::kText}, {"nonce", K::kText}, {"expires_at", K::kInt}},
+       {"key_id", "nonce"},
+       false},
+      // The server's own response key: without it a moved deployment would sign with a
+      // new key, and plugins that pinned the old one would refuse every answer.
+      {"response_keys",
+       {{"id", K::kInt}, {"private_key", K::kText}, {"created_at", K::kInt}},
+       {"id"},
+       true},
+      // Admin API tokens, as their hashes: a moved deployment keeps its shop's tokens.
+      {"admin_tokens",
+       {{"id", K::kInt},
+        {"name", K::kText},
+        {"token_sha256", K::kText},
+        {"read_only", K::kBool},
+        {"created_at", K::kInt},
+        {"last_used_at", K::kInt}},
+       {"id"},
+       true},
+  };
+  return tables;
+}
+
+std::string column_list(const DumpTable& table) {
+  std::string out;
+  for (const auto& c : table.columns) {
+    if (!out.empty()) out += ", ";
+    out += c.name;
+  }
+  return out;
+}
+
+std::string order_by(const DumpTable& table, const std::string& text_collation) {
+  std::string out;
+  for (const char* name : table.key) {
+    if (!out.empty()) out += ", ";
+    out += name;
+    for (const auto& c : table.columns) {
+      if (std::string_view(c.name) == name && c.kind == DumpKind::kText) out += text_collation;
+    }
+  }
+  return out;
+}
+
+}  // namespace licensed

@@ -1,0 +1,94 @@
+// One libpq connection with its prepared statements: each SQL text is prepared once per
+// connection (PQprepare) and run with bound parameters (PQexecPrepared); values never
+// enter the SQL text.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/result.h"
+
+namespace licensed {
+
+// A statement's result rows, in libpq's text format.
+class PgResult {
+ public:
+  explicit PgResult(PGresult* res) : res_(res, &PQclear) {}
+
+  int rows() const { return PQntuples(res_.get()); }
+  bool is_null(int row, int col) const { return PQgetisnull(res_.get(), row, col) != 0; }
+  std::string text(int row, int col) const;
+  int64_t int64(int row, int col) const;
+  std::optional<std::string> optional_text(int row, int col) const;
+  std::optional<int64_t> optional_int64(int row, int col) const;
+  bool boolean(int row, int col) const { return text(row, col) == "t"; }
+  // Rows changed by an INSERT, UPDATE or DELETE.
+  int64_t affected() const;
+  const PGresult* raw() const { return res_.get(); }
+
+ private:
+  std::unique_ptr<PGresult, void (*)(PGresult*)> res_;
+};
+
+// Bound values in order ($1, $2, ...); nullopt is SQL NULL.
+class PgParams {
+ public:
+  PgParams& add(int64_t value);
+  PgParams& add(std::string_view value);
+  PgParams& add(bool value);
+  PgParams& add(const std::optional<int64_t>& value);
+  PgParams& add(const std::optional<std::string>& value);
+  const std::vector<std::optional<std::string>>& values() const { return values_; }
+
+ private:
+  std::vector<std::optional<std::string>> values_;
+};
+
+struct PgSessionSettings {
+  // A row lock (the license row under FOR UPDATE) waited for longer than this fails the
+  // statement (55P03), which answers 1708: a stuck transaction elsewhere costs a request
+  // this long, never forever.
+  int64_t lock_timeout_ms = 5'000;
+  int64_t statement_timeout_ms = 30'000;
+};
+
+class PgConnection {
+ public:
+  // Connects to a libpq URL or conninfo string and applies the session settings. The
+  // failure's detail carries libpq's words (never the password) for the operator.
+  static Result<std::unique_ptr<PgConnection>> open(const std::string& conninfo,
+                                                    const PgSessionSettings& settings);
+  ~PgConnection();
+  PgConnection(const PgConnection&) = delete;
+  PgConnection& operator=(const PgConnection&) = delete;
+
+  // Runs SQL without parameters (BEGIN, COMMIT, migrations); several statements allowed.
+  Status exec(const char* sql, std::string_view what);
+  // Runs `sql` (prepared on first use on this connection) with `params`.
+  Result<PgResult> query(const std::string& sql, const PgParams& params, std::string_view what);
+  // query() for statements whose rows nobody reads.
+  Status run(const std::string& sql, const PgParams& params, std::string_view what);
+  // COMMIT, failing when PostgreSQL rolled the transaction back instead (it does so,
+  // without an error, for a transaction an earlier statement failed in).
+  Status commit();
+
+  // False once the server went away: the connection must be replaced.
+  bool usable() const { return PQstatus(conn_) == CONNECTION_OK; }
+  bool in_transaction() const { return PQtransactionStatus(conn_) != PQTRANS_IDLE; }
+
+ private:
+  explicit PgConnection(PGconn* conn) : conn_(conn) {}
+  Result<std::string> prepared_name(const std::string& sql, int params, std::string_view what);
+
+  PGconn* conn_;
+  std::unordered_map<std::string, std::string> prepared_;  // SQL text -> statement name
+};
+
+}  // namespace licensed

@@ -1,0 +1,16 @@
+// The PostgreSQL schema, built by numbered, append-only migrations that mirror SQLite's
+// (src/store/sqlite/sqlite_migrations.cpp): same tables, same columns, times as BIGINT
+// Unix milliseconds, so the two stores agree row by row (and export/import moves rows
+// between them unchanged).
+#pragma once
+
+#include "core/result.h"
+#include "store/postgres/pg_connection.h"
+
+namespace licensed {
+
+// Applies the migrations this database lacks, under an advisory lock so that instances
+// starting together on one database apply each migration once.
+Status migrate_postgres(PgConnection& conn);
+
+}  // namespace licensed

@@ -1,0 +1,387 @@
+#include "store/postgres/pg_tx.h"
+
+#include <climits>
+
+namespace licensed {
+namespace {
+
+const std::string kSelectLicenses =
+    "SELECT l.id, l.license_key, l.status, l.expires_at, l.max_activations, l.machine_ttl,"
+    " l.created_at, l.deleted_at, p.id, p.slug, p.name"
+    " FROM licenses l JOIN products p ON p.id = l.product_id";
+const std::string kSelectLicense = kSelectLicenses + " WHERE l.license_key = $1";
+// One statement for every filter combination (a NULL parameter means "any"), prepared
+// once per connection; the id keyset makes each page an index range scan.
+const std::string kListLicenses =
+    kSelectLicenses +
+    " WHERE l.id > $1 AND ($2::bigint IS NULL OR l.product_id = $2)"
+    " AND ($3::text IS NULL OR l.status = $3) AND (l.deleted_at IS NOT NULL) = $4"
+    " ORDER BY l.id LIMIT $5";
+
+const std::string kSelectAdminTokens =
+    "SELECT id, name, token_sha256, read_only, created_at, last_used_at FROM admin_tokens";
+// Only the license row is locked: products are never changed by a request.
+const std::string kSelectLicenseForUpdate = kSelectLicense + " FOR UPDATE OF l";
+
+const std::string kSelectActivation =
+    "SELECT machine_id, machine_name, activated_at, last_seen_at FROM activations";
+
+Result<License> read_license(const PgResult& r, int row = 0) {
+  License l;
+  l.id = r.int64(row, 0);
+  l.key = r.text(row, 1);
+  const auto status = parse_license_status(r.text(row, 2));
+  if (!status) {
+    ApiError e = errors::internal();
+    e.detail = "read license status: unknown status in the store";
+    return e;
+  }
+  l.status = *status;
+  l.expires_at = r.optional_int64(row, 3);
+  l.max = r.int64(row, 4);
+  l.machine_ttl_seconds = r.optional_int64(row, 5);
+  l.created_at = r.int64(row, 6);
+  l.deleted_at = r.optional_int64(row, 7);
+  l.product = Product{r.int64(row, 8), r.text(row, 9), r.text(row, 10)};
+  return l;
+}
+
+AdminToken read_admin_token(const PgResult& r, int row) {
+  return AdminToken{r.int64(row, 0),   r.text(row, 1),  r.text(row, 2),
+                    r.boolean(row, 3), r.int64(row, 4), r.optional_int64(row, 5)};
+}
+
+Activation read_activation(const PgResult& r, int row) {
+  return Activation{r.text(row, 0), r.optional_text(row, 1), r.int64(row, 2), r.int64(row, 3)};
+}
+
+}  // namespace
+
+Result<std::optional<License>> PgTx::find_license(std::string_view key) {
+  // In a write transaction the row lock is held until COMMIT: see pg_store.h for why
+  // this alone keeps the cap exact under READ COMMITTED.
+  ASSIGN_OR_RETURN(auto r, conn_.query(write_ ? kSelectLicenseForUpdate : kSelectLicense,
+                                       PgParams().add(key), "find license"));
+  if (r.rows() == 0) return std::optional<License>();
+  ASSIGN_OR_RETURN(License l, read_license(r));
+  return std::optional<License>(std::move(l));
+}
+
+Result<std::optional<Product>> PgTx::find_product(std::string_view slug) {
+  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT id, slug, name FROM products WHERE slug = $1",
+                                       PgParams().add(slug), "find product"));
+  if (r.rows() == 0) return std::optional<Product>();
+  return std::optional<Product>(Product{r.int64(0, 0), r.text(0, 1), r.text(0, 2)});
+}
+
+Result<std::vector<Product>> PgTx::list_products() {
+  // COLLATE "C": byte order, as SQLite sorts, whatever the database's locale.
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT id, slug, name FROM products ORDER BY slug COLLATE \"C\"",
+                               PgParams(), "list products"));
+  std::vector<Product> out;
+  for (int i = 0; i < r.rows(); ++i)
+    out.push_back(Product{r.int64(i, 0), r.text(i, 1), r.text(i, 2)});
+  return out;
+}
+
+Result<Product> PgTx::insert_product(std::string_view slug, std::string_view name, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto r, conn_.query("INSERT INTO products (slug, name, created_at)"
+                                       " VALUES ($1, $2, $3) RETURNING id",
+                                       PgParams().add(slug).add(name).add(now), "insert product"));
+  return Product{r.int64(0, 0), std::string(slug), std::string(name)};
+}
+
+Result<License> PgTx::insert_license(const NewLicense& n) {
+  PgParams p;
+  p.add(std::string_view(n.key)).add(n.product_id).add(to_string(n.status)).add(n.max);
+  p.add(n.expires_at).add(n.machine_ttl_seconds).add(n.created_at);
+  RETURN_IF_ERROR(
+      conn_.run("INSERT INTO licenses (license_key, product_id, status,"
+                " max_activations, expires_at, machine_ttl, created_at)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                p, "insert license"));
+  ASSIGN_OR_RETURN(auto found, find_license(n.key));
+  if (!found) return errors::internal();
+  return std::move(*found);
+}
+
+Status PgTx::update_license(const License& l) {
+  PgParams p;
+  p.add(to_string(l.status)).add(l.max).add(l.expires_at).add(l.machine_ttl_seconds);
+  p.add(l.deleted_at).add(l.id);
+  return conn_.run(
+      "UPDATE licenses SET status = $1, max_activations = $2, expires_at = $3,"
+      " machine_ttl = $4, deleted_at = $5 WHERE id = $6",
+      p, "update license");
+}
+
+Result<std::vector<License>> PgTx::list_licenses(const LicenseFilter& filter, int64_t after_id,
+                                                 int64_t limit) {
+  PgParams p;
+  p.add(after_id).add(filter.product_id);
+  p.add(filter.stored_status ? std::optional<std::string>(to_string(*filter.stored_status))
+                             : std::optional<std::string>());
+  p.add(filter.deleted).add(limit);
+  ASSIGN_OR_RETURN(auto r, conn_.query(kListLicenses, p, "list licenses"));
+  std::vector<License> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    ASSIGN_OR_RETURN(License l, read_license(r, i));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+Result<std::optional<Activation>> PgTx::find_activation(int64_t license_id,
+                                                        std::string_view machine_id) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query(kSelectActivation + " WHERE license_id = $1 AND machine_id = $2",
+                               PgParams().add(license_id).add(machine_id), "find activation"));
+  if (r.rows() == 0) return std::optional<Activation>();
+  return std::optional<Activation>(read_activation(r, 0));
+}
+
+Result<int64_t> PgTx::count_activations(int64_t license_id, std::optional<UnixMillis> seen_since) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT COUNT(*) FROM activations"
+                               " WHERE license_id = $1 AND last_seen_at >= $2",
+                               PgParams().add(license_id).add(seen_since.value_or(INT64_MIN)),
+                               "count activations"));
+  return r.int64(0, 0);
+}
+
+Result<std::vector<Activation>> PgTx::list_activations(int64_t license_id) {
+  ASSIGN_OR_RETURN(
+      auto r, conn_.query(kSelectActivation + " WHERE license_id = $1"
+                                              " ORDER BY activated_at, machine_id COLLATE \"C\"",
+                          PgParams().add(license_id), "list activations"));
+  std::vector<Activation> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_activation(r, i));
+  return out;
+}
+
+Status PgTx::insert_activation(int64_t license_id, const Activation& a) {
+  PgParams p;
+  p.add(license_id).add(std::string_view(a.machine_id)).add(a.machine_name);
+  p.add(a.activated_at).add(a.last_seen_at);
+  return conn_.run(
+      "INSERT INTO activations (license_id, machine_id, machine_name,"
+      " activated_at, last_seen_at) VALUES ($1, $2, $3, $4, $5)",
+      p, "insert activation");
+}
+
+Status PgTx::update_activation(int64_t license_id, const Activation& a) {
+  PgParams p;
+  p.add(a.machine_name).add(a.last_seen_at).add(license_id).add(std::string_view(a.machine_id));
+  return conn_.run(
+      "UPDATE activations SET machine_name = $1, last_seen_at = $2"
+      " WHERE license_id = $3 AND machine_id = $4",
+      p, "update activation");
+}
+
+Result<bool> PgTx::delete_activation(int64_t license_id, std::string_view machine_id) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("DELETE FROM activations WHERE license_id = $1 AND machine_id = $2",
+                               PgParams().add(license_id).add(machine_id), "delete activation"));
+  return r.affected() > 0;
+}
+
+Result<std::vector<std::string>> PgTx::delete_stale_activations(int64_t license_id,
+                                                                UnixMillis before,
+                                                                std::string_view keep_machine_id) {
+  ASSIGN_OR_RETURN(auto r, conn_.query("DELETE FROM activations WHERE license_id = $1"
+                                       " AND last_seen_at < $2 AND machine_id <> $3"
+                                       " RETURNING machine_id",
+                                       PgParams().add(license_id).add(before).add(keep_machine_id),
+                                       "reclaim stale activations"));
+  std::vector<std::string> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(r.text(i, 0));
+  return out;
+}
+
+Status PgTx::append_audit(const AuditEntry& e) {
+  PgParams p;
+  p.add(e.at).add(std::string_view(e.action)).add(std::string_view(e.license_key));
+  p.add(e.machine_id).add(e.refresh).add(to_string(e.actor)).add(e.actor_name).add(e.ip);
+  p.add(e.key_id).add(e.request_id);
+  return conn_.run(
+      "INSERT INTO audit_log (at, action, license_key, machine_id, refresh, actor,"
+      " actor_name, ip, key_id, request_id)"
+      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+      p, "append audit record");
+}
+
+Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, int64_t after_id,
+                                                 int64_t limit) {
+  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT id, at, action, license_key, machine_id, refresh,"
+                                       " actor, actor_name, ip, key_id, request_id FROM audit_log"
+                                       " WHERE license_key = $1 AND id > $2 ORDER BY id LIMIT $3",
+                                       PgParams().add(license_key).add(after_id).add(limit),
+                                       "list audit records"));
+  std::vector<AuditEntry> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    AuditEntry e;
+    e.id = r.int64(i, 0);
+    e.at = r.int64(i, 1);
+    e.action = r.text(i, 2);
+    e.license_key = r.text(i, 3);
+    e.machine_id = r.optional_text(i, 4);
+    e.refresh = r.boolean(i, 5);
+    e.actor = parse_actor(r.text(i, 6));
+    e.actor_name = r.optional_text(i, 7);
+    e.ip = r.optional_text(i, 8);
+    e.key_id = r.optional_text(i, 9);
+    e.request_id = r.optional_text(i, 10);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+Status PgTx::remember_nonce(std::string_view key_id, std::string_view nonce,
+                            UnixMillis expires_at) {
+  return conn_.run(
+      "INSERT INTO remembered_nonces (key_id, nonce, expires_at) VALUES ($1, $2, $3)"
+      " ON CONFLICT (key_id, nonce) DO UPDATE SET expires_at = EXCLUDED.expires_at",
+      PgParams().add(key_id).add(nonce).add(expires_at), "remember nonce");
+}
+
+Result<std::vector<StoreTx::RememberedNonce>> PgTx::load_nonces(UnixMillis now) {
+  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT key_id, nonce, expires_at FROM remembered_nonces"
+                                       " WHERE expires_at > $1",
+                                       PgParams().add(now), "load nonces"));
+  std::vector<RememberedNonce> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back({r.text(i, 0), r.text(i, 1), r.int64(i, 2)});
+  return out;
+}
+
+Status PgTx::purge_nonces(UnixMillis now) {
+  return conn_.run("DELETE FROM remembered_nonces WHERE expires_at <= $1", PgParams().add(now),
+                   "purge nonces");
+}
+
+Status PgTx::insert_admin_token(const AdminToken& t) {
+  PgParams p;
+  p.add(std::string_view(t.name)).add(std::string_view(t.token_sha256_hex)).add(t.read_only);
+  p.add(t.created_at);
+  return conn_.run(
+      "INSERT INTO admin_tokens (name, token_sha256, read_only, created_at)"
+      " VALUES ($1, $2, $3, $4)",
+      p, "insert admin token");
+}
+
+Result<std::optional<AdminToken>> PgTx::find_admin_token(std::string_view token_sha256_hex) {
+  ASSIGN_OR_RETURN(auto r, conn_.query(kSelectAdminTokens + " WHERE token_sha256 = $1",
+                                       PgParams().add(token_sha256_hex), "find admin token"));
+  if (r.rows() == 0) return std::optional<AdminToken>();
+  return std::optional<AdminToken>(read_admin_token(r, 0));
+}
+
+Result<std::vector<AdminToken>> PgTx::list_admin_tokens() {
+  // COLLATE "C": byte order, as SQLite sorts.
+  ASSIGN_OR_RETURN(auto r, conn_.query(kSelectAdminTokens + " ORDER BY name COLLATE \"C\"",
+                                       PgParams(), "list admin tokens"));
+  std::vector<AdminToken> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_admin_token(r, i));
+  return out;
+}
+
+Result<bool> PgTx::delete_admin_token(std::string_view name) {
+  ASSIGN_OR_RETURN(auto r, conn_.query("DELETE FROM admin_tokens WHERE name = $1",
+                                       PgParams().add(name), "delete admin token"));
+  return r.affected() > 0;
+}
+
+Status PgTx::touch_admin_token(int64_t id, UnixMillis now) {
+  return conn_.run("UPDATE admin_tokens SET last_used_at = $1 WHERE id = $2",
+                   PgParams().add(now).add(id), "touch admin token");
+}
+
+Result<std::optional<std::string>> PgTx::find_response_key() {
+  // Servers starting together on one database must agree on one key: the first to make
+  // it holds this lock until it commits, and the others then find its key.
+  if (write_) {
+    RETURN_IF_ERROR(conn_.run("LOCK TABLE response_keys IN SHARE ROW EXCLUSIVE MODE", PgParams(),
+                              "lock response keys"));
+  }
+  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT private_key FROM response_keys ORDER BY id LIMIT 1",
+                                       PgParams(), "find response key"));
+  if (r.rows() == 0) return std::optional<std::string>();
+  return std::optional<std::string>(r.text(0, 0));
+}
+
+Status PgTx::insert_response_key(std::string_view private_key_pem, UnixMillis now) {
+  return conn_.run("INSERT INTO response_keys (private_key, created_at) VALUES ($1, $2)",
+                   PgParams().add(private_key_pem).add(now), "insert response key");
+}
+
+Result<std::vector<DumpRow>> PgTx::dump_rows(const DumpTable& table) {
+  const std::string sql = "SELECT " + column_list(table) + " FROM " + table.name + " ORDER BY " +
+                          order_by(table, " COLLATE \"C\"");
+  ASSIGN_OR_RETURN(auto r, conn_.query(sql, PgParams(), "export rows"));
+  std::vector<DumpRow> out;
+  out.reserve(static_cast<size_t>(r.rows()));
+  for (int row = 0; row < r.rows(); ++row) {
+    DumpRow values;
+    for (int i = 0; i < static_cast<int>(table.columns.size()); ++i) {
+      const DumpKind kind = table.columns[i].kind;
+      if (r.is_null(row, i)) {
+        values.emplace_back(std::monostate{});
+      } else if (kind == DumpKind::kText) {
+        values.emplace_back(r.text(row, i));
+      } else if (kind == DumpKind::kBool) {
+        values.emplace_back(int64_t{r.boolean(row, i) ? 1 : 0});
+      } else {
+        values.emplace_back(r.int64(row, i));
+      }
+    }
+    out.push_back(std::move(values));
+  }
+  return out;
+}
+
+Result<bool> PgTx::table_is_empty(const DumpTable& table) {
+  const std::string sql = std::string("SELECT NOT EXISTS (SELECT 1 FROM ") + table.name + ")";
+  ASSIGN_OR_RETURN(auto r, conn_.query(sql, PgParams(), "check the store is empty"));
+  return r.boolean(0, 0);
+}
+
+Status PgTx::restore_row(const DumpTable& table, const DumpRow& row) {
+  std::string sql =
+      "INSERT INTO " + std::string(table.name) + " (" + column_list(table) + ") VALUES (";
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    sql += (i == 0 ? "$" : ", $") + std::to_string(i + 1);
+  }
+  sql += ")";
+  PgParams p;
+  for (size_t i = 0; i < row.size(); ++i) {
+    if (const auto* n = std::get_if<int64_t>(&row[i])) {
+      if (table.columns[i].kind == DumpKind::kBool) {
+        p.add(*n != 0);
+      } else {
+        p.add(*n);
+      }
+    } else if (const auto* t = std::get_if<std::string>(&row[i])) {
+      p.add(std::string_view(*t));
+    } else {
+      p.add(std::optional<std::string>());
+    }
+  }
+  return conn_.run(sql, p, "import row");
+}
+
+Status PgTx::finish_restore() {
+  // Ids written explicitly leave the identity's sequence behind: move it past them, or
+  // the next insert would collide with an imported row.
+  for (const auto& table : dump_tables()) {
+    if (!table.has_id) continue;
+    const std::string t = table.name;
+    RETURN_IF_ERROR(conn_.run("SELECT setval(pg_get_serial_sequence('" + t +
+                                  "', 'id'),"
+                                  " COALESCE((SELECT MAX(id) FROM " +
+                                  t + "), 0) + 1, false)",
+                              PgParams(), "move id counters"));
+  }
+  return Ok{};
+}
+
+}  // namespace licensed

@@ -1,0 +1,59 @@
+// StoreTx over one PostgreSQL connection. The caller (PgStore) owns the transaction. In
+// a write transaction find_license locks the license row (SELECT ... FOR UPDATE): that
+// row lock, not a single writer, is what keeps the cap exact here (see pg_store.h).
+#pragma once
+
+#include "store/postgres/pg_connection.h"
+#include "store/store_tx.h"
+
+namespace licensed {
+
+class PgTx final : public StoreTx {
+ public:
+  PgTx(PgConnection& conn, bool write) : conn_(conn), write_(write) {}
+
+  Result<std::optional<License>> find_license(std::string_view key) override;
+  Result<std::optional<Product>> find_product(std::string_view slug) override;
+  Result<std::vector<Product>> list_products() override;
+  Result<std::vector<License>> list_licenses(const LicenseFilter& filter, int64_t after_id,
+                                             int64_t limit) override;
+  Result<Product> insert_product(std::string_view slug, std::string_view name,
+                                 UnixMillis now) override;
+  Result<License> insert_license(const NewLicense& license) override;
+  Status update_license(const License& license) override;
+  Result<std::optional<Activation>> find_activation(int64_t license_id,
+                                                    std::string_view machine_id) override;
+  Result<int64_t> count_activations(int64_t license_id,
+                                    std::optional<UnixMillis> seen_since) override;
+  Result<std::vector<Activation>> list_activations(int64_t license_id) override;
+  Status insert_activation(int64_t license_id, const Activation& activation) override;
+  Status update_activation(int64_t license_id, const Activation& activation) override;
+  Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) override;
+  Result<std::vector<std::string>> delete_stale_activations(
+      int64_t license_id, UnixMillis before, std::string_view keep_machine_id) override;
+  Status append_audit(const AuditEntry& entry) override;
+  Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, int64_t after_id,
+                                             int64_t limit) override;
+  Status remember_nonce(std::string_view key_id, std::string_view nonce,
+                        UnixMillis expires_at) override;
+  Result<std::vector<RememberedNonce>> load_nonces(UnixMillis now) override;
+  Status purge_nonces(UnixMillis now) override;
+  Status insert_admin_token(const AdminToken& token) override;
+  Result<std::optional<AdminToken>> find_admin_token(std::string_view token_sha256_hex) override;
+  Result<std::vector<AdminToken>> list_admin_tokens() override;
+  Result<bool> delete_admin_token(std::string_view name) override;
+  Status touch_admin_token(int64_t id, UnixMillis now) override;
+
+  Result<std::optional<std::string>> find_response_key() override;
+  Status insert_response_key(std::string_view private_key_pem, UnixMillis now) override;
+  Result<std::vector<DumpRow>> dump_rows(const DumpTable& table) override;
+  Result<bool> table_is_empty(const DumpTable& table) override;
+  Status restore_row(const DumpTable& table, const DumpRow& row) override;
+  Status finish_restore() override;
+
+ private:
+  PgConnection& conn_;
+  const bool write_;
+};
+
+}  // namespace licensed

@@ -1,0 +1,139 @@
+// What only the PostgreSQL store has to show: the license row lock with its timeout,
+// reconnection after a server restart, migrations raced by two instances, and the cap
+// held by two instances on one database.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <latch>
+#include <thread>
+
+#include "core/operations.h"
+#include "store/store_harness.h"
+#include "support/pg_server.h"
+
+namespace bb {
+namespace {
+
+using licensed::Result;
+using licensed::StoreTx;
+using licensed::TxKind;
+
+constexpr licensed::UnixMillis kT0 = 1'780'000'000'000;
+constexpr const char* kKey = "0b9f6ad2-3c1e-4b8a-9d2f-5e6a7b8c9d01";
+
+void MakeLicense(licensed::Store& store, int64_t max) {
+  auto made = licensed::run_blocking(store, TxKind::kWrite, [&](StoreTx& tx) -> licensed::Status {
+    auto p = tx.insert_product("reverb", "Reverb Pro", kT0);
+    if (!p.ok()) return p.error();
+    licensed::NewLicense n;
+    n.key = kKey;
+    n.product_id = p->id;
+    n.max = max;
+    n.created_at = kT0;
+    auto l = tx.insert_license(n);
+    if (!l.ok()) return l.error();
+    return licensed::Ok{};
+  });
+  ASSERT_TRUE(made.ok()) << made.error().detail;
+}
+
+// Activates `machine` and returns the error code the client would see (0 for 200).
+int Activate(licensed::Store& store, const std::string& machine) {
+  licensed::LicenseRequest req;
+  req.license_key = kKey;
+  req.machine_id = machine;
+  auto outcome = licensed::run_blocking(store, TxKind::kWrite, [&](StoreTx& tx) {
+    licensed::OperationContext ctx;
+    ctx.now = kT0 + 1000;
+    return licensed::activate(tx, req, ctx);
+  });
+  if (outcome.ok()) return 0;
+  return outcome.error().code ? static_cast<int>(*outcome.error().code) : -1;
+}
+
+class PgStore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!StoreKindAvailable("postgresql")) GTEST_SKIP() << "no test PostgreSQL server";
+  }
+};
+
+TEST_F(PgStore, ALicenseRowLockedPastLockTimeoutAnswers1708AndThenResumes) {
+  StoreHarness h("postgresql", {}, "?lock_timeout_ms=200");
+  MakeLicense(h.store(), 5);
+  PgSession other(h.pg()->url());
+  other.Exec("BEGIN");
+  other.Exec(std::string("SELECT id FROM licenses WHERE license_key = '") + kKey + "' FOR UPDATE");
+  EXPECT_EQ(Activate(h.store(), "machine-1"), 1708);
+  // Reads do not wait for the row lock.
+  auto read = licensed::run_blocking(h.store(), TxKind::kRead,
+                                     [](StoreTx& tx) { return tx.find_license(kKey); });
+  ASSERT_TRUE(read.ok());
+  EXPECT_TRUE(read->has_value());
+  other.Exec("ROLLBACK");
+  EXPECT_EQ(Activate(h.store(), "machine-1"), 0);
+}
+
+TEST_F(PgStore, ReconnectsAfterPostgresRestartsWithoutARestartOfItsOwn) {
+  PgServer server;
+  auto store = licensed::open_store(server.url() + "?pool_size=3");
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  MakeLicense(*store.value(), 10);
+  // Every pooled connection has served a job before the restart.
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(Activate(*store.value(), "before-" + std::to_string(i)), 0);
+  server.Restart();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(Activate(*store.value(), "after-" + std::to_string(i)), 0);
+  auto count = licensed::run_blocking(*store.value(), TxKind::kRead,
+                                      [](StoreTx& tx) { return tx.find_license(kKey); });
+  ASSERT_TRUE(count.ok()) << count.error().detail;
+}
+
+TEST_F(PgStore, TwoInstancesStartingTogetherMigrateOnce) {
+  const PgTestDatabase db(*TestPostgresUrl());
+  std::vector<std::future<bool>> opened;
+  for (int i = 0; i < 2; ++i) {
+    opened.push_back(
+        std::async(std::launch::async, [&] { return licensed::open_store(db.url()).ok(); }));
+  }
+  for (auto& f : opened) EXPECT_TRUE(f.get());
+  PgSession s(db.url());
+  // Each migration recorded once: as many rows as the newest version.
+  EXPECT_EQ(s.Exec("SELECT count(*) FROM schema_migrations"),
+            s.Exec("SELECT max(version) FROM schema_migrations"));
+}
+
+// The row lock, not a single writer, keeps the cap: two stores (two licensed instances)
+// on one database, 64 activations of distinct machines split across both, max 5.
+TEST_F(PgStore, TheCapHoldsAcrossTwoInstancesOnOneDatabase) {
+  StoreHarness h("postgresql");
+  auto second = h.OpenAnother();
+  MakeLicense(h.store(), 5);
+  constexpr int kJobs = 64;
+  std::atomic<int> ok{0}, limit{0}, other{0};
+  std::latch start(1);
+  std::vector<std::thread> clients;
+  for (int t = 0; t < 8; ++t) {
+    clients.emplace_back([&, t] {
+      start.wait();
+      licensed::Store& store = t % 2 == 0 ? h.store() : *second;
+      for (int i = t; i < kJobs; i += 8) {
+        const int code = Activate(store, "machine-" + std::to_string(i));
+        (code == 0 ? ok : code == 1705 ? limit : other)++;
+      }
+    });
+  }
+  start.count_down();
+  for (auto& c : clients) c.join();
+  EXPECT_EQ(ok.load(), 5);
+  EXPECT_EQ(limit.load(), kJobs - 5);
+  EXPECT_EQ(other.load(), 0);
+  PgSession s(h.pg()->url());
+  EXPECT_EQ(s.Exec("SELECT count(*) FROM activations"), "5");
+}
+
+}  // namespace
+}  // namespace bb

@@ -1,0 +1,380 @@
+// One contract, every Store: each test runs on SQLite and on PostgreSQL and must see the
+// same behaviour from every StoreTx method, from rollback, from the queue limit, and
+// from the cap under concurrent write jobs.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <latch>
+#include <thread>
+
+#include "admin/admin_operations.h"
+#include "core/operations.h"
+#include "store/store_harness.h"
+
+namespace bb {
+namespace {
+
+using licensed::Activation;
+using licensed::Actor;
+using licensed::AuditEntry;
+using licensed::License;
+using licensed::LicenseStatus;
+using licensed::NewLicense;
+using licensed::Result;
+using licensed::Status;
+using licensed::StoreTx;
+using licensed::TxKind;
+
+constexpr licensed::UnixMillis kT0 = 1'780'000'000'000;
+
+class StoreConformance : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!StoreKindAvailable(GetParam())) GTEST_SKIP() << "no test PostgreSQL server";
+    harness_ = std::make_unique<StoreHarness>(GetParam());
+  }
+  licensed::Store& store() { return harness_->store(); }
+
+  template <class Fn>
+  auto Write(Fn&& fn) {
+    return licensed::run_blocking(store(), TxKind::kWrite, std::forward<Fn>(fn));
+  }
+  template <class Fn>
+  auto Read(Fn&& fn) {
+    return licensed::run_blocking(store(), TxKind::kRead, std::forward<Fn>(fn));
+  }
+
+  // A product "reverb" and one license on it.
+  License MakeLicense(int64_t max, std::optional<int64_t> ttl = std::nullopt,
+                      const std::string& key = "0b9f6ad2-3c1e-4b8a-9d2f-5e6a7b8c9d01") {
+    auto made = Write([&](StoreTx& tx) -> Result<License> {
+      auto product = tx.find_product("reverb");
+      if (!product.ok()) return product.error();
+      int64_t product_id = 0;
+      if (product.value()) {
+        product_id = product.value()->id;
+      } else {
+        auto inserted = tx.insert_product("reverb", "Reverb Pro", kT0);
+        if (!inserted.ok()) return inserted.error();
+        product_id = inserted->id;
+      }
+      NewLicense n;
+      n.key = key;
+      n.product_id = product_id;
+      n.max = max;
+      n.machine_ttl_seconds = ttl;
+      n.created_at = kT0;
+      return tx.insert_license(n);
+    });
+    EXPECT_TRUE(made.ok()) << made.error().detail;
+    return made.ok() ? made.value() : License{};
+  }
+
+  std::unique_ptr<StoreHarness> harness_;
+};
+
+TEST_P(StoreConformance, ProductsAreInsertedFoundAndListedBySlug) {
+  auto made = Write([](StoreTx& tx) -> Result<std::vector<licensed::Product>> {
+    for (const char* slug : {"zeta", "alpha", "Mid"}) {
+      auto p = tx.insert_product(slug, std::string("Name of ") + slug, kT0);
+      if (!p.ok()) return p.error();
+    }
+    return tx.list_products();
+  });
+  ASSERT_TRUE(made.ok()) << made.error().detail;
+  ASSERT_EQ(made->size(), 3u);
+  // Byte order, as SQLite sorts: upper case before lower case.
+  EXPECT_EQ(made.value()[0].slug, "Mid");
+  EXPECT_EQ(made.value()[1].slug, "alpha");
+  EXPECT_EQ(made.value()[2].slug, "zeta");
+  auto found = Read([](StoreTx& tx) { return tx.find_product("alpha"); });
+  ASSERT_TRUE(found.ok());
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ(found.value()->name, "Name of alpha");
+  EXPECT_EQ(found.value()->id, made.value()[1].id);
+  auto missing = Read([](StoreTx& tx) { return tx.find_product("nope"); });
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+}
+
+TEST_P(StoreConformance, LicensesRoundTripEveryField) {
+  const License made = MakeLicense(3, 3600);
+  EXPECT_GT(made.id, 0);
+  EXPECT_EQ(made.status, LicenseStatus::kActive);
+  EXPECT_EQ(made.max, 3);
+  EXPECT_EQ(made.machine_ttl_seconds, 3600);
+  EXPECT_EQ(made.created_at, kT0);
+  EXPECT_FALSE(made.expires_at.has_value());
+  EXPECT_FALSE(made.deleted_at.has_value());
+  EXPECT_EQ(made.product.slug, "reverb");
+  EXPECT_EQ(made.product.name, "Reverb Pro");
+
+  License changed = made;
+  changed.status = LicenseStatus::kSuspended;
+  changed.max = 7;
+  changed.expires_at = kT0 + 1000;
+  changed.machine_ttl_seconds.reset();
+  changed.deleted_at = kT0 + 2000;
+  auto updated = Write([&](StoreTx& tx) { return tx.update_license(changed); });
+  ASSERT_TRUE(updated.ok()) << updated.error().detail;
+  for (TxKind kind : {TxKind::kRead, TxKind::kWrite}) {
+    auto found = licensed::run_blocking(store(), kind,
+                                        [&](StoreTx& tx) { return tx.find_license(made.key); });
+    ASSERT_TRUE(found.ok()) << found.error().detail;
+    ASSERT_TRUE(found->has_value());
+    const License& l = *found.value();
+    EXPECT_EQ(l.id, made.id);
+    EXPECT_EQ(l.status, LicenseStatus::kSuspended);
+    EXPECT_EQ(l.max, 7);
+    EXPECT_EQ(l.expires_at, kT0 + 1000);
+    EXPECT_FALSE(l.machine_ttl_seconds.has_value());
+    EXPECT_EQ(l.deleted_at, kT0 + 2000);
+    EXPECT_EQ(l.product.id, made.product.id);
+  }
+  auto missing = Read([](StoreTx& tx) { return tx.find_license("no-such-key"); });
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+}
+
+TEST_P(StoreConformance, ActivationsAreCountedListedUpdatedAndDeleted) {
+  const License l = MakeLicense(10);
+  auto written = Write([&](StoreTx& tx) -> Status {
+    for (int i = 0; i < 4; ++i) {
+      Activation a{"machine-" + std::to_string(i),
+                   i == 0 ? std::nullopt
+                          : std::optional<std::string>("Studio \xc3\xa9 " + std::to_string(i)),
+                   kT0 + i, kT0 + 100 * i};
+      if (auto s = tx.insert_activation(l.id, a); !s.ok()) return s;
+    }
+    return licensed::Ok{};
+  });
+  ASSERT_TRUE(written.ok()) << written.error().detail;
+
+  auto all = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all.value(), 4);
+  auto recent = Read([&](StoreTx& tx) { return tx.count_activations(l.id, kT0 + 200); });
+  ASSERT_TRUE(recent.ok());
+  EXPECT_EQ(recent.value(), 2);
+
+  auto listed = Read([&](StoreTx& tx) { return tx.list_activations(l.id); });
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 4u);
+  EXPECT_EQ(listed.value()[0].machine_id, "machine-0");
+  EXPECT_FALSE(listed.value()[0].machine_name.has_value());
+  EXPECT_EQ(listed.value()[2].machine_name, "Studio \xc3\xa9 2");
+  EXPECT_EQ(listed.value()[3].activated_at, kT0 + 3);
+  EXPECT_EQ(listed.value()[3].last_seen_at, kT0 + 300);
+
+  auto updated = Write([&](StoreTx& tx) {
+    return tx.update_activation(l.id, Activation{"machine-1", std::nullopt, 0, kT0 + 999});
+  });
+  ASSERT_TRUE(updated.ok());
+  auto found = Read([&](StoreTx& tx) { return tx.find_activation(l.id, "machine-1"); });
+  ASSERT_TRUE(found.ok());
+  ASSERT_TRUE(found->has_value());
+  EXPECT_FALSE(found.value()->machine_name.has_value());
+  EXPECT_EQ(found.value()->last_seen_at, kT0 + 999);
+  EXPECT_EQ(found.value()->activated_at, kT0 + 1);  // not written by update_activation
+
+  // machine-0 (seen at kT0) is kept by name; machine-2 (kT0+200) is stale before kT0+250.
+  auto reclaimed =
+      Write([&](StoreTx& tx) { return tx.delete_stale_activations(l.id, kT0 + 250, "machine-0"); });
+  ASSERT_TRUE(reclaimed.ok());
+  EXPECT_EQ(reclaimed.value(), std::vector<std::string>{"machine-2"});
+
+  auto deleted = Write([&](StoreTx& tx) { return tx.delete_activation(l.id, "machine-3"); });
+  ASSERT_TRUE(deleted.ok());
+  EXPECT_TRUE(deleted.value());
+  auto again = Write([&](StoreTx& tx) { return tx.delete_activation(l.id, "machine-3"); });
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again.value());
+  auto none = Read([&](StoreTx& tx) { return tx.find_activation(l.id, "machine-3"); });
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  auto left = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
+  EXPECT_EQ(left.value(), 2);
+}
+
+TEST_P(StoreConformance, AuditRecordsKeepEveryFieldInOrderPerLicense) {
+  auto appended = Write([](StoreTx& tx) -> Status {
+    for (int i = 0; i < 5; ++i) {
+      AuditEntry e;
+      e.at = kT0 + i;
+      e.action = "license.activate";
+      e.license_key = i % 2 == 0 ? "key-a" : "key-b";
+      if (i != 0) e.machine_id = "m" + std::to_string(i);
+      e.refresh = i == 2;
+      e.actor = i == 4 ? Actor::kAdmin : Actor::kClient;
+      if (i == 4) e.actor_name = "ops";
+      if (i != 4) e.ip = "203.0.113.7";
+      e.key_id = i == 4 ? std::nullopt : std::optional<std::string>("plugin-2026");
+      e.request_id = "req-" + std::to_string(i);
+      if (auto s = tx.append_audit(e); !s.ok()) return s;
+    }
+    return licensed::Ok{};
+  });
+  ASSERT_TRUE(appended.ok()) << appended.error().detail;
+  auto a = Read([](StoreTx& tx) { return tx.list_audit("key-a", 0, 100); });
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->size(), 3u);
+  EXPECT_LT(a.value()[0].id, a.value()[1].id);
+  EXPECT_EQ(a.value()[0].at, kT0);
+  EXPECT_FALSE(a.value()[0].machine_id.has_value());
+  EXPECT_FALSE(a.value()[0].refresh);
+  EXPECT_TRUE(a.value()[1].refresh);
+  EXPECT_EQ(a.value()[1].machine_id, "m2");
+  EXPECT_EQ(a.value()[1].ip, "203.0.113.7");
+  EXPECT_EQ(a.value()[1].key_id, "plugin-2026");
+  EXPECT_EQ(a.value()[1].request_id, "req-2");
+  EXPECT_EQ(a.value()[1].actor, Actor::kClient);
+  EXPECT_EQ(a.value()[2].actor, Actor::kAdmin);
+  EXPECT_EQ(a.value()[2].actor_name, "ops");
+  EXPECT_FALSE(a.value()[2].ip.has_value());
+  EXPECT_FALSE(a.value()[2].key_id.has_value());
+  auto page = Read([&](StoreTx& tx) { return tx.list_audit("key-a", a.value()[0].id, 1); });
+  ASSERT_TRUE(page.ok());
+  ASSERT_EQ(page->size(), 1u);
+  EXPECT_EQ(page.value()[0].id, a.value()[1].id);
+  auto b = Read([](StoreTx& tx) { return tx.list_audit("key-b", 0, 100); });
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->size(), 2u);
+}
+
+TEST_P(StoreConformance, NoncesAreRememberedReplacedLoadedAndPurged) {
+  auto kept = Write([](StoreTx& tx) -> Status {
+    if (auto s = tx.remember_nonce("k", "n1", kT0 + 10); !s.ok()) return s;
+    if (auto s = tx.remember_nonce("k", "n2", kT0 + 20); !s.ok()) return s;
+    if (auto s = tx.remember_nonce("other", "n1", kT0 + 5); !s.ok()) return s;
+    return tx.remember_nonce("k", "n1", kT0 + 30);  // the same nonce again: replaced
+  });
+  ASSERT_TRUE(kept.ok()) << kept.error().detail;
+  auto loaded = Read([](StoreTx& tx) { return tx.load_nonces(kT0 + 5); });
+  ASSERT_TRUE(loaded.ok());
+  ASSERT_EQ(loaded->size(), 2u);
+  for (const auto& n : loaded.value()) {
+    EXPECT_EQ(n.key_id, "k");
+    EXPECT_EQ(n.expires_at, n.nonce == "n1" ? kT0 + 30 : kT0 + 20);
+  }
+  ASSERT_TRUE(Write([](StoreTx& tx) { return tx.purge_nonces(kT0 + 20); }).ok());
+  auto after = Read([](StoreTx& tx) { return tx.load_nonces(0); });
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->size(), 1u);
+  EXPECT_EQ(after.value()[0].nonce, "n1");
+}
+
+TEST_P(StoreConformance, TheOldestResponseKeyIsTheOneFound) {
+  auto none = Read([](StoreTx& tx) { return tx.find_response_key(); });
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(Write([](StoreTx& tx) { return tx.insert_response_key("first pem", kT0); }).ok());
+  ASSERT_TRUE(Write([](StoreTx& tx) { return tx.insert_response_key("second pem", kT0); }).ok());
+  for (TxKind kind : {TxKind::kRead, TxKind::kWrite}) {
+    auto found =
+        licensed::run_blocking(store(), kind, [](StoreTx& tx) { return tx.find_response_key(); });
+    ASSERT_TRUE(found.ok()) << found.error().detail;
+    EXPECT_EQ(*found.value(), "first pem");
+  }
+}
+
+TEST_P(StoreConformance, AJobThatReturnsFalseLeavesNothingBehind) {
+  const License l = MakeLicense(5);
+  std::promise<std::optional<licensed::ApiError>> done;
+  store().submit(
+      TxKind::kWrite,
+      licensed::StoreJob{[&](StoreTx& tx) {
+                           (void)tx.insert_activation(l.id, Activation{"m", {}, kT0, kT0});
+                           return false;
+                         },
+                         [&](const std::optional<licensed::ApiError>& f) { done.set_value(f); }});
+  EXPECT_FALSE(done.get_future().get().has_value());
+  auto count = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(count.value(), 0);
+}
+
+TEST_P(StoreConformance, AFullQueueAnswers1708AtOnce) {
+  harness_.reset();
+  harness_ = std::make_unique<StoreHarness>(GetParam(), licensed::StoreLimits{1});
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> first_done;
+  store().submit(TxKind::kWrite, licensed::StoreJob{[released](StoreTx&) {
+                                                      released.wait();
+                                                      return true;
+                                                    },
+                                                    [&](const std::optional<licensed::ApiError>&) {
+                                                      first_done.set_value();
+                                                    }});
+  std::optional<licensed::ApiError> refusal;
+  store().submit(TxKind::kRead, licensed::StoreJob{[](StoreTx&) { return true; },
+                                                   [&](const std::optional<licensed::ApiError>& f) {
+                                                     refusal = f;
+                                                   }});
+  // The refusal is answered inside submit(), before the first job is released.
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_EQ(refusal->code, licensed::ErrorCode::kUnavailable);
+  release.set_value();
+  first_done.get_future().wait();
+}
+
+// 64 activations of distinct machines at once on a license of 5: exactly 5 succeed,
+// whatever the store's concurrency (one SQLite writer, or a pool of PostgreSQL
+// connections each with its own transaction).
+TEST_P(StoreConformance, TheCapHoldsUnderConcurrentWriteJobs) {
+  const License l = MakeLicense(5);
+  constexpr int kJobs = 64;
+  std::atomic<int> ok{0}, limit{0}, other{0};
+  std::latch finished(kJobs);
+  std::vector<std::thread> submitters;
+  std::latch start(1);
+  for (int t = 0; t < 4; ++t) {
+    submitters.emplace_back([&, t] {
+      start.wait();
+      for (int i = t; i < kJobs; i += 4) {
+        auto req = std::make_shared<licensed::LicenseRequest>();
+        req->license_key = l.key;
+        req->machine_id = "machine-" + std::to_string(i);
+        auto outcome = std::make_shared<std::optional<Result<boost::json::object>>>();
+        store().submit(TxKind::kWrite,
+                       licensed::StoreJob{[req, outcome](StoreTx& tx) {
+                                            licensed::OperationContext ctx;
+                                            ctx.now = kT0 + 5000;
+                                            outcome->emplace(licensed::activate(tx, *req, ctx));
+                                            return !licensed::must_roll_back(**outcome);
+                                          },
+                                          [&, outcome](const std::optional<licensed::ApiError>& f) {
+                                            if (!f && outcome->has_value() && (*outcome)->ok()) {
+                                              ++ok;
+                                            } else if (!f && outcome->has_value() &&
+                                                       (*outcome)->error().code ==
+                                                           licensed::ErrorCode::kLimitReached) {
+                                              ++limit;
+                                            } else {
+                                              ++other;
+                                            }
+                                            finished.count_down();
+                                          }});
+      }
+    });
+  }
+  start.count_down();
+  for (auto& t : submitters) t.join();
+  finished.wait();
+  EXPECT_EQ(ok.load(), 5);
+  EXPECT_EQ(limit.load(), kJobs - 5);
+  EXPECT_EQ(other.load(), 0);
+  auto count = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
+  ASSERT_TRUE(count.ok());
+  EXPECT_EQ(count.value(), 5);
+  auto audit = Read([&](StoreTx& tx) { return tx.list_audit(l.key, 0, 1000); });
+  ASSERT_TRUE(audit.ok());
+  EXPECT_EQ(audit->size(), 5u);  // one record per acknowledged activation, none for refusals
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, StoreConformance, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace bb

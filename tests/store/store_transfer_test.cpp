@@ -1,0 +1,150 @@
+// export/import moves a deployment SQLite -> PostgreSQL -> SQLite without losing a row:
+// the three exports (each every row of every table in key order) are identical.
+#include "admin/store_transfer.h"
+
+#include <gtest/gtest.h>
+
+#include "admin/admin_operations.h"
+#include "core/operations.h"
+#include "store/store_harness.h"
+
+namespace bb {
+namespace {
+
+using licensed::Result;
+using licensed::StoreTx;
+using licensed::TxKind;
+
+constexpr licensed::UnixMillis kT0 = 1'780'000'000'000;
+
+// A deployment with something in every table and every nullable column both ways.
+void Populate(licensed::Store& store) {
+  auto done = licensed::run_blocking(store, TxKind::kWrite, [](StoreTx& tx) -> licensed::Status {
+    const licensed::AdminContext admin{kT0, std::string("ops")};
+    if (auto p = licensed::create_product(tx, "reverb", "Reverb Pro", admin); !p.ok())
+      return p.error();
+    if (auto p = licensed::create_product(tx, "delay", "Delay \xc3\xa9", admin); !p.ok())
+      return p.error();
+    std::vector<std::string> keys;
+    for (int i = 0; i < 3; ++i) {
+      licensed::LicenseSpec spec;
+      spec.product_slug = i == 2 ? "delay" : "reverb";
+      spec.max = 2 + i;
+      if (i == 1) spec.expires_at = kT0 + 86'400'000;
+      if (i == 2) spec.machine_ttl_seconds = 3600;
+      auto l = licensed::create_license(tx, spec, admin);
+      if (!l.ok()) return l.error();
+      keys.push_back(l->key);
+    }
+    for (int i = 0; i < 4; ++i) {
+      licensed::LicenseRequest req;
+      req.license_key = keys[static_cast<size_t>(i % 3)];
+      req.machine_id = "machine-" + std::to_string(i);
+      if (i != 0) req.machine_name = "Studio " + std::to_string(i);
+      // OperationContext holds views: the request id must outlive the call.
+      const std::string request_id = "req-" + std::to_string(i);
+      licensed::OperationContext ctx;
+      ctx.now = kT0 + 1000 * i;
+      ctx.ip = "203.0.113.9";
+      ctx.key_id = "plugin-2026";
+      ctx.request_id = request_id;
+      if (auto r = licensed::activate(tx, req, ctx); !r.ok()) return r.error();
+    }
+    licensed::LicenseRequest again;
+    again.license_key = keys[0];
+    again.machine_id = "machine-0";
+    licensed::OperationContext later;
+    later.now = kT0 + 9000;
+    if (auto r = licensed::activate(tx, again, later); !r.ok()) return r.error();  // a refresh
+    if (auto r = licensed::delete_license(tx, keys[1], admin); !r.ok()) return r.error();
+    if (auto s = tx.remember_nonce("plugin-2026", "abcdef0123456789", kT0 + 60'000); !s.ok()) {
+      return s;
+    }
+    licensed::AdminToken token;
+    token.name = "shop-backend";
+    token.token_sha256_hex = std::string(64, 'a');
+    token.read_only = true;
+    token.created_at = kT0;
+    token.last_used_at = kT0 + 5000;
+    if (auto s = tx.insert_admin_token(token); !s.ok()) return s;
+    return tx.insert_response_key("-----BEGIN PRIVATE KEY-----\nnot a real key\n", kT0);
+  });
+  ASSERT_TRUE(done.ok()) << done.error().message << " " << done.error().detail;
+}
+
+std::string Export(licensed::Store& store) {
+  auto text = licensed::export_store(store);
+  EXPECT_TRUE(text.ok()) << text.error().detail;
+  return text.ok() ? text.value() : "";
+}
+
+size_t Lines(const std::string& text, const std::string& table) {
+  size_t n = 0;
+  for (size_t pos = 0; (pos = text.find("{\"table\":\"" + table + "\"", pos)) != std::string::npos;
+       ++pos) {
+    ++n;
+  }
+  return n;
+}
+
+TEST(StoreTransfer, SqliteToPostgresAndBackLosesNoRow) {
+  if (!StoreKindAvailable("postgresql")) GTEST_SKIP() << "no test PostgreSQL server";
+  StoreHarness sqlite("sqlite");
+  Populate(sqlite.store());
+  const std::string first = Export(sqlite.store());
+  EXPECT_EQ(Lines(first, "products"), 2u);
+  EXPECT_EQ(Lines(first, "licenses"), 3u);
+  EXPECT_EQ(Lines(first, "activations"), 4u);
+  EXPECT_GE(Lines(first, "audit_log"), 9u);  // 3 creates, 5 activations, 1 delete
+  EXPECT_EQ(Lines(first, "remembered_nonces"), 1u);
+  EXPECT_EQ(Lines(first, "response_keys"), 1u);
+  EXPECT_EQ(Lines(first, "admin_tokens"), 1u);
+
+  StoreHarness pg("postgresql");
+  auto imported = licensed::import_store(pg.store(), first);
+  ASSERT_TRUE(imported.ok()) << imported.error().message << " " << imported.error().detail;
+  const std::string second = Export(pg.store());
+  EXPECT_EQ(second, first);
+
+  StoreHarness back("sqlite");
+  ASSERT_TRUE(licensed::import_store(back.store(), second).ok());
+  EXPECT_EQ(Export(back.store()), first);
+
+  // New rows get ids after the imported ones, on both stores.
+  for (licensed::Store* s : {&pg.store(), &back.store()}) {
+    auto product = licensed::run_blocking(
+        *s, TxKind::kWrite, [](StoreTx& tx) { return tx.insert_product("new", "New", kT0); });
+    ASSERT_TRUE(product.ok()) << product.error().detail;
+    EXPECT_EQ(product->id, 3);
+  }
+}
+
+TEST(StoreTransfer, ImportRefusesAStoreWithRowsAndWritesNothing) {
+  StoreHarness source("sqlite");
+  Populate(source.store());
+  const std::string text = Export(source.store());
+  StoreHarness target("sqlite");
+  auto product = licensed::run_blocking(target.store(), TxKind::kWrite, [](StoreTx& tx) {
+    return tx.insert_product("already", "Already here", kT0);
+  });
+  ASSERT_TRUE(product.ok());
+  const std::string before = Export(target.store());
+  auto refused = licensed::import_store(target.store(), text);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("not empty"), std::string::npos)
+      << refused.error().message;
+  EXPECT_EQ(Export(target.store()), before);
+}
+
+TEST(StoreTransfer, ImportRefusesWhatIsNotAnExport) {
+  StoreHarness target("sqlite");
+  for (const char* bad :
+       {"", "{\"table\":\"products\",\"row\":{}}\n", "{\"licensedExport\":1}\nnope\n",
+        "{\"licensedExport\":1}\n{\"table\":\"users\",\"row\":{}}\n",
+        "{\"licensedExport\":1}\n{\"table\":\"products\",\"row\":{\"id\":\"x\"}}\n"}) {
+    EXPECT_FALSE(licensed::import_store(target.store(), bad).ok()) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace bb
