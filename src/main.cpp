@@ -55,7 +55,14 @@ Status load_remembered_nonces(Store& store, NonceStore& nonces, const Clock& clo
                              });
   if (!loaded.ok()) return loaded.error();
   for (const auto& n : loaded.value()) {
-    (void)nonces.check_and_insert(n.key_id, n.nonce, now, n.expires_at);
+    // kReused and kStale are fine (already known, or older than what the store forgot);
+    // a nonce that could not be put back would reopen a replay: refuse to start.
+    const NonceVerdict v = nonces.check_and_insert(n.key_id, n.nonce, now, n.expires_at);
+    if (v == NonceVerdict::kFull || v == NonceVerdict::kUnavailable) {
+      ApiError e = errors::unavailable(1, "the nonce store did not take a remembered nonce");
+      e.detail = "remembered nonces could not be loaded into the nonce store";
+      return e;
+    }
   }
   if (!loaded->empty()) spdlog::info("loaded {} remembered nonces", loaded->size());
   return Ok{};
@@ -189,7 +196,7 @@ int serve(const ServeConfig& config) {
   }
   ReplayAndRateState& state = shared_state.value();
   if (auto loaded = load_remembered_nonces(*store.value(), *state.nonces, clock); !loaded.ok()) {
-    std::cerr << "licensed: cannot read the store " << config.store << ": "
+    std::cerr << "licensed: cannot read the store " << redact_url_credentials(config.store) << ": "
               << (loaded.error().detail.empty() ? loaded.error().message : loaded.error().detail)
               << "\n";
     return 1;

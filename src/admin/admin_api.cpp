@@ -321,6 +321,9 @@ Result<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call, const Adm
     case AdminRoute::kListActivations:
       return list_activations(tx, call, ctx);
     case AdminRoute::kRemoveActivation:
+      // A NUL from %00 would end the id early in libpq's text parameters: refuse what no
+      // client could have activated instead of matching a prefix.
+      if (auto bad = check_machine_id_text(call.machine_id)) return *bad;
       RETURN_IF_ERROR(remove_activation(tx, call.license_key, call.machine_id, ctx));
       return license_answer(tx, call.license_key, ctx);
     case AdminRoute::kListAudit:

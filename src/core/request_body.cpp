@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "observability/utf8.h"
+
 namespace licensed {
 namespace {
 
@@ -260,6 +262,19 @@ std::optional<ApiError> check_text(std::string_view field, const std::string& te
   }
   return std::nullopt;
 }
+
+}  // namespace
+
+std::optional<ApiError> check_machine_id_text(std::string_view text) {
+  // Text from a URL path is not checked by a JSON parser: ill-formed UTF-8 is refused
+  // here, as the body's parser would refuse it.
+  if (valid_utf8(text) != text) {
+    return errors::malformed(kMachineId, "machineId must be valid UTF-8");
+  }
+  return check_text(kMachineId, std::string(text), kMachineIdMin, kMachineIdMax);
+}
+
+namespace {
 
 std::optional<ApiError> check_machine_id(const Member& m, bool required) {
   switch (m.kind) {

@@ -386,6 +386,14 @@ TEST_F(AdminApi, RemovingAnActivationFreesASlot) {
   const std::string encoded = "ci%20runner%2F42%20%3F%23%25%2B%20%C3%A9";
   EXPECT_API_ERROR(Api("DELETE", "/licenses/" + key + "/activations/machine-9999"), 404, 1707,
                    "LICENSE_API_MACHINE_NOT_ACTIVATED");
+  // A NUL or ill-formed UTF-8 in the path is no machine id anyone activated: refused
+  // whole (libpq would have cut the id at the NUL and matched a prefix), nothing removed.
+  for (const char* bad : {"ci%20runner%2F42%20%3F%23%25%2B%20%C3%A9%00x", "%FF%FEmachine-42"}) {
+    const HttpResponse refused = Api("DELETE", "/licenses/" + key + "/activations/" + bad);
+    EXPECT_EQ(refused.status, 400) << refused.Describe();
+    EXPECT_EQ(Int(BodyJson(refused), "code"), 1702) << refused.Describe();
+  }
+  ASSERT_EQ(AllPages("/licenses/" + key + "/activations").size(), 1u);
   const HttpResponse r = Api("DELETE", "/licenses/" + key + "/activations/" + encoded);
   ASSERT_EQ(r.status, 200) << r.Describe();
   EXPECT_TRUE(Arr(BodyJson(r), "activations").empty());
