@@ -123,7 +123,10 @@ int run_licensectl(int argc, char** argv) {
   Options o;
   app.add_option("--url", o.url, "server base URL")->envname("LICENSE_SERVER_URL");
   app.add_option("--key-id", o.key_id, "signing key id")->envname("LICENSE_KEY_ID");
-  app.add_option("--secret", o.secret, "signing secret")->envname("LICENSE_SECRET");
+  app.add_option("--secret", o.secret,
+                 "signing secret; prefer the LICENSE_SECRET environment variable: "
+                 "arguments are visible to other users in ps")
+      ->envname("LICENSE_SECRET");
   app.add_option("--license-key", o.license_key, "the license key")->envname("LICENSE_KEY");
   app.add_option("--machine-id", o.machine_id, "default: derived as the SDK does")
       ->envname("LICENSE_MACHINE_ID");

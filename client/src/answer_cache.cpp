@@ -2,7 +2,14 @@
 
 #include <openssl/rand.h>
 
+#if !defined(_WIN32)
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
 #include <boost/json.hpp>
+#include <cerrno>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -24,6 +31,58 @@ std::string random_suffix() {
   return to_hex(bytes, sizeof(bytes));
 }
 
+#if defined(_WIN32)
+// %LOCALAPPDATA% is per-user already; no POSIX modes to set.
+bool make_private_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  return std::filesystem::is_directory(dir, ec);
+}
+
+bool write_new_file(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+void sync_dir(const std::filesystem::path&) {}
+#else
+// The answer says which license this machine holds: the user's alone (0700), made so at
+// creation rather than chmod-ed after. Parents get the usual modes.
+bool make_private_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  return std::filesystem::is_directory(dir, ec);
+}
+
+// A new file (O_EXCL: never one someone planted), 0600, on disk before it is renamed
+// over the old answer, so a crash leaves the old answer or the new one, not an empty file.
+bool write_new_file(const std::filesystem::path& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  size_t done = 0;
+  bool ok = true;
+  while (ok && done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<size_t>(n);
+  }
+  ok = ok && ::fsync(fd) == 0;
+  return ::close(fd) == 0 && ok;
+}
+
+// Best effort: makes the rename itself durable.
+void sync_dir(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+#endif
+
 }  // namespace
 
 std::filesystem::path default_cache_dir() {
@@ -32,7 +91,9 @@ std::filesystem::path default_cache_dir() {
     return std::filesystem::path(local) / "licensed-client";
   }
 #else
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+  // The XDG spec: a relative path in XDG_CACHE_HOME is invalid and is to be ignored.
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME");
+      xdg && *xdg && std::filesystem::path(xdg).is_absolute()) {
     return std::filesystem::path(xdg) / "licensed-client";
   }
   if (const char* home = std::getenv("HOME"); home && *home) {
@@ -62,25 +123,21 @@ bool AnswerCache::store(std::string_view license_key, std::string_view machine_i
   } else {
     o["signature"] = nullptr;
   }
+  if (!make_private_dir(dir_)) return false;
   std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
   const auto target = file_for(license_key, machine_id);
   auto temp = target;
   temp += ".tmp-" + random_suffix();
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << json::serialize(o);
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(temp, ec);
-      return false;
-    }
+  if (!write_new_file(temp, json::serialize(o))) {
+    std::filesystem::remove(temp, ec);
+    return false;
   }
   std::filesystem::rename(temp, target, ec);
   if (ec) {
     std::filesystem::remove(temp, ec);
     return false;
   }
+  sync_dir(dir_);
   return true;
 }
 

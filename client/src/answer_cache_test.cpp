@@ -1,6 +1,7 @@
 #include "answer_cache.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -69,6 +70,38 @@ TEST(AnswerCache, DefaultDirectoryIsPerUser) {
     EXPECT_EQ(default_cache_dir(), std::filesystem::path(home) / ".cache/licensed-client");
   }
   if (old_xdg) ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+}
+
+// Review item 4: the answer is the user's alone: directory 0700, file 0600, whatever
+// the umask says.
+TEST(AnswerCache, TheDirectoryAndTheFileAreTheUsersAlone) {
+  bb::TempDir dir;
+  const mode_t old_umask = ::umask(0);
+  const AnswerCache cache(dir.path() / "parent" / "cache");
+  const bool stored = cache.store("l", "m", sample());
+  ::umask(old_umask);
+  ASSERT_TRUE(stored);
+  struct stat st {};
+  ASSERT_EQ(::stat((dir.path() / "parent" / "cache").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+  ASSERT_EQ(::stat(cache.file_for("l", "m").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST(AnswerCache, ARelativeXdgCacheHomeIsIgnored) {
+  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
+  const std::string saved = old_xdg ? old_xdg : "";
+  ::setenv("XDG_CACHE_HOME", "relative/cache", 1);
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    EXPECT_EQ(default_cache_dir(), std::filesystem::path(home) / ".cache/licensed-client");
+  } else {
+    EXPECT_EQ(default_cache_dir(), std::filesystem::path());
+  }
+  if (old_xdg) {
+    ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
+  } else {
+    ::unsetenv("XDG_CACHE_HOME");
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The C ABI over licensed::client::Client. Every entry point catches everything: a C++
 // exception (std::bad_alloc, in practice) must not unwind into a host written in C.
+#include <cstddef>
 #include <cstring>
 
 #include "license_client.h"
@@ -17,6 +18,13 @@ namespace {
 
 using licensed::client::Answer;
 using licensed::client::Client;
+
+// sizeof(lc_options) as the first SDK shipped it: up to grace_seconds.
+constexpr uint32_t kFirstVersionSize = offsetof(lc_options, product);
+
+bool covers(const lc_options& o, size_t offset, size_t size) {
+  return o.struct_size >= offset + size;
+}
 
 void copy_error(const std::string& text, char* out, uint64_t size) {
   if (out == nullptr || size == 0) return;
@@ -51,9 +59,9 @@ lc_client* lc_client_new(const lc_options* o, char* error, uint64_t error_size) 
     copy_error("no options", error, error_size);
     return nullptr;
   }
-  // Every field of this version is required to be there; later versions will read
-  // their new fields only when struct_size covers them.
-  if (o->struct_size < sizeof(lc_options)) {
+  // Every field of the first version is required to be there; later fields are read
+  // only when struct_size covers them.
+  if (o->struct_size < kFirstVersionSize) {
     copy_error("lc_options.struct_size is not set: start from lc_options_init()", error,
                error_size);
     return nullptr;
@@ -74,6 +82,9 @@ lc_client* lc_client_new(const lc_options* o, char* error, uint64_t error_size) 
       config.startup_budget = std::chrono::milliseconds(o->startup_budget_ms);
     }
     if (o->grace_seconds > 0) config.grace = std::chrono::seconds(o->grace_seconds);
+    if (covers(*o, offsetof(lc_options, product), sizeof(o->product))) {
+      config.product = text_or_empty(o->product);
+    }
     std::string why;
     auto client = Client::create(std::move(config), why);
     if (!client) {

@@ -2,6 +2,12 @@
 
 #include <curl/curl.h>
 
+#if defined(_WIN32)
+#include <ws2tcpip.h>
+#else
+#include <arpa/inet.h>
+#endif
+
 #include <algorithm>
 #include <memory>
 #include <mutex>
@@ -28,6 +34,25 @@ std::optional<std::string> header_of(CURL* curl, const char* name) {
     return std::nullopt;
   }
   return std::string(h->value);
+}
+
+struct CurlUrlFree {
+  void operator()(CURLU* u) const { curl_url_cleanup(u); }
+};
+
+// A URL part curl owns, copied.
+std::optional<std::string> url_part(CURLU* u, CURLUPart part) {
+  char* text = nullptr;
+  if (curl_url_get(u, part, &text, 0) != CURLUE_OK || text == nullptr) return std::nullopt;
+  std::string out(text);
+  curl_free(text);
+  return out;
+}
+
+bool is_loopback_host(const std::string& host) {
+  if (host == "localhost" || host == "[::1]") return true;
+  unsigned char v4[4];
+  return inet_pton(AF_INET, host.c_str(), v4) == 1 && v4[0] == 127;
 }
 
 struct CurlFree {
@@ -85,6 +110,16 @@ HttpReply http_exchange(const std::string& url, const HeaderList& headers,
   reply.response_signature = header_of(c, "X-License-Response-Signature");
   reply.retry_after = header_of(c, "Retry-After");
   return reply;
+}
+
+bool is_plain_http_to_remote_host(const std::string& url) {
+  const std::unique_ptr<CURLU, CurlUrlFree> u(curl_url());
+  if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), CURLU_GUESS_SCHEME) != CURLUE_OK)
+    return true;
+  const auto scheme = url_part(u.get(), CURLUPART_SCHEME);
+  if (scheme != "http") return false;  // https; anything else curl refuses to send to
+  const auto host = url_part(u.get(), CURLUPART_HOST);
+  return !host || !is_loopback_host(*host);
 }
 
 std::optional<int64_t> parse_http_date(const std::string& text) {

@@ -26,6 +26,11 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 HttpReply http_exchange(const std::string& url, const HeaderList& headers,
                         const std::optional<std::string>& body, std::chrono::milliseconds timeout);
 
+// True when `url` is plain http:// to a host that is not loopback (127.0.0.0/8, ::1,
+// localhost); false for https:// and for loopback. A URL curl cannot parse counts as
+// remote plain http (refused rather than guessed at).
+bool is_plain_http_to_remote_host(const std::string& url);
+
 // Seconds since the epoch of an HTTP date (RFC 7231), or nullopt.
 std::optional<int64_t> parse_http_date(const std::string& text);
 

@@ -69,6 +69,9 @@ Answer transport_failure(std::string why) {
   return a;
 }
 
+// Clock skew tolerated between the server's Date and the client's clock.
+constexpr int64_t kFutureSkewSeconds = 5 * 60;
+
 }  // namespace
 
 const char* outcome_name(Outcome o) {
@@ -99,6 +102,23 @@ const char* source_name(Source s) {
       return "cache";
   }
   return "none";
+}
+
+bool status_is_about(const std::string& body, std::string_view machine_id,
+                     std::string_view product) {
+  json::error_code ec;
+  const json::value v = json::parse(body, ec);
+  if (ec || !v.is_object()) return false;
+  const json::value* machine = v.as_object().if_contains("machine");
+  if (machine == nullptr || !machine->is_object()) return false;
+  const json::value* activated = machine->as_object().if_contains("activated");
+  if (string_member(machine->as_object(), "id") != machine_id || activated == nullptr ||
+      !activated->is_bool() || !activated->as_bool()) {
+    return false;
+  }
+  if (product.empty()) return true;
+  const json::value* p = v.as_object().if_contains("product");
+  return p != nullptr && p->is_object() && string_member(p->as_object(), "slug") == product;
 }
 
 Answer classify_answer(int http_status, const std::string& body, bool status_endpoint) {
@@ -147,6 +167,8 @@ std::unique_ptr<Client> Client::create(ClientConfig config, std::string& error) 
     error = "no license key";
   else if (config.timeout.count() <= 0)
     error = "the timeout must be positive";
+  else if (config.public_key.empty() && is_plain_http_to_remote_host(config.url))
+    error = "http:// to a host other than this machine needs a pinned public key (use https://)";
   if (!error.empty()) return nullptr;
   if (config.machine_id.empty()) {
     if (config.host_install_path.empty()) config.host_install_path = current_executable_dir();
@@ -304,8 +326,16 @@ Answer Client::status_within(milliseconds budget) {
   SignedAnswer signed_answer;
   Answer a = call("status", body(false), budget, &signed_answer);
   if (a.source != Source::kNetwork) return a;
+  if (a.ok() && !status_is_about(a.body, config_.machine_id, config_.product)) {
+    // valid:true, but not about this machine (or product): not a yes for this plugin.
+    a.outcome = Outcome::kUnavailable;
+    a.error = "BAD_ANSWER";
+    a.message = "the status answer is not about this machine and product";
+    return a;
+  }
   if (a.ok()) {
-    cache_.store(config_.license_key, config_.machine_id, signed_answer);
+    // Without a pinned key nothing could tell a file we wrote from a hand-written one.
+    if (pinned_) cache_.store(config_.license_key, config_.machine_id, signed_answer);
   } else if (a.outcome == Outcome::kNotUsable) {
     // The server said no: an old "yes" must not outlive that answer offline.
     cache_.remove(config_.license_key, config_.machine_id);
@@ -314,15 +344,18 @@ Answer Client::status_within(milliseconds budget) {
 }
 
 std::optional<Answer> Client::cached_status() const {
+  if (!pinned_) return std::nullopt;  // offline grace needs a pinned key
   const auto entry = cache_.load(config_.license_key, config_.machine_id);
   if (!entry || entry->status != 200) return std::nullopt;
-  if (pinned_ && !answer_signed_by(*pinned_, *entry)) return std::nullopt;
+  if (!answer_signed_by(*pinned_, *entry)) return std::nullopt;
   const auto signed_at = parse_http_date(entry->date);
   if (!signed_at) return std::nullopt;
   const int64_t age = config_.clock->now_seconds() - *signed_at;
-  if (age > config_.grace.count()) return std::nullopt;
+  if (age > config_.grace.count() || age < -kFutureSkewSeconds) return std::nullopt;
   Answer a = classify_answer(entry->status, entry->body, /*status_endpoint=*/true);
-  if (!a.ok()) return std::nullopt;
+  if (!a.ok() || !status_is_about(entry->body, config_.machine_id, config_.product)) {
+    return std::nullopt;
+  }
   a.source = Source::kCache;
   return a;
 }

@@ -31,8 +31,12 @@ struct ClientConfig {
   std::string machine_id;  // "" => derived (machine_id.h)
   std::optional<std::string> machine_name;
   // Pinned response key: base64 of the raw 32 bytes, or PEM text. "" => answers are not
-  // verified (and the cache is trusted as written).
+  // verified, plain http:// is refused unless to a loopback host, and there is no cache
+  // (offline grace needs a key: an unverifiable file would unlock the plugin).
   std::string public_key;
+  // The product slug the plugin is; "" => not checked. When set, a status answer about
+  // another product is not a "valid" for this plugin (network or cache).
+  std::string product;
   std::chrono::milliseconds timeout{10000};  // each call, retries included
   std::chrono::milliseconds startup_budget{1500};
   std::chrono::seconds grace{std::chrono::hours(24 * 7)};
@@ -90,6 +94,13 @@ HeaderList signed_request_headers(std::string_view key_id, std::string_view secr
 
 // True when `a` carries a signature by `key` over its nonce, status, Date and body.
 bool answer_signed_by(const Ed25519PublicKey& key, const SignedAnswer& a);
+
+// True when a status answer's body is about this machine: `machine` is an object with
+// `id` equal to `machine_id` and `activated` true, and, when `product` is not "",
+// `product.slug` equals it. A signed "valid" about another machine (or about none: a
+// status asked without machineId) must not unlock this one.
+bool status_is_about(const std::string& body, std::string_view machine_id,
+                     std::string_view product);
 
 // The Answer an HTTP answer (status and body) stands for, on its own: no retry logic.
 // `status_endpoint` makes a 200 with valid:false "not usable".

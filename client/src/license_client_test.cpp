@@ -165,5 +165,49 @@ TEST(ClassifyAnswer, CarriesTheMembersAPluginShows) {
   EXPECT_EQ(inactive.http_status, 403);
 }
 
+// Review item 5: plain http:// only with a pinned key or to this machine.
+TEST(ClientCreate, PlainHttpNeedsAPinnedKeyOrALoopbackHost) {
+  const auto make = [](const std::string& url, const std::string& public_key) {
+    ClientConfig c;
+    c.url = url;
+    c.key_id = "k";
+    c.secret = "s";
+    c.license_key = "L";
+    c.machine_id = "m";
+    c.public_key = public_key;
+    std::string error;
+    const bool made = Client::create(std::move(c), error) != nullptr;
+    return std::make_pair(made, error);
+  };
+  const std::string key = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=";  // any 32 bytes
+  for (const char* url : {"http://licenses.example.com", "HTTP://licenses.example.com/x",
+                          "http://10.0.0.1:8080", "http://128.0.0.1"}) {
+    const auto [made, error] = make(url, "");
+    EXPECT_FALSE(made) << url;
+    EXPECT_NE(error.find("http://"), std::string::npos) << url << ": " << error;
+  }
+  for (const char* url : {"http://127.0.0.1:8080", "http://127.10.0.3", "http://localhost:1",
+                          "http://[::1]:8080/prefix", "https://licenses.example.com"}) {
+    EXPECT_TRUE(make(url, "").first) << url;
+  }
+  EXPECT_TRUE(make("http://licenses.example.com", key).first);
+}
+
+// Review item 1: a status answer stands for this machine only when it names it.
+TEST(StatusAbout, RequiresThisMachineActivatedAndTheConfiguredProduct) {
+  const std::string good =
+      R"({"ok":true,"valid":true,"product":{"slug":"reverb","name":"R"},"status":"ACTIVE",)"
+      R"("machine":{"id":"m1","activated":true,"lastSeenAt":"x"}})";
+  EXPECT_TRUE(status_is_about(good, "m1", ""));
+  EXPECT_TRUE(status_is_about(good, "m1", "reverb"));
+  EXPECT_FALSE(status_is_about(good, "m2", ""));
+  EXPECT_FALSE(status_is_about(good, "m1", "other"));
+  EXPECT_FALSE(status_is_about(R"({"ok":true,"valid":true,"machine":null})", "m1", ""));
+  EXPECT_FALSE(status_is_about(R"({"ok":true,"valid":true})", "m1", ""));
+  EXPECT_FALSE(status_is_about(
+      R"({"ok":true,"valid":true,"machine":{"id":"m1","activated":false}})", "m1", ""));
+  EXPECT_FALSE(status_is_about("not json", "m1", ""));
+}
+
 }  // namespace
 }  // namespace licensed::client

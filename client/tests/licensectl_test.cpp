@@ -125,6 +125,17 @@ TEST_F(Licensectl, UsageErrorsExit2) {
   EXPECT_EQ(Run(For(license, "usage-machine-1", {"heartbeat", "--every", "0s"})).exit_code, 2);
   EXPECT_EQ(Run(For(license, "usage-machine-1", {"--public-key", "nope", "status"})).exit_code, 2);
   EXPECT_EQ(Run({"--license-key", license, "--bogus-flag", "status"}).exit_code, 2);
+  // Review item 5: plain http:// to a remote host without a pinned key.
+  const CommandResult remote =
+      RunBare({"--url", "http://licenses.example.com", "--key-id", "k", "--license-key", license,
+               "--machine-id", "usage-machine-1", "status"},
+              {{"LICENSE_SECRET", "s"}});
+  EXPECT_EQ(remote.exit_code, 2) << remote.Describe();
+  EXPECT_NE(remote.err.find("http://"), std::string::npos) << remote.Describe();
+  // Review item 6: --help steers the secret to the environment.
+  const CommandResult help = RunBare({"--help"});
+  EXPECT_NE(help.out.find("prefer the LICENSE_SECRET environment variable"), std::string::npos)
+      << help.Describe();
 }
 
 TEST_F(Licensectl, LicenseNotUsableExits3) {

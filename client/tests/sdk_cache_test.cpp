@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "auth/request_signature.h"
 #include "sdk_fixture.h"
 
 namespace licensed::client::test {
@@ -37,6 +38,22 @@ class SdkCache : public SdkTest {
     ASSERT_EQ(first.source, Source::kNetwork);
     cache_file_ = AnswerCache(CacheDir()).file_for(license_, machine);
     ASSERT_TRUE(std::filesystem::exists(cache_file_));
+  }
+  // A status answer the server really signed, asked without a machineId (machine:null),
+  // as an attacker holding the plugin's HMAC secret could ask for.
+  SignedAnswer SignedStatusWithoutMachine() const {
+    const std::string path = "/api/v1/license/status";
+    const std::string body = "{\"licenseKey\":\"" + license_ + "\"}";
+    const std::string nonce = "00112233445566778899aabbccddeeff";
+    const std::string timestamp = std::to_string(SystemClock().now_seconds());
+    const HttpReply reply =
+        http_exchange(url_ + path,
+                      signed_request_headers(bb::kPluginKey.id, bb::kPluginKey.secret, path,
+                                             timestamp, nonce, body),
+                      body, std::chrono::seconds(10));
+    EXPECT_EQ(reply.status, 200) << reply.error << reply.body;
+    EXPECT_NE(reply.body.find("\"machine\":null"), std::string::npos) << reply.body;
+    return {nonce, reply.status, reply.date.value_or(""), reply.body, reply.response_signature};
   }
   std::string ReadCache() const {
     std::ifstream in(cache_file_, std::ios::binary);
@@ -154,6 +171,87 @@ TEST_F(SdkCache, ACacheWrittenForAnotherMachineIsNotRead) {
   Stop();
   const Answer other = Pinned(license_, "cache-machine-07")->check_at_startup();
   EXPECT_EQ(other.source, Source::kNone) << Describe(other);
+}
+
+// Review item 1: a genuinely signed "valid" answer about another machine, copied into
+// this machine's cache file, does not unlock this machine.
+TEST_F(SdkCache, ASignedAnswerForAnotherMachineCopiedIntoTheCacheIsIgnored) {
+  StartAndCache("cache-machine-08");
+  const std::string other = ReadCache();
+  ASSERT_TRUE(Pinned(license_, "cache-machine-09")->activate().ok());
+  Stop();
+  cache_file_ = AnswerCache(CacheDir()).file_for(license_, "cache-machine-09");
+  WriteCache(other);
+  const Answer a = Pinned(license_, "cache-machine-09")->check_at_startup();
+  EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
+  EXPECT_EQ(a.source, Source::kNone);
+}
+
+TEST_F(SdkCache, ASignedAnswerWithoutMachineInTheCacheIsIgnored) {
+  StartAndCache("cache-machine-10");
+  const SignedAnswer anonymous = SignedStatusWithoutMachine();
+  Stop();
+  const auto key = parse_response_public_key(public_key_);
+  ASSERT_TRUE(key.has_value());
+  ASSERT_TRUE(answer_signed_by(*key, anonymous)) << "a genuine answer, not a forgery";
+  ASSERT_TRUE(AnswerCache(CacheDir()).store(license_, "cache-machine-10", anonymous));
+  const Answer a = Pinned(license_, "cache-machine-10")->check_at_startup();
+  EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
+  EXPECT_EQ(a.source, Source::kNone);
+}
+
+TEST_F(SdkCache, AConfiguredProductMustMatchTheAnswer) {
+  StartAndCache("cache-machine-11");
+  ClientConfig config = Config(license_, url_);
+  config.machine_id = "cache-machine-11";
+  config.public_key = public_key_;
+  config.clock = clock_;
+  config.waiter = std::make_shared<FakeWaiter>();
+  config.product = std::string(bb::kProduct);
+  const Answer same = Make(config)->check_at_startup();
+  EXPECT_TRUE(same.ok()) << Describe(same);
+  config.product = "another-product";
+  const Answer online = Make(config)->check_at_startup();
+  EXPECT_FALSE(online.ok()) << "the network answer is about another product " << Describe(online);
+  Stop();
+  const Answer offline = Make(config)->check_at_startup();
+  EXPECT_EQ(offline.source, Source::kNone) << Describe(offline);
+  config.product = std::string(bb::kProduct);
+  EXPECT_EQ(Make(config)->check_at_startup().source, Source::kCache);
+}
+
+// Review item 2: without a pinned key there is no offline grace: nothing is written,
+// and a hand-written file is not read.
+TEST_F(SdkCache, WithoutAPinnedKeyTheCacheIsNeitherWrittenNorRead) {
+  StartAndCache("cache-machine-12");
+  const std::string genuine = ReadCache();
+  std::filesystem::remove(cache_file_);
+  ClientConfig config = Config(license_, url_);
+  config.machine_id = "cache-machine-12";
+  config.clock = clock_;
+  config.waiter = std::make_shared<FakeWaiter>();
+  const Answer online = Make(config)->check_at_startup();
+  ASSERT_TRUE(online.ok()) << Describe(online);
+  EXPECT_EQ(online.source, Source::kNetwork);
+  EXPECT_FALSE(std::filesystem::exists(cache_file_)) << "written without a pinned key";
+  Stop();
+  WriteCache(genuine);
+  const Answer offline = Make(config)->check_at_startup();
+  EXPECT_EQ(offline.source, Source::kNone) << Describe(offline);
+  EXPECT_EQ(offline.outcome, Outcome::kUnavailable);
+}
+
+// Review item 3: an answer dated more than 5 minutes ahead of the client's clock is
+// refused; a little skew is tolerated.
+TEST_F(SdkCache, AnAnswerDatedInTheFutureIsIgnored) {
+  StartAndCache("cache-machine-13");
+  Stop();
+  clock_->advance_ms(-std::chrono::duration_cast<milliseconds>(std::chrono::minutes(4)).count());
+  EXPECT_EQ(Pinned(license_, "cache-machine-13")->check_at_startup().source, Source::kCache)
+      << "4 minutes of skew is tolerated";
+  clock_->advance_ms(-std::chrono::duration_cast<milliseconds>(std::chrono::minutes(2)).count());
+  const Answer a = Pinned(license_, "cache-machine-13")->check_at_startup();
+  EXPECT_EQ(a.source, Source::kNone) << "dated 6 minutes ahead " << Describe(a);
 }
 
 }  // namespace

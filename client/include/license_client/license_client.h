@@ -43,12 +43,18 @@ typedef struct lc_options {
   const char* license_key;       /* required */
   const char* machine_id;        /* default: derived from the OS machine GUID and install path */
   const char* machine_name;      /* optional */
-  const char* public_key;        /* pinned Ed25519 key: base64 raw or PEM text; NULL: unverified */
+  /* Pinned Ed25519 key: base64 raw or PEM text. NULL: answers are unverified, plain
+   * http:// is refused unless to a loopback host, and there is NO offline cache (no
+   * grace period): without a key a hand-written cache file could not be told apart. */
+  const char* public_key;
   const char* cache_dir;         /* default: per-user cache directory */
   const char* host_install_path; /* default: the directory of the running executable */
   int64_t timeout_ms;            /* each call, retries included; default 10000 */
   int64_t startup_budget_ms;     /* lc_check_at_startup's network budget; default 1500 */
   int64_t grace_seconds;         /* cached answer's maximum age; default 7 days */
+  /* Added after the first version (read only when struct_size covers it): */
+  const char* product; /* this plugin's product slug; NULL: not checked. When set, a
+                          status answer about another product is not valid here. */
 } lc_options;
 
 /* Options with every field at its default and struct_size set. */
@@ -72,7 +78,9 @@ LICENSE_CLIENT_API lc_status lc_heartbeat(lc_client* client, lc_result** result)
 LICENSE_CLIENT_API lc_status lc_status_check(lc_client* client, lc_result** result);
 LICENSE_CLIENT_API lc_status lc_deactivate(lc_client* client, lc_result** result);
 /* Status from the network within the start-up budget, else from the cache within the
- * grace period; lc_result_source says which. */
+ * grace period; lc_result_source says which. The cache is used only with a pinned
+ * public_key, and only an answer about this machine id (and product, when set), signed
+ * at most 5 minutes ahead of the local clock, is taken from it. */
 LICENSE_CLIENT_API lc_status lc_check_at_startup(lc_client* client, lc_result** result);
 
 LICENSE_CLIENT_API void lc_result_free(lc_result* result);

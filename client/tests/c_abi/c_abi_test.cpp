@@ -3,6 +3,7 @@
 // result of a call that reached no server still reads.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
 
 #include "license_client/license_client.h"
@@ -72,6 +73,22 @@ TEST(CAbi, NoServerIsUnavailableWithAReadableResult) {
   lc_result_free(r);
   EXPECT_EQ(lc_deactivate(c, nullptr), LC_UNAVAILABLE) << "a NULL result pointer is fine";
   lc_client_free(c);
+}
+
+// A host compiled against the first lc_options (no `product`) is still accepted, and
+// plain http:// to a remote host needs a pinned key (review item 5).
+TEST(CAbi, AFirstVersionStructIsAcceptedAndRemotePlainHttpRefused) {
+  char error[128];
+  lc_options o = Complete();
+  o.struct_size = static_cast<uint32_t>(offsetof(lc_options, product));
+  o.product = "garbage the SDK must not read";
+  lc_client* c = lc_client_new(&o, error, sizeof error);
+  EXPECT_NE(c, nullptr) << error;
+  lc_client_free(c);
+  o = Complete();
+  o.url = "http://licenses.example.com";
+  EXPECT_EQ(lc_client_new(&o, error, sizeof error), nullptr);
+  EXPECT_NE(std::strstr(error, "http://"), nullptr) << error;
 }
 
 }  // namespace
