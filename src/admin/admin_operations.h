@@ -7,6 +7,7 @@
 #include <boost/json/object.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/result.h"
 #include "store/store_tx.h"
@@ -14,6 +15,11 @@
 namespace licensed {
 
 struct AdminContext {
+  // A constructor, so the callers that name only `now` and the token stay short.
+  AdminContext(UnixMillis now_ms = 0, std::optional<std::string> name = std::nullopt,
+               Actor who = Actor::kAdmin, std::optional<std::string> client_ip = std::nullopt)
+      : now(now_ms), actor_name(std::move(name)), actor(who), ip(std::move(client_ip)) {}
+
   UnixMillis now = 0;
   std::optional<std::string> actor_name;  // the admin token's name, when there is one
   Actor actor = Actor::kAdmin;

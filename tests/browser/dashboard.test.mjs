@@ -286,3 +286,21 @@ test('support: sign in with an admin token, search, see activations and audit, c
   assert.equal(status.body.status, 'SUSPENDED');
   await page.context().close();
 });
+
+// Last: it spends this client's sign-in budget on the shared server.
+test('sign-ins are rate limited per client IP', async () => {
+  let refused;
+  for (let i = 0; i < 30 && !refused; ++i) {
+    const res = await fetch(base + '/dashboard/api/session', {
+      method: 'POST', body: JSON.stringify({ licenseKey: randomUUID() }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    if (res.status === 429) refused = res;
+    else assert.equal(res.status, 401);
+  }
+  assert.ok(refused, 'no 429 within 30 sign-ins');
+  const body = await refused.json();
+  assert.equal(body.code, 1706);
+  assert.equal(body.bucket, 'ip');
+  assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+});

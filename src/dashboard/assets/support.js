@@ -63,7 +63,7 @@
       const row = document.createElement('tr');
       cell(row, l.licenseKey, 'mono');
       cell(row, l.product.name + ' (' + l.product.slug + ')');
-      badge(cell(row, ''), l.status);
+      badge(cell(row, '').appendChild(document.createElement('span')), l.status);
       cell(row, String(l.max));
       rowButton(row, 'Open', 'Open license ' + l.licenseKey, 'small',
                 () => openLicense(l.licenseKey));
@@ -81,9 +81,7 @@
     current = l.licenseKey;
     $('l-key').textContent = l.licenseKey;
     $('l-product').textContent = l.product.name;
-    const status = $('l-status');
-    badge(status, l.status);
-    status.parentElement.className = '';
+    badge($('l-status'), l.status);
     $('l-usage').textContent = l.activationCount + ' of ' + l.max;
     $('l-expires').textContent = l.expiresAt ? when(l.expiresAt) : 'never';
     $('new-status').value = l.storedStatus;
