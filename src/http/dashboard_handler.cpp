@@ -271,9 +271,11 @@ void DashboardHandler::sign_in(const HttpRequest& req, const RequestContext& ctx
     std::string key;
     std::optional<Result<License>> found;
     std::string request_id;
+    std::optional<std::string> previous;  // the session this browser had, if any
   };
   auto job = std::make_shared<Job>();
   job->key = std::move(key.value());
+  job->previous = session_cookie(req);
   job->request_id = std::string(ctx.request_id);
   config_.store->submit(
       TxKind::kRead,
@@ -290,6 +292,8 @@ void DashboardHandler::sign_in(const HttpRequest& req, const RequestContext& ctx
                    }
                    return reply(dashboard_error(e, job->request_id));
                  }
+                 // A new id at every sign-in, the old one ended: no session fixation.
+                 if (job->previous) sessions->close(*job->previous);
                  auto opened = sessions->open(job->found->value().key);
                  if (!opened) return reply(dashboard_error(errors::internal(), job->request_id));
                  HttpResponse res = dashboard_json(

@@ -223,6 +223,21 @@ test('the session cookie is HttpOnly and SameSite=Strict; the pages carry a stri
     headers: { 'Content-Type': 'application/json', 'X-Forwarded-Proto': 'https' },
   });
   assert.match(tls.headers.get('set-cookie'), /; Secure/);
+  // Signing in again gives a new session and ends the old one.
+  const before = (await page.context().cookies())[0].value;
+  const again = await page.request.post(base + '/dashboard/api/session',
+                                        { data: { licenseKey: key } });
+  assert.equal(again.status(), 200);
+  const renewed = (await page.context().cookies())[0].value;
+  assert.notEqual(renewed, before);
+  const stale = await fetch(base + '/dashboard/api/license',
+                            { headers: { Cookie: `licensed_dashboard=${before}` } });
+  assert.equal(stale.status, 401);
+  const fresh = await fetch(base + '/dashboard/api/license',
+                            { headers: { Cookie: `licensed_dashboard=${renewed}` } });
+  assert.equal(fresh.status, 200);
+  await page.reload();
+  await page.locator('#license-view').waitFor();
   // Sign-out ends the session on the server.
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('License key').waitFor();
