@@ -291,11 +291,21 @@ test('support: sign in with an admin token, search, see activations and audit, c
   assert.equal(await page.locator('#l-status').textContent(), 'SUSPENDED');
   await screenshot(page, 'support-license.png');
 
+  // Support frees a slot too (allowed whatever the status), after the same confirmation.
+  await page.getByRole('button', { name: 'Deactivate Render node' }).click();
+  await page.getByRole('button', { name: 'Deactivate', exact: true }).click();
+  await page.locator('#license-message', { hasText: 'Freed the slot' }).waitFor();
+  assert.equal(await page.locator('#activations tr').count(), 0);
+
   assert.equal(adminJson('license', 'show', key).status, 'SUSPENDED');
   const changed = adminJson('audit', key).filter((r) => r.action === 'license.status');
   assert.equal(changed.length, 1);
   assert.equal(changed[0].actor, 'admin');
   assert.equal(changed[0].actorName, 'support-desk');
+  const freed = adminJson('audit', key).filter((r) => r.action === 'license.deactivate');
+  assert.equal(freed.length, 1);
+  assert.equal(freed[0].actor, 'admin');
+  assert.equal(freed[0].actorName, 'support-desk');
   // The plugin sees it at once.
   const status = await licenseApi('status', { licenseKey: key });
   assert.equal(status.body.status, 'SUSPENDED');

@@ -4,7 +4,8 @@
 // site cannot make the browser change data (no CSRF); every change is audited by the
 // admin API with actor admin and the token's name.
 (() => {
-  const { $, when, cell, machineRow, rowButton, show, badge, json, message } = window.dash;
+  const { $, when, cell, machineRow, rowButton, show, badge, confirmDialog, json, message } =
+      window.dash;
   const TOKEN = 'licensed.adminToken';
   let current = null;
 
@@ -89,6 +90,8 @@
     acts.replaceChildren();
     for (const a of l.activations) {
       const row = machineRow(a, a.id);
+      rowButton(row, 'Deactivate', 'Deactivate ' + (a.name || a.id), 'danger small',
+                () => freeSlot(l.licenseKey, a));
       acts.appendChild(row);
     }
     const ares = await api('GET', '/licenses/' + encodeURIComponent(key) + '/audit?limit=500');
@@ -107,6 +110,20 @@
     }
     show($('license-view'), true);
     $('license-title').focus();
+  }
+
+  async function freeSlot(key, machine) {
+    if (!await confirmDialog('The slot of ' + (machine.name || machine.id) + ' (' + machine.id +
+                             ') on license ' + key + ' is freed.')) {
+      return;
+    }
+    const res = await api('DELETE', '/licenses/' + encodeURIComponent(key) + '/activations/' +
+                                    encodeURIComponent(machine.id));
+    const body = await answer(res);
+    if (!body) return;
+    await openLicense(key);
+    $('license-message').textContent = res.ok ? 'Freed the slot of ' + machine.id + '.'
+                                              : message(body, 'Could not free the slot.');
   }
 
   $('sign-in-form').addEventListener('submit', async (e) => {
