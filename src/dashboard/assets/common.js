@@ -48,10 +48,41 @@ window.dash = (() => {
     el.className = 'badge badge-' + String(status).toLowerCase();
   }
 
-  // Asks in a modal <dialog> (Esc cancels, focus stays inside); resolves true for OK.
-  function confirmDialog(text) {
-    const dialog = $('confirm');
+  // The confirmation dialog, made once per page: a title, a text, Cancel and the action.
+  function confirmElement() {
+    let dialog = $('confirm');
+    if (dialog) return dialog;
+    dialog = document.createElement('dialog');
+    dialog.id = 'confirm';
+    dialog.setAttribute('aria-labelledby', 'confirm-title');
+    dialog.setAttribute('aria-describedby', 'confirm-text');
+    const title = document.createElement('h2');
+    title.id = 'confirm-title';
+    const text = document.createElement('p');
+    text.id = 'confirm-text';
+    const actions = document.createElement('div');
+    actions.className = 'actions';
+    for (const [id, label, className] of [['confirm-cancel', 'Cancel', 'quiet'],
+                                          ['confirm-ok', '', 'danger']]) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.id = id;
+      b.className = className;
+      b.textContent = label;
+      actions.appendChild(b);
+    }
+    dialog.append(title, text, actions);
+    document.body.appendChild(dialog);
+    return dialog;
+  }
+
+  // Asks in a modal <dialog> (Esc cancels, focus starts on Cancel and stays inside);
+  // resolves true when `action` is chosen.
+  function confirmDialog(title, text, action) {
+    const dialog = confirmElement();
+    $('confirm-title').textContent = title;
     $('confirm-text').textContent = text;
+    $('confirm-ok').textContent = action;
     return new Promise((resolve) => {
       const done = (answer) => {
         $('confirm-ok').removeEventListener('click', ok);

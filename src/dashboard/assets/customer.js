@@ -66,8 +66,10 @@
 
   async function deactivate(machine) {
     const label = machine.name ? machine.name + ' (' + machine.machineId + ')' : machine.machineId;
-    if (!await confirmDialog('The slot used by ' + label + ' is freed. The plugin on that ' +
-                             'machine stops working until it is activated again.')) {
+    if (!await confirmDialog('Deactivate this machine?',
+                             'The slot used by ' + label + ' is freed. The plugin on that ' +
+                             'machine stops working until it is activated again.',
+                             'Deactivate')) {
       return;
     }
     const res = await call('POST', '/dashboard/api/free-slot', { machine: machine.handle });

@@ -113,8 +113,9 @@
   }
 
   async function freeSlot(key, machine) {
-    if (!await confirmDialog('The slot of ' + (machine.name || machine.id) + ' (' + machine.id +
-                             ') on license ' + key + ' is freed.')) {
+    if (!await confirmDialog('Free this slot?',
+                             'The slot of ' + (machine.name || machine.id) + ' (' + machine.id +
+                             ') on license ' + key + ' is freed.', 'Deactivate')) {
       return;
     }
     const res = await api('DELETE', '/licenses/' + encodeURIComponent(key) + '/activations/' +
