@@ -32,6 +32,8 @@ cat <<TXT
   server        http://$listen   (Ctrl-C stops it)
   admin API     curl -H "Authorization: Bearer \$(cat demo/admin-token)" http://$listen/api/v1/admin/licenses
   API document  http://$listen/api/v1/openapi.json
+  dashboard     http://$listen/dashboard (the license key signs in)
+  support view  http://$listen/dashboard/support (the admin token signs in)
 
   See the quick starts in README.md: licensectl (build/release/client/licensectl),
   or a signed request by hand.

@@ -10,6 +10,7 @@ packages=(
   libcurl4-openssl-dev
   clang-14 libclang-rt-14-dev
   libhiredis-dev redis-server nginx
+  chromium nodejs
   "$@"
   libpq-dev postgresql-15
 )
@@ -17,6 +18,8 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Debian's nodejs has npm apart; a nodejs from elsewhere (NodeSource) brings its own.
+command -v npm >/dev/null || missing+=(npm)
 if ((${#missing[@]})); then
   echo "installing: ${missing[*]}"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo

@@ -33,6 +33,11 @@ constexpr int kExitUsage = 2;
 constexpr std::chrono::seconds kErrorReportFlush{2};
 // Wrong admin API tokens answered 401 per client IP and minute before 429.
 constexpr int64_t kFailedAdminAuthPerMinute = 20;
+// Dashboard sign-ins per client IP a minute (every attempt counts): a person needs a
+// few; a v4 UUID cannot be guessed, and this bounds the work a client can cause.
+constexpr int64_t kDashboardSignInsPerMinute = 20;
+constexpr int64_t kDashboardSessionMs = 3600'000;
+constexpr size_t kDashboardMaxSessions = 100'000;
 
 std::string host_name() {
   char name[256] = {};
@@ -251,7 +256,14 @@ int serve(const ServeConfig& config) {
   // can cause with wrong tokens (spec section 12), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
   const AdminApiHandler admin_api({store_ptr, &clock, &failed_admin_auth, reporter.get()});
-  const ApiService api(handler, admin_api);
+  MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
+  SessionStore dashboard_sessions(clock, kDashboardSessionMs, kDashboardMaxSessions);
+  DashboardConfig dashboard_config{store_ptr, &clock, &dashboard_sessions, &dashboard_sign_ins,
+                                   reporter.get()};
+  dashboard_config.public_url_is_https =
+      config.dashboard_url && config.dashboard_url->starts_with("https://");
+  const DashboardHandler dashboard(dashboard_config);
+  const ApiService api(handler, admin_api, dashboard);
 
   HttpServerConfig http_config;
   http_config.host = config.listen_host;

@@ -5,7 +5,7 @@
 #include "admin/admin_tokens.h"
 #include "auth/base64.h"
 #include "http/admin_api_handler.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/sqlite/memory_test_store.h"
 
 namespace licensed {
 namespace {
@@ -15,11 +15,8 @@ constexpr UnixMillis kNow = 1'795'000'000'000;
 class AdminApiTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    SqliteStoreOptions options;
-    options.path = ":memory:";
-    auto s = SqliteStore::open(options);
-    ASSERT_TRUE(s.ok()) << s.error().message;
-    store_ = std::move(s.value());
+    store_ = open_memory_test_store();
+    ASSERT_TRUE(store_);
     ASSERT_TRUE(call(AdminRoute::kCreateProduct, R"({"slug":"reverb","name":"Reverb"})").ok());
   }
 

@@ -37,8 +37,9 @@ Status audit(StoreTx& tx, std::string_view action, const License& l, const Admin
   e.action = std::string(action);
   e.license_key = l.key;
   e.machine_id = std::move(machine_id);
-  e.actor = Actor::kAdmin;
+  e.actor = ctx.actor;
   e.actor_name = ctx.actor_name;
+  e.ip = ctx.ip;
   return tx.append_audit(e);
 }
 

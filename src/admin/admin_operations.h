@@ -1,12 +1,13 @@
-// Vendor operations on licenses, shared by the admin command line and the admin HTTP
-// API. Every change writes an audit record with actor `admin` (and, over HTTP, the
-// token's name).
+// Vendor operations on licenses, shared by the admin command line, the admin HTTP API
+// and the customer dashboard. Every change writes an audit record with the context's
+// actor: `admin` (and, over HTTP, the token's name), or `customer` from the dashboard.
 #pragma once
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/result.h"
 #include "store/store_tx.h"
@@ -14,8 +15,15 @@
 namespace licensed {
 
 struct AdminContext {
+  // A constructor, so the callers that name only `now` and the token stay short.
+  AdminContext(UnixMillis now_ms = 0, std::optional<std::string> name = std::nullopt,
+               Actor who = Actor::kAdmin, std::optional<std::string> client_ip = std::nullopt)
+      : now(now_ms), actor_name(std::move(name)), actor(who), ip(std::move(client_ip)) {}
+
   UnixMillis now = 0;
   std::optional<std::string> actor_name;  // the admin token's name, when there is one
+  Actor actor = Actor::kAdmin;
+  std::optional<std::string> ip;  // the client's address, recorded where known
 };
 
 std::string generate_license_key();  // UUID v4 from the CSPRNG
@@ -66,8 +74,8 @@ Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePa
                               const AdminContext& ctx);
 // Undoes a soft delete (audit `license.update`); refused when the license is not deleted.
 Result<License> restore_license(StoreTx& tx, std::string_view key, const AdminContext& ctx);
-// Frees a slot: deletes the machine's activation (audit `license.deactivate`, actor
-// admin); 1707 when it is not activated.
+// Frees a slot: deletes the machine's activation (audit `license.deactivate` with the
+// context's actor); 1707 when it is not activated.
 Status remove_activation(StoreTx& tx, std::string_view key, std::string_view machine_id,
                          const AdminContext& ctx);
 Result<License> delete_license(StoreTx& tx, std::string_view key, const AdminContext& ctx);

@@ -6,7 +6,7 @@
 
 #include "admin/admin_operations.h"
 #include "core/timestamp.h"
-#include "store/sqlite/sqlite_store.h"
+#include "store/sqlite/memory_test_store.h"
 
 namespace licensed {
 namespace {
@@ -16,11 +16,8 @@ constexpr UnixMillis kStart = 1'795'000'000'000;
 class OperationsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    SqliteStoreOptions options;
-    options.path = ":memory:";
-    auto s = SqliteStore::open(options);
-    ASSERT_TRUE(s.ok()) << s.error().message;
-    store_ = std::move(s.value());
+    store_ = open_memory_test_store();
+    ASSERT_TRUE(store_);
     auto product = run_blocking(*store_, TxKind::kWrite, [&](StoreTx& tx) {
       return create_product(tx, "reverb", "Reverb Pro", admin());
     });

@@ -14,6 +14,7 @@ constexpr int kOpenApiRoute = 1500;
 }  // namespace
 
 Result<Route> ApiService::route(std::string_view method, std::string_view path) const {
+  if (is_dashboard_path(path)) return dashboard_.route(method, path);
   if (is_admin_api_path(path)) return admin_.route(method, path);
   if (api_path_of(path) == kOpenApiPath) {
     if (method != "GET") return errors::method_not_allowed("GET");
@@ -24,6 +25,9 @@ Result<Route> ApiService::route(std::string_view method, std::string_view path) 
 
 void ApiService::serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
                        HttpReply reply) const {
+  if (route.id >= DashboardHandler::kFirstRouteId) {
+    return dashboard_.serve(route, request, ctx, std::move(reply));
+  }
   if (route.id >= AdminApiHandler::kFirstRouteId) {
     return admin_.serve(route, request, ctx, std::move(reply));
   }

@@ -1,17 +1,20 @@
 // The public listener's service: the License API (LicenseHandler), the admin API
-// (AdminApiHandler, under /api/v1/admin/) and the OpenAPI document
-// (GET /api/v1/openapi.json), told apart by path.
+// (AdminApiHandler, under /api/v1/admin/), the OpenAPI document
+// (GET /api/v1/openapi.json) and the dashboard (DashboardHandler, under /dashboard),
+// told apart by path.
 #pragma once
 
 #include "http/admin_api_handler.h"
+#include "http/dashboard_handler.h"
 #include "http/license_handler.h"
 
 namespace licensed {
 
 class ApiService final : public HttpService {
  public:
-  ApiService(const LicenseHandler& license, const AdminApiHandler& admin)
-      : license_(license), admin_(admin) {}
+  ApiService(const LicenseHandler& license, const AdminApiHandler& admin,
+             const DashboardHandler& dashboard)
+      : license_(license), admin_(admin), dashboard_(dashboard) {}
 
   Result<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
@@ -23,6 +26,7 @@ class ApiService final : public HttpService {
  private:
   const LicenseHandler& license_;
   const AdminApiHandler& admin_;
+  const DashboardHandler& dashboard_;
 };
 
 }  // namespace licensed

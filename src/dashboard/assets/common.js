@@ -1,0 +1,113 @@
+'use strict';
+// Shared by the dashboard's pages. Everything is written with textContent, never as
+// HTML, so nothing from the server can become markup or script.
+
+window.dash = (() => {
+  const $ = (id) => document.getElementById(id);
+
+  function when(iso) {
+    if (!iso) return 'never';
+    const d = new Date(iso);
+    return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+  }
+
+  function cell(row, text, className) {
+    const td = document.createElement('td');
+    td.textContent = text;
+    if (className) td.className = className;
+    row.appendChild(td);
+    return td;
+  }
+
+  // A machine's row: name, id (as given: masked for customers), first and last seen.
+  function machineRow(machine, id) {
+    const row = document.createElement('tr');
+    cell(row, machine.name || '(unnamed)');
+    cell(row, id, 'mono');
+    cell(row, when(machine.activatedAt));
+    cell(row, when(machine.lastSeenAt) + (machine.stale ? ' (inactive)' : ''));
+    return row;
+  }
+
+  // A small button in its own cell of `row`; `label` is what a screen reader announces.
+  function rowButton(row, text, label, className, onClick) {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = className;
+    button.textContent = text;
+    button.setAttribute('aria-label', label);
+    button.addEventListener('click', onClick);
+    cell(row, '').appendChild(button);
+    return button;
+  }
+
+  function show(el, visible) { el.hidden = !visible; }
+
+  function badge(el, status) {
+    el.textContent = status;
+    el.className = 'badge badge-' + String(status).toLowerCase();
+  }
+
+  // The confirmation dialog, made once per page: a title, a text, Cancel and the action.
+  function confirmElement() {
+    let dialog = $('confirm');
+    if (dialog) return dialog;
+    dialog = document.createElement('dialog');
+    dialog.id = 'confirm';
+    dialog.setAttribute('aria-labelledby', 'confirm-title');
+    dialog.setAttribute('aria-describedby', 'confirm-text');
+    const title = document.createElement('h2');
+    title.id = 'confirm-title';
+    const text = document.createElement('p');
+    text.id = 'confirm-text';
+    const actions = document.createElement('div');
+    actions.className = 'actions';
+    for (const [id, label, className] of [['confirm-cancel', 'Cancel', 'quiet'],
+                                          ['confirm-ok', '', 'danger']]) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.id = id;
+      b.className = className;
+      b.textContent = label;
+      actions.appendChild(b);
+    }
+    dialog.append(title, text, actions);
+    document.body.appendChild(dialog);
+    return dialog;
+  }
+
+  // Asks in a modal <dialog> (Esc cancels, focus starts on Cancel and stays inside);
+  // resolves true when `action` is chosen.
+  function confirmDialog(title, text, action) {
+    const dialog = confirmElement();
+    $('confirm-title').textContent = title;
+    $('confirm-text').textContent = text;
+    $('confirm-ok').textContent = action;
+    return new Promise((resolve) => {
+      const done = (answer) => {
+        $('confirm-ok').removeEventListener('click', ok);
+        $('confirm-cancel').removeEventListener('click', cancel);
+        dialog.removeEventListener('cancel', cancel);
+        if (dialog.open) dialog.close();
+        resolve(answer);
+      };
+      const ok = () => done(true);
+      const cancel = (e) => { if (e) e.preventDefault(); done(false); };
+      $('confirm-ok').addEventListener('click', ok);
+      $('confirm-cancel').addEventListener('click', cancel);
+      dialog.addEventListener('cancel', cancel);
+      dialog.showModal();
+      $('confirm-cancel').focus();
+    });
+  }
+
+  async function json(res) {
+    try { return await res.json(); } catch { return {}; }
+  }
+
+  function message(body, fallback) {
+    return (body && body.message) ? body.message : fallback;
+  }
+
+  return { $, when, cell, machineRow, rowButton, show, badge, confirmDialog, json, message };
+})();

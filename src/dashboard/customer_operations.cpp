@@ -1,0 +1,93 @@
+#include "dashboard/customer_operations.h"
+
+#include <vector>
+
+#include "auth/request_signature.h"
+
+namespace licensed {
+namespace {
+
+namespace json = boost::json;
+
+// Byte offsets where each UTF-8 code point starts (the id was checked as UTF-8 when
+// it was activated), so masking never cuts one in half.
+std::vector<size_t> code_point_starts(std::string_view s) {
+  std::vector<size_t> starts;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) starts.push_back(i);
+  }
+  return starts;
+}
+
+// The audit as a customer sees it: what happened to which (masked) machine, by whom;
+// vendor-side details (token names, signing key ids, request ids) stay out.
+json::object customer_audit_json(const json::object& record) {
+  json::object o;
+  for (const char* name : {"id", "at", "action", "actor", "refresh"}) {
+    if (const auto* v = record.if_contains(name)) o[name] = *v;
+  }
+  if (const auto* m = record.if_contains("machineId"); m != nullptr && m->is_string()) {
+    o["machineId"] = mask_machine_id(m->as_string());
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string mask_machine_id(std::string_view id) {
+  const std::vector<size_t> starts = code_point_starts(id);
+  const size_t n = starts.size();
+  if (n <= 8) return std::string(id.substr(0, n > 2 ? starts[2] : id.size())) + "\u2026";
+  return std::string(id.substr(0, starts[4])) + "\u2026" + std::string(id.substr(starts[n - 4]));
+}
+
+std::string machine_handle(std::string_view machine_id) {
+  return sha256_hex(machine_id).substr(0, 32);
+}
+
+Result<License> find_customer_license(StoreTx& tx, std::string_view key) {
+  ASSIGN_OR_RETURN(License l, find_any_license(tx, key));
+  if (l.deleted_at) return errors::not_found();
+  return l;
+}
+
+Result<json::object> customer_license_view(StoreTx& tx, std::string_view key, UnixMillis now) {
+  ASSIGN_OR_RETURN(const License l, find_customer_license(tx, key));
+  ASSIGN_OR_RETURN(json::object shown, show_license(tx, l.key, now));
+  ASSIGN_OR_RETURN(const json::array audit, license_audit(tx, l.key));
+  json::object view;
+  for (const char* name :
+       {"licenseKey", "product", "status", "expiresAt", "max", "activationCount"}) {
+    view[name] = shown[name];
+  }
+  json::array machines;
+  for (const json::value& v : shown["activations"].as_array()) {
+    const json::object& a = v.as_object();
+    const std::string_view id = a.at("id").as_string();
+    machines.push_back(json::object{{"handle", machine_handle(id)},
+                                    {"machineId", mask_machine_id(id)},
+                                    {"name", a.at("name")},
+                                    {"activatedAt", a.at("activatedAt")},
+                                    {"lastSeenAt", a.at("lastSeenAt")},
+                                    {"stale", a.at("stale")}});
+  }
+  view["activations"] = std::move(machines);
+  json::array records;
+  for (const json::value& r : audit) records.push_back(customer_audit_json(r.as_object()));
+  view["audit"] = std::move(records);
+  return view;
+}
+
+Status customer_free_slot(StoreTx& tx, std::string_view key, std::string_view handle,
+                          const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(const License l, find_customer_license(tx, key));
+  ASSIGN_OR_RETURN(const auto activations, tx.list_activations(l.id));
+  for (const Activation& a : activations) {
+    if (machine_handle(a.machine_id) == handle) {
+      return remove_activation(tx, l.key, a.machine_id, ctx);
+    }
+  }
+  return errors::machine_not_activated();
+}
+
+}  // namespace licensed

@@ -1,0 +1,112 @@
+#include "dashboard/customer_operations.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json/serialize.hpp>
+
+#include "core/operations.h"
+#include "store/sqlite/memory_test_store.h"
+
+namespace licensed {
+namespace {
+
+constexpr UnixMillis kStart = 1'795'000'000'000;
+
+TEST(MaskMachineIdTest, KeepsTheFirstAndLastFourCodePoints) {
+  EXPECT_EQ(mask_machine_id("studio-pc-7f3a9c21"), "stud\u20269c21");
+  EXPECT_EQ(mask_machine_id("123456789"), "1234\u20266789");
+  EXPECT_EQ(mask_machine_id("12345678"), "12\u2026");
+  // Code points, not bytes: a multi-byte character is never cut in half.
+  EXPECT_EQ(mask_machine_id("\u00e9\u00e9\u00e9\u00e9-middle-\u00fc\u00fc\u00fc\u00fc"),
+            "\u00e9\u00e9\u00e9\u00e9\u2026\u00fc\u00fc\u00fc\u00fc");
+}
+
+class CustomerOperationsTest : public ::testing::Test {
+ protected:
+  AdminContext admin() const { return AdminContext{kStart, std::nullopt}; }
+
+  template <class Fn>
+  auto write(Fn&& fn) {
+    return run_blocking(*store_, TxKind::kWrite, std::forward<Fn>(fn));
+  }
+
+  void SetUp() override {
+    store_ = open_memory_test_store();
+    ASSERT_TRUE(store_);
+    key_ = write([&](StoreTx& tx) -> Result<std::string> {
+             ASSIGN_OR_RETURN(auto p, create_product(tx, "reverb", "Reverb Pro", admin()));
+             LicenseSpec spec{p.slug, 2, std::nullopt, std::nullopt, LicenseStatus::kActive, ""};
+             ASSIGN_OR_RETURN(auto l, create_license(tx, spec, admin()));
+             return l.key;
+           }).value();
+    activate("studio-pc-7f3a9c21", "Studio PC");
+    activate("laptop-0b91d2c4", std::nullopt);
+  }
+
+  void activate(const std::string& machine, std::optional<std::string> name) {
+    LicenseRequest req{key_, machine, std::move(name)};
+    auto r = write([&](StoreTx& tx) {
+      OperationContext ctx;
+      ctx.now = kStart;
+      return activate_license(tx, req, ctx);
+    });
+    ASSERT_TRUE(r.ok());
+  }
+
+  static Result<boost::json::object> activate_license(StoreTx& tx, const LicenseRequest& req,
+                                                      const OperationContext& ctx) {
+    return run_operation(Endpoint::kActivate, tx, req, ctx);
+  }
+
+  boost::json::object view() {
+    return write([&](StoreTx& tx) { return customer_license_view(tx, key_, kStart); }).value();
+  }
+
+  std::unique_ptr<SqliteStore> store_;
+  std::string key_;
+};
+
+TEST_F(CustomerOperationsTest, TheViewShowsMaskedMachinesAndTheAudit) {
+  const auto v = view();
+  EXPECT_EQ(v.at("product").at("name").as_string(), "Reverb Pro");
+  EXPECT_EQ(v.at("status").as_string(), "ACTIVE");
+  EXPECT_EQ(v.at("activationCount").as_int64(), 2);
+  const auto& machines = v.at("activations").as_array();
+  ASSERT_EQ(machines.size(), 2u);
+  const std::string all = boost::json::serialize(v);
+  EXPECT_EQ(all.find("studio-pc-7f3a9c21"), std::string::npos) << all;
+  EXPECT_NE(all.find("stud\u20269c21"), std::string::npos) << all;
+  EXPECT_EQ(v.at("audit").as_array().size(), 3u);  // create, two activations
+  EXPECT_FALSE(v.at("audit").as_array()[0].as_object().contains("actorName"));
+}
+
+TEST_F(CustomerOperationsTest, FreeingASlotIsAuditedWithActorCustomer) {
+  const std::string handle = machine_handle("laptop-0b91d2c4");
+  AdminContext customer{kStart + 1000, std::nullopt, Actor::kCustomer, "203.0.113.9"};
+  ASSERT_TRUE(
+      write([&](StoreTx& tx) { return customer_free_slot(tx, key_, handle, customer); }).ok());
+  const auto audit = write([&](StoreTx& tx) { return license_audit(tx, key_); }).value();
+  const auto& last = audit.back().as_object();
+  EXPECT_EQ(last.at("action").as_string(), "license.deactivate");
+  EXPECT_EQ(last.at("actor").as_string(), "customer");
+  EXPECT_EQ(last.at("machineId").as_string(), "laptop-0b91d2c4");
+  EXPECT_EQ(last.at("ip").as_string(), "203.0.113.9");
+  EXPECT_EQ(view().at("activationCount").as_int64(), 1);
+  // Gone now: the same handle frees nothing.
+  auto again = write([&](StoreTx& tx) { return customer_free_slot(tx, key_, handle, customer); });
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.error().code, ErrorCode::kMachineNotActivated);
+}
+
+TEST_F(CustomerOperationsTest, ADeletedOrUnknownLicenseIsNotFound) {
+  ASSERT_TRUE(write([&](StoreTx& tx) { return delete_license(tx, key_, admin()); }).ok());
+  auto deleted = write([&](StoreTx& tx) { return customer_license_view(tx, key_, kStart); });
+  ASSERT_FALSE(deleted.ok());
+  EXPECT_EQ(deleted.error().code, ErrorCode::kNotFound);
+  auto garbage = write([&](StoreTx& tx) { return find_customer_license(tx, "not-a-key"); });
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_EQ(garbage.error().code, ErrorCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace licensed

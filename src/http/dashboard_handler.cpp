@@ -1,0 +1,341 @@
+#include "http/dashboard_handler.h"
+
+#include <boost/beast/http/field.hpp>
+#include <boost/json/parse.hpp>
+#include <memory>
+
+#include "core/request_body.h"
+#include "dashboard/customer_operations.h"
+#include "dashboard/dashboard_assets.h"
+#include "observability/internal_error.h"
+
+namespace licensed {
+namespace {
+
+namespace http = boost::beast::http;
+namespace json = boost::json;
+
+enum class DashRoute {
+  kCustomerPage,
+  kSupportPage,
+  kAsset,
+  kSignIn,
+  kSignOut,
+  kLicense,
+  kFreeSlot
+};
+
+constexpr std::string_view kAssetsPrefix = "/dashboard/assets/";
+constexpr int64_t kSessionSeconds = 3600;
+
+// default-src 'self' with no inline script or style: an injected tag runs nothing.
+constexpr std::string_view kContentSecurityPolicy =
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+    "frame-ancestors 'none'";
+
+Route route_of(DashRoute r) {
+  return Route{DashboardHandler::kFirstRouteId + static_cast<int>(r), "dashboard"};
+}
+
+Result<Route> only(std::string_view method, std::string_view allowed, DashRoute r) {
+  if (method != allowed) return errors::method_not_allowed(allowed);
+  return route_of(r);
+}
+
+std::optional<std::string_view> header(const HttpRequest& req, std::string_view name) {
+  const auto it = req.find(name);
+  if (it == req.end()) return std::nullopt;
+  return std::string_view(it->value().data(), it->value().size());
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+// The session id of the request's Cookie header, if it names one.
+std::optional<std::string> session_cookie(const HttpRequest& req) {
+  std::string_view cookies = header(req, "Cookie").value_or("");
+  while (!cookies.empty()) {
+    const auto semi = cookies.find(';');
+    const std::string_view pair = trim(cookies.substr(0, semi));
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == kSessionCookie) {
+      return std::string(pair.substr(eq + 1));
+    }
+    if (semi == std::string_view::npos) break;
+    cookies.remove_prefix(semi + 1);
+  }
+  return std::nullopt;
+}
+
+void add_security_headers(HttpResponse& res) {
+  res.set("Content-Security-Policy", kContentSecurityPolicy);
+  res.set("X-Content-Type-Options", "nosniff");
+  res.set("Referrer-Policy", "no-referrer");
+  res.set("X-Frame-Options", "DENY");
+}
+
+HttpResponse dashboard_json(unsigned status, const json::object& body,
+                            std::string_view request_id) {
+  HttpResponse res = json_response(status, body, request_id);
+  res.set(http::field::cache_control, "no-store");
+  add_security_headers(res);
+  return res;
+}
+
+HttpResponse dashboard_error(const ApiError& e, std::string_view request_id) {
+  HttpResponse res = error_response(e, request_id);
+  res.set(http::field::cache_control, "no-store");
+  add_security_headers(res);
+  return res;
+}
+
+HttpResponse asset_response(const EmbeddedFile& file, std::string_view request_id,
+                            std::string_view cache_control) {
+  HttpResponse res = json_response(200, {}, request_id);
+  res.set(http::field::content_type, file.content_type);
+  res.set(http::field::cache_control, cache_control);
+  res.body() = std::string(file.bytes);
+  res.prepare_payload();
+  add_security_headers(res);
+  return res;
+}
+
+ApiError not_signed_in() {
+  ApiError e = errors::unauthorized();
+  e.message = "sign in with your license key";
+  return e;
+}
+
+// Wrong, unknown and deleted keys all answer this, so sign-in tells nothing apart.
+ApiError wrong_key() {
+  ApiError e = errors::unauthorized();
+  e.message = "that license key is not known";
+  return e;
+}
+
+ApiError csrf_refused() {
+  ApiError e = errors::forbidden();
+  e.message = "this change needs the session's X-CSRF-Token header";
+  return e;
+}
+
+std::string cookie_header(std::string_view value, int64_t max_age, bool secure) {
+  std::string c = std::string(kSessionCookie) + "=" + std::string(value) +
+                  "; Path=/; Max-Age=" + std::to_string(max_age) + "; HttpOnly; SameSite=Strict";
+  if (secure) c += "; Secure";
+  return c;
+}
+
+bool came_over_https(const HttpRequest& req, bool public_url_is_https) {
+  // Only ever makes the cookie stricter, so a client claiming https gains nothing.
+  return public_url_is_https || header(req, "X-Forwarded-Proto").value_or("") == "https";
+}
+
+// The JSON object body of a change, under the License API's strict rules.
+Result<json::object> json_body(const HttpRequest& req) {
+  if (!is_json_content_type(header(req, "Content-Type").value_or(""))) {
+    return errors::malformed("", "the body must be sent as Content-Type: application/json");
+  }
+  return parse_json_object_body(req.body());
+}
+
+Result<std::string> string_member(const json::object& body, std::string_view name) {
+  const json::value* v = body.if_contains(name);
+  if (v == nullptr || !v->is_string() || v->as_string().size() > 200) {
+    return errors::malformed(name, std::string(name) + " is required, a string");
+  }
+  return std::string(v->as_string());
+}
+
+// Runs `fn` in a store transaction and replies with its answer: `fn(tx)` gives a
+// Result<json::object>; an error is replied as it is, a 1709 also reported.
+template <class Fn>
+void run_and_reply(Store* store, TxKind kind, const Clock* clock, ErrorReporter* reporter,
+                   std::string_view route, const RequestContext& ctx, HttpReply reply, Fn fn) {
+  struct Job {
+    std::optional<Result<json::object>> outcome;
+    std::string request_id;
+    std::string route;
+  };
+  auto job = std::make_shared<Job>();
+  job->request_id = std::string(ctx.request_id);
+  job->route = std::string(route);
+  store->submit(
+      kind,
+      StoreJob{[job, fn = std::move(fn)](StoreTx& tx) {
+                 job->outcome.emplace(fn(tx));
+                 return job->outcome->ok();
+               },
+               [job, reply, clock, reporter](const std::optional<ApiError>& f) {
+                 if (!f && job->outcome && job->outcome->ok()) {
+                   return reply(dashboard_json(200, job->outcome->value(), job->request_id));
+                 }
+                 ApiError e = f ? *f : job->outcome ? job->outcome->error() : errors::internal();
+                 if (is_internal_error(e)) {
+                   report_internal_error(reporter, "dashboard", job->route, job->request_id, "",
+                                         clock->now_ms());
+                 }
+                 // The session's license is gone: the customer is signed out.
+                 if (e.http_status == 404 && e.code == ErrorCode::kNotFound) {
+                   e = not_signed_in();
+                 }
+                 reply(dashboard_error(e, job->request_id));
+               }});
+}
+
+}  // namespace
+
+bool is_dashboard_path(std::string_view path) {
+  return path == kDashboardPath ||
+         (path.substr(0, kDashboardPath.size()) == kDashboardPath &&
+          path.size() > kDashboardPath.size() && path[kDashboardPath.size()] == '/');
+}
+
+Result<Route> DashboardHandler::route(std::string_view method, std::string_view path) const {
+  using R = DashRoute;
+  if (path == "/dashboard" || path == "/dashboard/") return only(method, "GET", R::kCustomerPage);
+  if (path == "/dashboard/support") return only(method, "GET", R::kSupportPage);
+  if (path.substr(0, kAssetsPrefix.size()) == kAssetsPrefix) {
+    const std::string_view name = path.substr(kAssetsPrefix.size());
+    if (name.find_first_of("/\\") != std::string_view::npos || name.ends_with(".html") ||
+        !dashboard_asset(name)) {
+      return errors::route_not_found();
+    }
+    return only(method, "GET", R::kAsset);
+  }
+  if (path == "/dashboard/api/session") {
+    if (method == "POST") return route_of(R::kSignIn);
+    if (method == "DELETE") return route_of(R::kSignOut);
+    return errors::method_not_allowed("POST, DELETE");
+  }
+  if (path == "/dashboard/api/license") return only(method, "GET", R::kLicense);
+  if (path == "/dashboard/api/free-slot") return only(method, "POST", R::kFreeSlot);
+  return errors::route_not_found();
+}
+
+void DashboardHandler::serve(const Route& route, const HttpRequest& req, const RequestContext& ctx,
+                             HttpReply reply) const {
+  using R = DashRoute;
+  const auto r = static_cast<R>(route.id - kFirstRouteId);
+  switch (r) {
+    case R::kCustomerPage:
+      return reply(asset_response(*dashboard_asset("customer.html"), ctx.request_id, "no-store"));
+    case R::kSupportPage:
+      return reply(asset_response(*dashboard_asset("support.html"), ctx.request_id, "no-store"));
+    case R::kAsset: {
+      const std::string_view name = ctx.path.substr(kAssetsPrefix.size());
+      return reply(asset_response(*dashboard_asset(name), ctx.request_id, "no-cache"));
+    }
+    case R::kSignIn:
+      return sign_in(req, ctx, std::move(reply));
+    default:
+      break;
+  }
+  const auto id = session_cookie(req);
+  const auto session = id ? config_.sessions->find(*id) : std::nullopt;
+  if (!session) return reply(dashboard_error(not_signed_in(), ctx.request_id));
+  if (r == R::kLicense) return show_license(*session, ctx, std::move(reply));
+  // Changes: the page sends the token it got at sign-in; another site's page cannot
+  // read it, so it cannot send it.
+  if (!csrf_token_matches(*session, header(req, kCsrfHeader).value_or(""))) {
+    return reply(dashboard_error(csrf_refused(), ctx.request_id));
+  }
+  if (r == R::kFreeSlot) return free_slot(req, *session, ctx, std::move(reply));
+  config_.sessions->close(*id);
+  HttpResponse res = dashboard_json(200, {{"ok", true}}, ctx.request_id);
+  res.set(http::field::set_cookie,
+          cookie_header("", 0, came_over_https(req, config_.public_url_is_https)));
+  reply(std::move(res));
+}
+
+void DashboardHandler::sign_in(const HttpRequest& req, const RequestContext& ctx,
+                               HttpReply reply) const {
+  if (config_.sign_in_limiter != nullptr) {
+    const RateDecision d = config_.sign_in_limiter->admit(ctx.client_ip, config_.clock->now_ms());
+    if (!d.allowed) {
+      return reply(
+          dashboard_error(errors::rate_limited("ip", d.retry_after_seconds), ctx.request_id));
+    }
+  }
+  auto body = json_body(req);
+  if (!body.ok()) return reply(dashboard_error(body.error(), ctx.request_id));
+  auto key = string_member(body.value(), "licenseKey");
+  if (!key.ok()) return reply(dashboard_error(key.error(), ctx.request_id));
+  const bool secure = came_over_https(req, config_.public_url_is_https);
+  SessionStore* sessions = config_.sessions;
+  struct Job {
+    std::string key;
+    std::optional<Result<License>> found;
+    std::string request_id;
+    std::optional<std::string> previous;  // the session this browser had, if any
+  };
+  auto job = std::make_shared<Job>();
+  job->key = std::move(key.value());
+  job->previous = session_cookie(req);
+  job->request_id = std::string(ctx.request_id);
+  config_.store->submit(
+      TxKind::kRead,
+      StoreJob{[job](StoreTx& tx) {
+                 job->found.emplace(find_customer_license(tx, job->key));
+                 return job->found->ok();
+               },
+               [job, sessions, secure, reply](const std::optional<ApiError>& f) {
+                 if (f) return reply(dashboard_error(*f, job->request_id));
+                 if (!job->found || !job->found->ok()) {
+                   const ApiError e = job->found ? job->found->error() : errors::internal();
+                   if (e.code == ErrorCode::kNotFound) {
+                     return reply(dashboard_error(wrong_key(), job->request_id));
+                   }
+                   return reply(dashboard_error(e, job->request_id));
+                 }
+                 // A new id at every sign-in, the old one ended: no session fixation.
+                 if (job->previous) sessions->close(*job->previous);
+                 auto opened = sessions->open(job->found->value().key);
+                 if (!opened) return reply(dashboard_error(errors::internal(), job->request_id));
+                 HttpResponse res = dashboard_json(
+                     200, {{"ok", true}, {"csrfToken", opened->csrf_token}}, job->request_id);
+                 res.set(http::field::set_cookie,
+                         cookie_header(opened->id, kSessionSeconds, secure));
+                 reply(std::move(res));
+               }});
+}
+
+void DashboardHandler::show_license(const DashboardSession& session, const RequestContext& ctx,
+                                    HttpReply reply) const {
+  const Clock* clock = config_.clock;
+  run_and_reply(config_.store, TxKind::kRead, clock, config_.error_reporter,
+                "/dashboard/api/license", ctx, std::move(reply),
+                [key = session.license_key, csrf = session.csrf_token,
+                 clock](StoreTx& tx) -> Result<json::object> {
+                  ASSIGN_OR_RETURN(json::object view,
+                                   customer_license_view(tx, key, clock->now_ms()));
+                  // A reloaded page gets the token again from here (same origin only).
+                  view["csrfToken"] = csrf;
+                  return view;
+                });
+}
+
+void DashboardHandler::free_slot(const HttpRequest& req, const DashboardSession& session,
+                                 const RequestContext& ctx, HttpReply reply) const {
+  auto body = json_body(req);
+  if (!body.ok()) return reply(dashboard_error(body.error(), ctx.request_id));
+  auto handle = string_member(body.value(), "machine");
+  if (!handle.ok()) return reply(dashboard_error(handle.error(), ctx.request_id));
+  const Clock* clock = config_.clock;
+  AdminContext who{0, std::nullopt, Actor::kCustomer, std::string(ctx.client_ip)};
+  run_and_reply(config_.store, TxKind::kWrite, clock, config_.error_reporter,
+                "/dashboard/api/free-slot", ctx, std::move(reply),
+                [key = session.license_key, handle = std::move(handle.value()), who,
+                 clock](StoreTx& tx) -> Result<json::object> {
+                  AdminContext now_who = who;
+                  now_who.now = clock->now_ms();
+                  RETURN_IF_ERROR(customer_free_slot(tx, key, handle, now_who));
+                  return json::object{{"ok", true}};
+                });
+}
+
+}  // namespace licensed

@@ -1,0 +1,54 @@
+// The customer dashboard and the support view, under /dashboard on the public listener:
+// the embedded pages and assets, and a small JSON API for the customer
+// (/dashboard/api/...): sign in with the license key, see the license, free a slot,
+// sign out. The support view's page signs in with an admin token and calls the admin
+// API from the browser; it needs nothing more from the server. Thin: the decisions
+// live in src/dashboard/customer_operations.*.
+#pragma once
+
+#include "dashboard/session_store.h"
+#include "http/http_service.h"
+#include "observability/error_reporter.h"
+#include "ratelimit/rate_limiter.h"
+#include "store/store.h"
+
+namespace licensed {
+
+struct DashboardConfig {
+  Store* store = nullptr;
+  const Clock* clock = nullptr;
+  SessionStore* sessions = nullptr;
+  // Counts every sign-in attempt per client IP; beyond it, 429 1706. Null: no limit.
+  RateLimiter* sign_in_limiter = nullptr;
+  ErrorReporter* error_reporter = nullptr;
+  // The cookie is marked Secure when this is https (the public address is TLS), or
+  // when the request says it came over https (X-Forwarded-Proto from a proxy).
+  bool public_url_is_https = false;
+};
+
+inline constexpr std::string_view kDashboardPath = "/dashboard";
+inline constexpr std::string_view kSessionCookie = "licensed_dashboard";
+inline constexpr std::string_view kCsrfHeader = "X-CSRF-Token";
+bool is_dashboard_path(std::string_view path);
+
+class DashboardHandler final : public HttpService {
+ public:
+  explicit DashboardHandler(DashboardConfig config) : config_(config) {}
+
+  Result<Route> route(std::string_view method, std::string_view path) const override;
+  void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
+             HttpReply reply) const override;
+
+  static constexpr int kFirstRouteId = 3000;
+
+ private:
+  void sign_in(const HttpRequest& request, const RequestContext& ctx, HttpReply reply) const;
+  void show_license(const DashboardSession& session, const RequestContext& ctx,
+                    HttpReply reply) const;
+  void free_slot(const HttpRequest& request, const DashboardSession& session,
+                 const RequestContext& ctx, HttpReply reply) const;
+
+  DashboardConfig config_;
+};
+
+}  // namespace licensed

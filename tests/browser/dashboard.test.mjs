@@ -1,0 +1,331 @@
+// Browser tests of the customer dashboard and the support view: Debian's chromium,
+// driven by playwright-core, against the real licensed binary (started on port 0, its
+// address read from the ready line), with licenses made by `licensed admin`.
+// LICENSED_BINARY names the binary; LICENSED_SCREENSHOT_DIR, when set, receives the
+// screenshots docs/ shows.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const binary = process.env.LICENSED_BINARY;
+assert.ok(binary, 'set LICENSED_BINARY to the licensed binary');
+const shots = process.env.LICENSED_SCREENSHOT_DIR;
+const KEY_ID = 'browser-test';
+const SECRET = randomBytes(24).toString('hex');
+const DASHBOARD_URL = 'http://licenses.example.test/dashboard';
+
+let dir, store, server, base, browser;
+
+function admin(...args) {
+  return execFileSync(binary, ['admin', '--store', store, ...args], { encoding: 'utf8' });
+}
+const adminJson = (...args) => JSON.parse(admin(...args, '--json'));
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    server = spawn(binary, ['serve', '--store', store, '--listen', '127.0.0.1:0',
+                            '--admin-listen', 'off', '--signing-key', `${KEY_ID}=${SECRET}`,
+                            '--dashboard-url', DASHBOARD_URL],
+                   { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    const onData = (chunk) => {
+      log += chunk;
+      const m = /licensed ready: listening on (\d+\.\d+\.\d+\.\d+:\d+)/.exec(log);
+      if (m) resolve(`http://${m[1]}`);
+    };
+    server.stdout.on('data', onData);
+    server.stderr.on('data', onData);
+    server.on('exit', (code) => reject(new Error(`licensed exited (${code}):\n${log}`)));
+  });
+}
+
+// A License API request signed as a plugin signs it (spec section 2).
+async function licenseApi(endpoint, body) {
+  const path = `/api/v1/license/${endpoint}`;
+  const text = JSON.stringify(body);
+  const ts = String(Math.floor(Date.now() / 1000));
+  const nonce = randomBytes(16).toString('hex');
+  const hash = createHash('sha256').update(text).digest('hex');
+  const sig = createHmac('sha256', SECRET)
+                  .update(['v1', 'POST', path, KEY_ID, ts, nonce, hash].join('\n'))
+                  .digest('hex');
+  const res = await fetch(base + path, {
+    method: 'POST', body: text,
+    headers: { 'Content-Type': 'application/json', 'X-License-Key-Id': KEY_ID,
+               'X-License-Timestamp': ts, 'X-License-Nonce': nonce,
+               'X-License-Signature': `v1=${sig}` },
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+function newLicense(max) {
+  return adminJson('license', 'create', '--product', 'reverb', '--max', String(max)).licenseKey;
+}
+
+async function newPage() {
+  const context = await browser.newContext();
+  return context.newPage();
+}
+
+async function signIn(page, key) {
+  await page.goto(base + '/dashboard');
+  await page.getByLabel('License key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+async function screenshot(page, name) {
+  if (shots) await page.screenshot({ path: join(shots, name), fullPage: true });
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'licensed-browser-'));
+  store = `sqlite:${join(dir, 'licensed.db')}`;
+  admin('product', 'create', '--slug', 'reverb', '--name', 'Reverb Pro');
+  base = await startServer();
+  // launch() gives chromium a fresh temporary --user-data-dir of its own.
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+test('a customer signs in, sees the machines, frees a slot, and the refused activation succeeds',
+     async () => {
+  const key = newLicense(2);
+  const studio = 'studio-pc-7f3a9c21e5d04b68';
+  const laptop = 'laptop-0b91d2c4aa77e310';
+  const ci = 'ci-runner-42-5e6f7a8b';
+  assert.equal((await licenseApi('activate', { licenseKey: key, machineId: studio,
+                                               machineName: 'Studio PC' })).status, 200);
+  assert.equal((await licenseApi('activate', { licenseKey: key, machineId: laptop,
+                                               machineName: 'Laptop' })).status, 200);
+  const refused = await licenseApi('activate', { licenseKey: key, machineId: ci,
+                                                 machineName: 'CI runner' });
+  assert.equal(refused.status, 409);
+  assert.equal(refused.body.code, 1705);
+  // The 409's dashboardUrl is where the customer goes: this server's /dashboard.
+  assert.equal(new URL(refused.body.dashboardUrl).pathname, '/dashboard');
+
+  const page = await newPage();
+  await page.goto(base + new URL(refused.body.dashboardUrl).pathname);
+  await page.getByLabel('License key').fill(key);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const rows = page.locator('#machines tr');
+  await rows.first().waitFor();
+  assert.equal(await rows.count(), 2);
+  assert.equal(await page.locator('#product').textContent(), 'Reverb Pro');
+  assert.equal(await page.locator('#status').textContent(), 'ACTIVE');
+  assert.equal(await page.locator('#usage').textContent(), '2 of 2 in use');
+  // Machine ids are masked: the first and last 4 characters only.
+  const text = await page.locator('#machines').textContent();
+  assert.ok(text.includes('stud\u20264b68'), text);
+  assert.ok(!text.includes(studio) && !(await page.content()).includes(laptop));
+  await screenshot(page, 'dashboard-machines.png');
+
+  // Keyboard only: focus the button, Enter opens the dialog, Tab to Deactivate, Enter.
+  await page.getByRole('button', { name: 'Deactivate Laptop' }).focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.locator('dialog#confirm');
+  await dialog.waitFor({ state: 'visible' });
+  await screenshot(page, 'dashboard-confirm.png');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Enter');
+  await page.locator('#notice', { hasText: 'The slot is free' }).waitFor();
+  assert.equal(await rows.count(), 1);
+  assert.equal(await page.locator('#usage').textContent(), '1 of 2 in use');
+
+  // Escape cancels the dialog and frees nothing.
+  await page.getByRole('button', { name: 'Deactivate Studio PC' }).click();
+  await dialog.waitFor({ state: 'visible' });
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  assert.equal(await rows.count(), 1);
+
+  const retried = await licenseApi('activate', { licenseKey: key, machineId: ci,
+                                                 machineName: 'CI runner' });
+  assert.equal(retried.status, 200, JSON.stringify(retried.body));
+  assert.equal(retried.body.activations, 2);
+
+  // The freed slot is an audited change by the customer.
+  const audit = adminJson('audit', key);
+  const freed = audit.filter((r) => r.action === 'license.deactivate');
+  assert.equal(freed.length, 1, JSON.stringify(audit));
+  assert.equal(freed[0].actor, 'customer');
+  assert.equal(freed[0].machineId, laptop);
+  await page.reload();
+  await page.locator('#history tr', { hasText: 'customer' }).first().waitFor();
+  await screenshot(page, 'dashboard-history.png');
+  await page.context().close();
+});
+
+test('a change without the CSRF token is refused', async () => {
+  const key = newLicense(1);
+  await licenseApi('activate', { licenseKey: key, machineId: 'keep-me-activated-01' });
+  const page = await newPage();
+  await signIn(page, key);
+  await page.locator('#machines tr').first().waitFor();
+  const view = await (await page.request.get(base + '/dashboard/api/license')).json();
+  const handle = view.activations[0].handle;
+  // The context's request client sends the session cookie like the page does.
+  for (const headers of [{}, { 'X-CSRF-Token': 'not-the-token' }]) {
+    const res = await page.request.post(base + '/dashboard/api/free-slot',
+                                        { data: { machine: handle }, headers });
+    assert.equal(res.status(), 403);
+    assert.equal((await res.json()).error, 'FORBIDDEN');
+  }
+  const signOut = await page.request.delete(base + '/dashboard/api/session');
+  assert.equal(signOut.status(), 403);
+  const still = await licenseApi('status', { licenseKey: key, machineId: 'keep-me-activated-01' });
+  assert.equal(still.body.machine.activated, true);
+  // With the token it goes through.
+  const ok = await page.request.post(base + '/dashboard/api/free-slot',
+                                     { data: { machine: handle },
+                                       headers: { 'X-CSRF-Token': view.csrfToken } });
+  assert.equal(ok.status(), 200);
+  await page.context().close();
+});
+
+test('the session cookie is HttpOnly and SameSite=Strict; the pages carry a strict CSP',
+     async () => {
+  const key = newLicense(1);
+  const page = await newPage();
+  await signIn(page, key);
+  await page.locator('#license-view').waitFor();
+  const [cookie] = await page.context().cookies();
+  assert.equal(cookie.name, 'licensed_dashboard');
+  assert.equal(cookie.httpOnly, true);
+  assert.equal(cookie.sameSite, 'Strict');
+  assert.equal(await page.evaluate(() => document.cookie), '');
+  const res = await fetch(base + '/dashboard');
+  assert.match(res.headers.get('content-security-policy'), /default-src 'self'/);
+  assert.match(res.headers.get('content-security-policy'), /frame-ancestors 'none'/);
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+  assert.equal(res.headers.get('referrer-policy'), 'no-referrer');
+  // Behind a TLS proxy the cookie is Secure too.
+  const tls = await fetch(base + '/dashboard/api/session', {
+    method: 'POST', body: JSON.stringify({ licenseKey: key }),
+    headers: { 'Content-Type': 'application/json', 'X-Forwarded-Proto': 'https' },
+  });
+  assert.match(tls.headers.get('set-cookie'), /; Secure/);
+  // Signing in again gives a new session and ends the old one.
+  const before = (await page.context().cookies())[0].value;
+  const again = await page.request.post(base + '/dashboard/api/session',
+                                        { data: { licenseKey: key } });
+  assert.equal(again.status(), 200);
+  const renewed = (await page.context().cookies())[0].value;
+  assert.notEqual(renewed, before);
+  const stale = await fetch(base + '/dashboard/api/license',
+                            { headers: { Cookie: `licensed_dashboard=${before}` } });
+  assert.equal(stale.status, 401);
+  const fresh = await fetch(base + '/dashboard/api/license',
+                            { headers: { Cookie: `licensed_dashboard=${renewed}` } });
+  assert.equal(fresh.status, 200);
+  await page.reload();
+  await page.locator('#license-view').waitFor();
+  // Sign-out ends the session on the server.
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByLabel('License key').waitFor();
+  assert.equal((await page.request.get(base + '/dashboard/api/license')).status(), 401);
+  await page.context().close();
+});
+
+test('a wrong key is refused, the same as a malformed one', async () => {
+  const page = await newPage();
+  for (const key of [randomUUID(), 'not-a-license-key']) {
+    await signIn(page, key);
+    const error = page.locator('#sign-in-error');
+    await error.filter({ hasText: 'not known' }).waitFor();
+    assert.ok(await page.locator('#license-view').isHidden());
+  }
+  await screenshot(page, 'dashboard-sign-in-refused.png');
+  assert.deepEqual(await page.context().cookies(), []);
+  await page.context().close();
+});
+
+test('support: sign in with an admin token, search, see activations and audit, change status',
+     async () => {
+  const key = newLicense(3);
+  await licenseApi('activate', { licenseKey: key, machineId: 'render-node-0001', machineName: 'Render node' });
+  const token = adminJson('token', 'create', '--name', 'support-desk').token;
+  const page = await newPage();
+  await page.goto(base + '/dashboard/support');
+  await page.getByLabel('Admin token').fill('lic_adm_wrong');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#sign-in-error', { hasText: 'refused' }).waitFor();
+
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('License key').fill(key);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#search-message', { hasText: '1 license found' }).waitFor();
+  await page.getByLabel('License key').fill('');
+  await page.getByLabel('Product (slug)').fill('reverb');
+  await page.getByLabel('Status', { exact: true }).selectOption('ACTIVE');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#results tr', { hasText: key }).waitFor();
+  await screenshot(page, 'support-search.png');
+  await page.getByRole('button', { name: `Open license ${key}` }).click();
+  await page.locator('#activations tr', { hasText: 'render-node-0001' }).waitFor();
+  await page.locator('#audit tr', { hasText: 'license.activate' }).waitFor();
+
+  await page.getByLabel('Change status to').selectOption('SUSPENDED');
+  await page.getByRole('button', { name: 'Change status' }).click();
+  await page.locator('#license-message', { hasText: 'Status changed to SUSPENDED' }).waitFor();
+  await page.locator('#audit tr', { hasText: 'license.status' }).waitFor();
+  assert.equal(await page.locator('#l-status').textContent(), 'SUSPENDED');
+  await screenshot(page, 'support-license.png');
+
+  // Support frees a slot too (allowed whatever the status), after the same confirmation.
+  await page.getByRole('button', { name: 'Deactivate Render node' }).click();
+  await page.getByRole('button', { name: 'Deactivate', exact: true }).click();
+  await page.locator('#license-message', { hasText: 'Freed the slot' }).waitFor();
+  assert.equal(await page.locator('#activations tr').count(), 0);
+
+  assert.equal(adminJson('license', 'show', key).status, 'SUSPENDED');
+  const changed = adminJson('audit', key).filter((r) => r.action === 'license.status');
+  assert.equal(changed.length, 1);
+  assert.equal(changed[0].actor, 'admin');
+  assert.equal(changed[0].actorName, 'support-desk');
+  const freed = adminJson('audit', key).filter((r) => r.action === 'license.deactivate');
+  assert.equal(freed.length, 1);
+  assert.equal(freed[0].actor, 'admin');
+  assert.equal(freed[0].actorName, 'support-desk');
+  // The plugin sees it at once.
+  const status = await licenseApi('status', { licenseKey: key });
+  assert.equal(status.body.status, 'SUSPENDED');
+  await page.context().close();
+});
+
+// Last: it spends this client's sign-in budget on the shared server.
+test('sign-ins are rate limited per client IP', async () => {
+  let refused;
+  for (let i = 0; i < 30 && !refused; ++i) {
+    const res = await fetch(base + '/dashboard/api/session', {
+      method: 'POST', body: JSON.stringify({ licenseKey: randomUUID() }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    if (res.status === 429) refused = res;
+    else assert.equal(res.status, 401);
+  }
+  assert.ok(refused, 'no 429 within 30 sign-ins');
+  const body = await refused.json();
+  assert.equal(body.code, 1706);
+  assert.equal(body.bucket, 'ip');
+  assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+});
