@@ -22,7 +22,7 @@ class Reclaim : public BlackboxTest {
   void MakeStale(const std::string& license) { AgeActivations(store(), license, minutes(11)); }
 };
 
-TEST_F(Reclaim, StatusAnswersMachineTtlNullByDefaultAndTheValueWhenSet) {
+TEST_F(Reclaim, MachineTtlIsNullByDefaultAndSetFromTheAdminCli) {
   Start();
   const std::string plain = NewLicense(2);
   const HttpResponse never = Status(plain);
@@ -32,6 +32,11 @@ TEST_F(Reclaim, StatusAnswersMachineTtlNullByDefaultAndTheValueWhenSet) {
   const HttpResponse ten = Status(farm);
   ASSERT_OK(ten);
   EXPECT_EQ(Int(BodyJson(ten), "machineTtl"), 600) << ten.Describe();
+
+  EXPECT_TRUE(IsNull(admin().Show(plain), "machineTtl"));
+  EXPECT_EQ(Int(admin().Show(farm), "machineTtl"), 600);
+  EXPECT_EQ(admin().Run({"license", "set-machine-ttl", farm, "10 minutes"}).exit_code, 2);
+  EXPECT_EQ(Int(admin().Show(farm), "machineTtl"), 600);
 
   ASSERT_EQ(admin().Run({"license", "set-machine-ttl", farm, "never"}).exit_code, 0);
   EXPECT_TRUE(IsNull(BodyJson(Status(farm)), "machineTtl"));
