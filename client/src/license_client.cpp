@@ -307,15 +307,22 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
 }
 
 Answer Client::activate() {
-  return call("activate", body(true), config_.timeout, nullptr);
+  Answer a = call("activate", body(true), config_.timeout, nullptr);
+  if (a.ok()) activated_ = true;
+  return a;
 }
 
 Answer Client::heartbeat() {
-  return call("heartbeat", body(false), config_.timeout, nullptr);
+  Answer a = call("heartbeat", body(false), config_.timeout, nullptr);
+  if (a.code == 1707 && activated_) return activate();
+  if (a.ok()) activated_ = true;
+  return a;
 }
 
 Answer Client::deactivate() {
-  return call("deactivate", body(false), config_.timeout, nullptr);
+  Answer a = call("deactivate", body(false), config_.timeout, nullptr);
+  if (a.ok() || a.code == 1707) activated_ = false;
+  return a;
 }
 
 Answer Client::status() {

@@ -4,6 +4,7 @@
 // licensectl are thin layers over this class.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -54,6 +55,10 @@ class Client {
   static std::unique_ptr<Client> create(ClientConfig config, std::string& error);
 
   Answer activate();
+  // After this client's activate (or heartbeat) succeeded, a 1707 means the slot was
+  // freed under the plugin (a stale-machine reclaim, spec section 14, or a customer on
+  // the dashboard): heartbeat activates again by itself and answers that. A machine this
+  // client never activated still gets the 1707.
   Answer heartbeat();
   Answer status();
   Answer deactivate();
@@ -85,6 +90,7 @@ class Client {
   AnswerCache cache_;
   mutable std::mutex mu_;  // one call at a time; guards offset_
   int64_t offset_ = 0;
+  std::atomic<bool> activated_{false};  // this client's machine held a slot when last asked
 };
 
 // The headers of a signed request (spec section 2), Content-Type included.

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "sdk_fixture.h"
+#include "support/activation_age.h"
 #include "support/db_lock.h"
 #include "support/store_faults.h"
 
@@ -316,6 +317,37 @@ TEST_F(SdkCalls, ConfigurationErrorsAreReportedNotThrown) {
   error.clear();
   EXPECT_EQ(Client::create(config, error), nullptr);
   EXPECT_NE(error.find("public key"), std::string::npos) << error;
+}
+
+// Spec section 14: a plugin that only heartbeats gets back in after its machine was
+// reclaimed as stale; it never sees the 1707.
+TEST_F(SdkCalls, HeartbeatAfterAReclaimActivatesAgainByItself) {
+  Start();
+  const std::string license =
+      admin().CreateLicense(std::string(bb::kProduct), 2, std::nullopt, "10m");
+  auto client = Make(Config(license));
+  ASSERT_TRUE(client->activate().ok());
+  bb::AgeActivations(store(), license, std::chrono::minutes(11));
+  ASSERT_EQ(Activate(license, "other-machine-0001").status, 200);  // reclaims the client's
+  const bb::HttpResponse gone = Heartbeat(license, client->machine_id());
+  ASSERT_EQ(gone.status, 404) << gone.Describe();
+
+  const Answer back = client->heartbeat();
+  ASSERT_TRUE(back.ok()) << Describe(back);
+  EXPECT_EQ(back.activations, 2) << Describe(back);
+  EXPECT_EQ(AuditRecords(license, "license.reclaim").size(), 1u);
+  EXPECT_EQ(AuditRecords(license, "license.activate").size(), 3u);
+  EXPECT_TRUE(client->heartbeat().ok());
+}
+
+TEST_F(SdkCalls, HeartbeatAfterDeactivateDoesNotTakeTheSlotBack) {
+  Start();
+  const std::string license = NewLicense(2);
+  auto client = Make(Config(license));
+  ASSERT_TRUE(client->activate().ok());
+  ASSERT_TRUE(client->deactivate().ok());
+  const Answer a = client->heartbeat();
+  EXPECT_EQ(a.code, 1707) << Describe(a);
 }
 
 }  // namespace

@@ -2,9 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <latch>
 #include <mutex>
-#include <thread>
 
 #include "support/fixture.h"
 
@@ -43,41 +41,7 @@ TEST_F(Activation, FirstActivationAnswersLicenseAndMachine) {
 TEST_F(Activation, CapIsExactUnder64ConcurrentActivations) {
   Start();
   const std::string license = NewLicense(5);
-  constexpr int kThreads = 64;
-  std::vector<HttpRequest> requests;
-  for (int i = 0; i < kThreads; ++i) {
-    requests.push_back(
-        Signed("activate", Body(license, "concurrent-machine-" + std::to_string(i))));
-  }
-  std::vector<HttpResponse> responses(kThreads);
-  std::latch go(kThreads);
-  std::vector<std::thread> threads;
-  const std::uint16_t p = port();
-  for (int i = 0; i < kThreads; ++i) {
-    threads.emplace_back([&, i] {
-      go.arrive_and_wait();
-      responses[i] = bb::Send(p, requests[i], std::chrono::seconds(30));
-    });
-  }
-  for (auto& t : threads) t.join();
-
-  int ok = 0;
-  int limit = 0;
-  for (const auto& r : responses) {
-    if (r.status == 200) {
-      ++ok;
-    } else if (r.status == 409) {
-      ++limit;
-      const json::value v = BodyJson(r);
-      EXPECT_EQ(Int(v, "code"), 1705) << r.Describe();
-      EXPECT_EQ(Int(v, "activations"), 5) << r.Describe();
-      EXPECT_EQ(Int(v, "max"), 5) << r.Describe();
-    } else {
-      ADD_FAILURE() << "unexpected answer: " << r.Describe();
-    }
-  }
-  EXPECT_EQ(ok, 5);
-  EXPECT_EQ(limit, kThreads - 5);
+  ExpectExactlyMaxActivated(ActivateAllAtOnce(license, "concurrent-machine-", 64), 5);
   EXPECT_EQ(Arr(admin().Show(license), "activations").size(), 5u);
   EXPECT_EQ(AuditRecords(license, "license.activate").size(), 5u);
 }

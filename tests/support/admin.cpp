@@ -52,12 +52,17 @@ void Admin::CreateProduct(const std::string& slug, const std::string& name) cons
 }
 
 std::string Admin::CreateLicense(const std::string& product, int max,
-                                 const std::optional<std::string>& expires_at) const {
+                                 const std::optional<std::string>& expires_at,
+                                 const std::optional<std::string>& machine_ttl) const {
   std::vector<std::string> args = {"license", "create", "--product",
                                    product,   "--max",  std::to_string(max)};
   if (expires_at) {
     args.push_back("--expires-at");
     args.push_back(*expires_at);
+  }
+  if (machine_ttl) {
+    args.push_back("--machine-ttl");
+    args.push_back(*machine_ttl);
   }
   args.push_back("--json");
   const json::value v = ParseOutput(RunOk(args), "license create");

@@ -24,9 +24,10 @@ class Admin {
   // The helpers below throw std::runtime_error (with the output) when the exit status
   // is not 0 or the output is not what the contract says.
   void CreateProduct(const std::string& slug, const std::string& name) const;
-  // Returns the new license's key.
+  // Returns the new license's key. `machine_ttl` is --machine-ttl's DURATION ("10m").
   std::string CreateLicense(const std::string& product, int max,
-                            const std::optional<std::string>& expires_at = std::nullopt) const;
+                            const std::optional<std::string>& expires_at = std::nullopt,
+                            const std::optional<std::string>& machine_ttl = std::nullopt) const;
   json::value Show(const std::string& key) const;   // `license show KEY --json`
   json::value Audit(const std::string& key) const;  // `audit KEY --json`
   void SetStatus(const std::string& key, const std::string& status) const;

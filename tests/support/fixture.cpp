@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <ctime>
 #include <iomanip>
+#include <latch>
 #include <sstream>
+#include <thread>
 
 #include "support/store_faults.h"
 
@@ -220,6 +222,52 @@ HttpResponse BlackboxTest::SendRaw(std::string_view bytes) const {
 HttpResponse BlackboxTest::Call(std::string_view endpoint, std::string body, const SigningKey& key,
                                 const SignOptions& options) const {
   return Send(Signed(endpoint, std::move(body), key, options));
+}
+
+std::vector<HttpResponse> BlackboxTest::SendAllAtOnce(
+    const std::vector<HttpRequest>& requests) const {
+  std::vector<HttpResponse> responses(requests.size());
+  std::latch go(static_cast<std::ptrdiff_t>(requests.size()));
+  std::vector<std::thread> threads;
+  const std::uint16_t p = port();
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    threads.emplace_back([&, i] {
+      go.arrive_and_wait();
+      responses[i] = bb::Send(p, requests[i], std::chrono::seconds(30));
+    });
+  }
+  for (auto& t : threads) t.join();
+  return responses;
+}
+
+std::vector<HttpResponse> BlackboxTest::ActivateAllAtOnce(const std::string& license,
+                                                          const std::string& machine_prefix,
+                                                          int count) const {
+  std::vector<HttpRequest> requests;
+  for (int i = 0; i < count; ++i) {
+    requests.push_back(Signed("activate", Body(license, machine_prefix + std::to_string(i))));
+  }
+  return SendAllAtOnce(requests);
+}
+
+void ExpectExactlyMaxActivated(const std::vector<HttpResponse>& responses, int max) {
+  int ok = 0;
+  int limit = 0;
+  for (const auto& r : responses) {
+    if (r.status == 200) {
+      ++ok;
+    } else if (r.status == 409) {
+      ++limit;
+      const json::value v = BodyJson(r);
+      EXPECT_EQ(Int(v, "code"), 1705) << r.Describe();
+      EXPECT_EQ(Int(v, "activations"), max) << r.Describe();
+      EXPECT_EQ(Int(v, "max"), max) << r.Describe();
+    } else {
+      ADD_FAILURE() << "unexpected answer: " << r.Describe();
+    }
+  }
+  EXPECT_EQ(ok, max);
+  EXPECT_EQ(limit, static_cast<int>(responses.size()) - max);
 }
 
 HttpResponse BlackboxTest::Activate(std::string_view license, std::string_view machine,

@@ -65,6 +65,10 @@ std::string TimestampFromNow(std::chrono::milliseconds offset);
 // A machine id that is valid and distinct per call.
 std::string NewMachineId();
 
+// The cap held exactly: `max` answers are 200 and every other is 409 1705 saying the
+// license is full (activations == max).
+void ExpectExactlyMaxActivated(const std::vector<HttpResponse>& responses, int max);
+
 class BlackboxTest : public ::testing::Test {
  protected:
   void SetUp() override;
@@ -108,6 +112,13 @@ class BlackboxTest : public ::testing::Test {
   // A correctly signed POST of `body` to /api/v1/license/<endpoint>.
   HttpResponse Call(std::string_view endpoint, std::string body, const SigningKey& key = kPluginKey,
                     const SignOptions& options = {}) const;
+
+  // Sends every request at the same moment, one thread each (a latch releases them
+  // together), and answers in the requests' order.
+  std::vector<HttpResponse> SendAllAtOnce(const std::vector<HttpRequest>& requests) const;
+  // `count` activations of new machines (machine_prefix + "0", "1", ...), all at once.
+  std::vector<HttpResponse> ActivateAllAtOnce(const std::string& license,
+                                              const std::string& machine_prefix, int count) const;
 
   HttpResponse Activate(std::string_view license, std::string_view machine,
                         std::optional<std::string_view> name = {}) const;

@@ -74,6 +74,8 @@ LICENSE_CLIENT_API const char* lc_client_machine_id(const lc_client* client);
 
 /* Each stores a result in *result (free it with lc_result_free) when result is not NULL. */
 LICENSE_CLIENT_API lc_status lc_activate(lc_client* client, lc_result** result);
+/* After this client's activate or heartbeat succeeded, a heartbeat that finds the
+ * machine reclaimed as stale (1707) activates again and answers that activation. */
 LICENSE_CLIENT_API lc_status lc_heartbeat(lc_client* client, lc_result** result);
 LICENSE_CLIENT_API lc_status lc_status_check(lc_client* client, lc_result** result);
 LICENSE_CLIENT_API lc_status lc_deactivate(lc_client* client, lc_result** result);
