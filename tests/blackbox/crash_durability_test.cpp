@@ -116,7 +116,9 @@ TEST_F(CrashDurability, AcknowledgedActivationsSurviveSigkillWithTheirAuditRecor
     answers.insert(answers.end(), round_answers.begin(), round_answers.end());
 
     Start();  // reaps the killed server, then starts a new one on the same file
-    if (!on_postgres()) EXPECT_EQ(IntegrityCheck(db_path()), "ok");
+    if (!on_postgres()) {
+      EXPECT_EQ(IntegrityCheck(db_path()), "ok");
+    }
 
     std::map<std::string, std::set<std::string>> acknowledged;  // license -> machines (200)
     std::set<std::string> refused;                              // licenses that answered 409
