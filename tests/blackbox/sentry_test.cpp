@@ -6,6 +6,8 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <chrono>
+#include <thread>
 
 #include "support/fixture.h"
 #include "support/http_receiver.h"
@@ -107,11 +109,16 @@ TEST_F(Sentry, InternalErrorArrivesAsAnEnvelope) {
   EXPECT_EQ(everything.find(kPluginKey.secret), std::string::npos) << "signing secret sent";
   EXPECT_EQ(everything.find(fault.license), std::string::npos) << "full license key sent";
 
-  // The log names the request, as a structured field.
+  // The log names the request, as a structured field. The report may reach the receiver
+  // before the log line reaches the pipe: wait for it (bounded).
   bool logged = false;
-  for (const auto& line : JsonLogLines(server().log())) {
-    const json::value* id = line.if_contains("requestId");
-    logged = logged || (line.at("level") == "error" && id && *id == json::value(fault.request_id));
+  for (int attempt = 0; attempt < 200 && !logged; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (const auto& line : JsonLogLines(server().log())) {
+      const json::value* id = line.if_contains("requestId");
+      logged =
+          logged || (line.at("level") == "error" && id && *id == json::value(fault.request_id));
+    }
   }
   EXPECT_TRUE(logged) << "no error line with requestId " << fault.request_id << "\n"
                       << server().log();
