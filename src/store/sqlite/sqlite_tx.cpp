@@ -2,18 +2,16 @@
 
 #include <string>
 
+#include "store/license_select.h"
+
 namespace licensed {
 namespace {
 
-const std::string kSelectLicenses =
-    "SELECT l.id, l.license_key, l.status, l.expires_at, l.max_activations, l.machine_ttl,"
-    " l.created_at, l.deleted_at, p.id, p.slug, p.name"
-    " FROM licenses l JOIN products p ON p.id = l.product_id";
-const std::string kSelectLicense = kSelectLicenses + " WHERE l.license_key = ?";
+const std::string kSelectLicense = kSelectLicensesSql + " WHERE l.license_key = ?";
 // One statement for every filter combination (a NULL parameter means "any"), so it is
 // prepared once; the id keyset makes each page an index range scan.
 const std::string kListLicenses =
-    kSelectLicenses +
+    kSelectLicensesSql +
     " WHERE l.id > ?1 AND (?2 IS NULL OR l.product_id = ?2) AND (?3 IS NULL OR l.status = ?3)"
     " AND (l.deleted_at IS NOT NULL) = ?4 ORDER BY l.id LIMIT ?5";
 
