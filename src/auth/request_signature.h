@@ -32,9 +32,10 @@ struct CanonicalRequest {
 
 std::string canonical_string(const CanonicalRequest& request);
 
-// HMAC-SHA256 keyed once; each call reuses the keyed context instead of re-deriving the
-// key schedule (about four times cheaper than keying per call). Not thread-safe: give
-// each thread its own copy via clone().
+// HMAC-SHA256 keyed once; each call reuses the keyed state instead of re-deriving the
+// key schedule (about four times cheaper than keying per call). compute() may be called
+// from several threads at once: each of the first few dozen threads keeps a working
+// context of its own, reset per message; later threads copy the keyed one per call.
 class HmacSha256 {
  public:
   explicit HmacSha256(std::string_view key);

@@ -1,7 +1,9 @@
-// The network side: an io_context per core, a Beast session per connection, and a
-// graceful drain on stop(). Store work never runs on these threads.
+// The network side: a thread per core, each running its own io_context with the
+// sessions (one per connection) accepted onto it, and a graceful drain on stop().
+// Store work never runs on these threads.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <chrono>
@@ -9,7 +11,6 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -38,6 +39,7 @@ struct HttpServerConfig {
 };
 
 class HttpSession;
+struct NetworkThread;
 
 class HttpServer {
  public:
@@ -66,15 +68,16 @@ class HttpServer {
   HttpServerConfig config_;
   const HttpService& service_;
   ServerMetrics* metrics_;
-  std::vector<std::unique_ptr<boost::asio::io_context>> contexts_;
-  std::vector<std::thread> threads_;
-  std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
-  size_t next_context_ = 0;
   std::atomic<bool> draining_{false};
+  bool stopped_ = false;
+  // Every open session, across threads: for the connection cap and the drain.
   std::mutex sessions_mu_;
   std::unordered_set<HttpSession*> sessions_;
-  using WorkGuard = boost::asio::executor_work_guard<boost::asio::io_context::executor_type>;
-  std::vector<WorkGuard> work_;
+  // Declared after the session set: destroying a thread's io_context ends the sessions
+  // its queued handlers still hold, and they unregister from the set.
+  std::vector<std::unique_ptr<NetworkThread>> network_;
+  std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
+  size_t next_thread_ = 0;
 };
 
 }  // namespace licensed
