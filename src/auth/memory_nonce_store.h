@@ -26,10 +26,17 @@
 // expiry up to a second changes verdicts the tests pin down.)
 //
 // Tables use linear probing. An expired slot is reused by the next insert that passes
-// it; a rebuild into a new table (dropping expired entries, sized at twice the live
-// ones) happens when occupied slots would pass 3/4 of the table, or when something has
-// expired and the pass is paid for (see sweep_due). Tables start empty and grow, so an
-// idle server holds almost nothing, and shrink again when traffic falls.
+// it. A rebuild drops expired entries: in place while the table stays 2 to 4 times
+// the live ones, else into a new table of twice the live ones. It happens
+// when occupied slots would pass 3/4 of the table, or when something has expired and
+// the pass is paid for (see sweep_due). Tables start empty and grow, so an idle server
+// holds almost nothing, and shrink again when traffic falls.
+//
+// Capacity counts occupied slots, expired ones not yet dropped included. At capacity
+// every check visits each shard and drops what expired there once that is paid for:
+// at once in a small table or one whose entries have all expired, within capacity/4
+// visits in a large one. Until then a new nonce whose probe run holds no expired slot
+// is kFull: refused (503), never accepted unchecked.
 #pragma once
 
 #include <atomic>
