@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <memory>
 #include <string>
 
@@ -79,30 +81,42 @@ size_t resident_bytes() {
   return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
 }
 
-// A server at 10,000 accepted requests per second for `state.range(0)` seconds, on the
-// store as main.cpp makes it, nonces kept ten minutes: after 600 s it holds 6M
-// nonces, and from then on as many expire as arrive. Reports heap and resident bytes
-// per nonce still remembered. Run each size in a process of its own
-// (--benchmark_filter=NonceMemory/600), so the resident figure starts from a clean heap.
-void BM_NonceMemory(benchmark::State& state) {
+// A server at 10,000 accepted requests per second for `seconds`, on the store as
+// main.cpp makes it, nonces kept ten minutes: after 600 s it holds 6M nonces, and from
+// then on as many expire as arrive. `each(check)` runs every check and returns false to
+// stop; returns the nonces still remembered at the end.
+template <typename Check>
+int64_t simulate_traffic(MemoryNonceStore& store, int64_t seconds, Check each) {
   constexpr int64_t kPerSecond = 10'000;
-  const int64_t seconds = state.range(0);
   const int64_t total = seconds * kPerSecond;
+  NonceMaker nonces(0);
+  for (int64_t i = 0; i < total; ++i) {
+    const UnixMillis now = kStart + i * 1000 / kPerSecond;
+    const std::string& nonce = nonces.next();
+    if (!each([&] { return store.check_and_insert("bench", nonce, now, now + kTenMinutes); })) {
+      break;
+    }
+  }
+  return std::min(total, kTenMinutes * kPerSecond / 1000);
+}
+
+// Heap and resident bytes per nonce still remembered after `state.range(0)` seconds of
+// that traffic. Run each size in a process of its own
+// (--benchmark_filter=NonceMemory/600/), so the resident figure starts from a clean heap.
+void BM_NonceMemory(benchmark::State& state) {
   for (auto _ : state) {
     const size_t heap_before = heap_in_use();
     const size_t rss_before = resident_bytes();
     auto store = std::make_unique<MemoryNonceStore>();
-    NonceMaker nonces(0);
-    for (int64_t i = 0; i < total; ++i) {
-      const UnixMillis now = kStart + i * 1000 / kPerSecond;
-      if (store->check_and_insert("bench", nonces.next(), now, now + kTenMinutes) !=
-          NonceVerdict::kFresh) {
-        state.SkipWithError("a fresh nonce was refused");
-        return;
-      }
+    bool refused = false;
+    const int64_t remembered = simulate_traffic(*store, state.range(0), [&](auto check) {
+      refused = check() != NonceVerdict::kFresh;
+      return !refused;
+    });
+    if (refused) {
+      state.SkipWithError("a fresh nonce was refused");
+      return;
     }
-    // Still remembered: those inserted within the last ten minutes.
-    const int64_t remembered = std::min(total, kTenMinutes * kPerSecond / 1000);
     const double heap = static_cast<double>(heap_in_use() - heap_before);
     const double rss = static_cast<double>(resident_bytes() - rss_before);
     state.counters["remembered"] = static_cast<double>(remembered);
@@ -113,6 +127,44 @@ void BM_NonceMemory(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_NonceMemory)->Arg(100)->Arg(600)->Arg(1200)->Iterations(1)->Unit(benchmark::kSecond);
+
+std::chrono::nanoseconds thread_cpu_time() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+// The pauses the same traffic sees: a check that rebuilt its shard's table held that
+// shard's lock meanwhile. In this thread's CPU time, so preemption does not count
+// (on a virtual machine, time the hypervisor takes may still).
+void BM_NonceRebuildPauses(benchmark::State& state) {
+  for (auto _ : state) {
+    MemoryNonceStore store;
+    std::chrono::nanoseconds longest{};
+    std::chrono::nanoseconds sum{};
+    size_t rebuilds = 0;
+    simulate_traffic(store, state.range(0), [&](auto check) {
+      const size_t before = store.rebuilds();
+      const std::chrono::nanoseconds started = thread_cpu_time();
+      const bool fresh = check() == NonceVerdict::kFresh;
+      if (store.rebuilds() != before) {
+        const std::chrono::nanoseconds took = thread_cpu_time() - started;
+        longest = std::max(longest, took);
+        sum += took;
+        ++rebuilds;
+      }
+      return fresh;
+    });
+    state.counters["rebuilds"] = static_cast<double>(rebuilds);
+    state.counters["mean_rebuild_ms"] =
+        rebuilds == 0 ? 0.0
+                      : std::chrono::duration<double, std::milli>(sum).count() /
+                            static_cast<double>(rebuilds);
+    state.counters["longest_rebuild_ms"] =
+        std::chrono::duration<double, std::milli>(longest).count();
+  }
+}
+BENCHMARK(BM_NonceRebuildPauses)->Arg(1200)->Iterations(1)->Unit(benchmark::kSecond);
 
 }  // namespace
 }  // namespace licensed
