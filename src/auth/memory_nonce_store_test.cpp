@@ -260,8 +260,7 @@ TEST(NonceStore, RebuildsKeepEveryLiveEntry) {
   // All are live now, each once.
   EXPECT_EQ(store.size(), static_cast<size_t>(kCount));
   for (int i = 0; i < kCount; ++i) {
-    ASSERT_EQ(store.check_and_insert("k", nonce(i), end, end + kKeep), NonceVerdict::kReused)
-        << i;
+    ASSERT_EQ(store.check_and_insert("k", nonce(i), end, end + kKeep), NonceVerdict::kReused) << i;
   }
 }
 
