@@ -89,6 +89,8 @@ Result<ReplayAndRateState> make_replay_and_rate_state(const ServeConfig& config,
     auto nonces = std::make_unique<MemoryNonceStore>();
     metrics.add_gauge({"licensed_nonce_store_entries", "Nonces remembered in memory.",
                        [n = nonces.get()] { return static_cast<double>(n->size()); }});
+    metrics.add_gauge({"licensed_nonce_store_bytes", "Bytes of the in-memory nonce tables.",
+                       [n = nonces.get()] { return static_cast<double>(n->table_bytes()); }});
     s.nonces = std::move(nonces);
     if (config.rate_limit_ip) {
       s.ip_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_ip);

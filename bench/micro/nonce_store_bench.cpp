@@ -1,7 +1,15 @@
 // Check 7: remembering a fresh nonce (every accepted request does) and refusing a
-// replay, in the sharded in-memory store; one and two threads.
+// replay, in the sharded in-memory store; one and two threads. And what the store
+// costs in memory per remembered nonce.
 #include <benchmark/benchmark.h>
+#include <malloc.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <memory>
 #include <string>
 
 #include "auth/memory_nonce_store.h"
@@ -55,6 +63,108 @@ void BM_NonceReplay(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_NonceReplay);
+
+// Heap bytes in use (glibc's own accounting: small blocks plus mmapped ones), which
+// counts every allocation exactly, whatever the allocator later reuses.
+size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+size_t resident_bytes() {
+  long pages = 0;
+  long resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+  std::fclose(f);
+  return static_cast<size_t>(resident) * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+// A server at 10,000 accepted requests per second for `seconds`, on the store as
+// main.cpp makes it, nonces kept ten minutes: after 600 s it holds 6M nonces, and from
+// then on as many expire as arrive. `each(check)` runs every check and returns false to
+// stop; returns the nonces still remembered at the end.
+template <typename Check>
+int64_t simulate_traffic(MemoryNonceStore& store, int64_t seconds, Check each) {
+  constexpr int64_t kPerSecond = 10'000;
+  const int64_t total = seconds * kPerSecond;
+  NonceMaker nonces(0);
+  for (int64_t i = 0; i < total; ++i) {
+    const UnixMillis now = kStart + i * 1000 / kPerSecond;
+    const std::string& nonce = nonces.next();
+    if (!each([&] { return store.check_and_insert("bench", nonce, now, now + kTenMinutes); })) {
+      break;
+    }
+  }
+  return std::min(total, kTenMinutes * kPerSecond / 1000);
+}
+
+// Heap and resident bytes per nonce still remembered after `state.range(0)` seconds of
+// that traffic. Run each size in a process of its own
+// (--benchmark_filter=NonceMemory/600/), so the resident figure starts from a clean heap.
+void BM_NonceMemory(benchmark::State& state) {
+  for (auto _ : state) {
+    const size_t heap_before = heap_in_use();
+    const size_t rss_before = resident_bytes();
+    auto store = std::make_unique<MemoryNonceStore>();
+    bool refused = false;
+    const int64_t remembered = simulate_traffic(*store, state.range(0), [&](auto check) {
+      refused = check() != NonceVerdict::kFresh;
+      return !refused;
+    });
+    if (refused) {
+      state.SkipWithError("a fresh nonce was refused");
+      return;
+    }
+    const double heap = static_cast<double>(heap_in_use() - heap_before);
+    const double rss = static_cast<double>(resident_bytes() - rss_before);
+    state.counters["remembered"] = static_cast<double>(remembered);
+    state.counters["heap_MiB"] = heap / (1024 * 1024);
+    state.counters["rss_MiB"] = rss / (1024 * 1024);
+    state.counters["heap_B_per_nonce"] = heap / static_cast<double>(remembered);
+    state.counters["rss_B_per_nonce"] = rss / static_cast<double>(remembered);
+  }
+}
+BENCHMARK(BM_NonceMemory)->Arg(100)->Arg(600)->Arg(1200)->Iterations(1)->Unit(benchmark::kSecond);
+
+std::chrono::nanoseconds thread_cpu_time() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+// The pauses the same traffic sees: a check that rebuilt its shard's table held that
+// shard's lock meanwhile. In this thread's CPU time, so preemption does not count
+// (on a virtual machine, time the hypervisor takes may still).
+void BM_NonceRebuildPauses(benchmark::State& state) {
+  for (auto _ : state) {
+    MemoryNonceStore store;
+    std::chrono::nanoseconds longest{};
+    std::chrono::nanoseconds sum{};
+    size_t rebuilds = 0;
+    simulate_traffic(store, state.range(0), [&](auto check) {
+      const size_t before = store.rebuilds();
+      const std::chrono::nanoseconds started = thread_cpu_time();
+      const bool fresh = check() == NonceVerdict::kFresh;
+      if (store.rebuilds() != before) {
+        const std::chrono::nanoseconds took = thread_cpu_time() - started;
+        longest = std::max(longest, took);
+        sum += took;
+        ++rebuilds;
+      }
+      return fresh;
+    });
+    state.counters["rebuilds"] = static_cast<double>(rebuilds);
+    state.counters["mean_rebuild_ms"] =
+        rebuilds == 0 ? 0.0
+                      : std::chrono::duration<double, std::milli>(sum).count() /
+                            static_cast<double>(rebuilds);
+    state.counters["longest_rebuild_ms"] =
+        std::chrono::duration<double, std::milli>(longest).count();
+  }
+}
+BENCHMARK(BM_NonceRebuildPauses)->Arg(1200)->Iterations(1)->Unit(benchmark::kSecond);
 
 }  // namespace
 }  // namespace licensed

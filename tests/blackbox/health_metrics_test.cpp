@@ -59,11 +59,15 @@ TEST_F(HealthMetrics, MetricsCountRequestsByRouteAndCodeWithLatency) {
   if (on_redis()) {
     // Nonces are in Redis; what is counted is Redis failing, and it has not.
     EXPECT_EQ(MetricSample(text, "licensed_nonce_store_entries"), -1);
+    EXPECT_EQ(MetricSample(text, "licensed_nonce_store_bytes"), -1);
     EXPECT_EQ(MetricSample(text, "licensed_redis_nonce_unavailable_total"), 0);
     EXPECT_EQ(MetricSample(text, "licensed_redis_rate_limit_fail_open_total"), 0);
   } else {
     // Three status requests and one activation each left a nonce.
     EXPECT_EQ(MetricSample(text, "licensed_nonce_store_entries"), 4);
+    // Their shards' first tables, 16 slots of 16 bytes each: at least one, at most four.
+    EXPECT_GE(MetricSample(text, "licensed_nonce_store_bytes"), 256);
+    EXPECT_LE(MetricSample(text, "licensed_nonce_store_bytes"), 4 * 256);
   }
   // Every sample line is NAME{labels} VALUE or NAME VALUE.
   const std::regex sample(R"([a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+)");
