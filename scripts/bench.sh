@@ -46,7 +46,7 @@ while (($#)); do
     --out) out="$2"; shift 2 ;;
     --activations) sizes+=("$2"); shift 2 ;;
     --store-dir) store_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     *) scenarios+=("$1"); shift ;;
   esac
