@@ -5,7 +5,8 @@
 # then the median and spread (min, max) per scenario.
 #
 #   scripts/bench.sh [-n RUNS] [-d DURATION] [-w WARMUP] [-c CONNECTIONS] [-t THREADS]
-#                    [--server-threads N] [--no-build] [--out DIR] SCENARIO...
+#                    [--server-threads N] [--no-build] [--out DIR]
+#                    [--activations N]... [--store-dir DIR] SCENARIO...
 #
 # SCENARIO: status heartbeat activate-repeat activate-new activate-hot mix (licensed-bench
 # scenarios against licensed), and the ceilings:
@@ -15,6 +16,13 @@
 #   wrk-licensed   wrk against licensed: wrk cannot sign, so every request is refused at
 #                  check 4 (401 missing_header): licensed's HTTP layer without the work
 # Defaults: 5 runs of 10 s after a 1 s warm-up, 64 connections, 1 client thread.
+# --activations N (repeatable): instead of a fresh store, run on a store already holding N
+#   machines (10 a license, activated through the activate operation by licensed-bench
+#   --seed-activations), seeded once into --store-dir (default build/bench-stores) and
+#   kept there between runs; each run's own licenses are added among them. With several
+#   sizes, each run goes through all sizes in turn, so the machine's noise hits each alike.
+# Every run records the server's resident memory (VmRSS at start and end, peak VmHWM, and
+# VmRSS once a second).
 # Every run's JSON goes to OUT/runs.jsonl; the summary to stdout and OUT/summary.txt.
 # The machine is shared, so each run also records the CPU the server and the client
 # used, how many cores everything else on the machine took meanwhile ("others"), and
@@ -24,7 +32,8 @@ cd "$(dirname "$0")/.."
 repo="$PWD"
 
 runs=5 duration=10s warmup=1s connections=64 threads=1 server_threads="" build=1 out=""
-scenarios=()
+store_dir="$repo/build/bench-stores"
+scenarios=() sizes=()
 while (($#)); do
   case "$1" in
     -n) runs="$2"; shift 2 ;;
@@ -35,7 +44,9 @@ while (($#)); do
     --server-threads) server_threads="$2"; shift 2 ;;
     --no-build) build=0; shift ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --activations) sizes+=("$2"); shift 2 ;;
+    --store-dir) store_dir="$2"; shift 2 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     *) scenarios+=("$1"); shift ;;
   esac
@@ -89,9 +100,23 @@ free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# Starts licensed on a fresh store in $run_dir; sets server_pid and port.
+# The store of `--activations N`, seeded the first time it is asked for; the seeding's
+# report (time, rate) is kept beside it.
+seeded_store() {
+  local n="$1" db="$store_dir/activations-$1.db"
+  if [ ! -f "$db.seeded.json" ]; then
+    mkdir -p "$store_dir"
+    rm -f "$db" "$db-wal" "$db-shm"
+    echo "bench.sh: seeding $n activations into $db (once; kept for later runs)" >&2
+    "$bench" --store "sqlite:$db" --seed-activations "$n" --json >"$db.seeding.json"
+    mv "$db.seeding.json" "$db.seeded.json"
+  fi
+  echo "$db"
+}
+
+# Starts licensed on $store_path; sets server_pid and port.
 start_licensed() {
-  local args=(serve --listen 127.0.0.1:0 --store "sqlite:$run_dir/licensed.db"
+  local args=(serve --listen 127.0.0.1:0 --store "sqlite:$store_path"
               --signing-key "bench=$secret" --rate-limit-key off --rate-limit-ip off
               --admin-listen off)
   [ -n "$server_threads" ] && args+=(--threads "$server_threads")
@@ -150,6 +175,21 @@ CONF
   exit 1
 }
 
+# The server's resident memory, once a second until it exits, as "SECONDS VmRSS VmHWM"
+# lines (KiB) into $1; the shell's own `read`, so sampling forks nothing.
+sample_memory() {
+  local pid="$1" file="$2" start key value rss hwm
+  start="$(date +%s)"
+  while [ -r "/proc/$pid/status" ]; do
+    rss="" hwm=""
+    while read -r key value _; do
+      case "$key" in VmRSS:) rss="$value" ;; VmHWM:) hwm="$value" ;; esac
+    done <"/proc/$pid/status" 2>/dev/null || break
+    [ -n "$rss" ] && echo "$(($(date +%s) - start)) $rss $hwm" >>"$file"
+    sleep 1
+  done
+}
+
 # wrk's summary as the same JSON shape licensed-bench prints (no p99.9: wrk has none).
 run_wrk() {
   local path="$1"
@@ -186,10 +226,16 @@ wrk.headers["Content-Type"] = "application/json"
 LUA
 
 echo "bench.sh: $(nproc) cores, $runs runs of $duration (+$warmup warm-up), $connections connections, $threads client thread(s); load average $(cut -d' ' -f1-3 /proc/loadavg); results in $out" >&2
+((${#sizes[@]})) || sizes=(fresh)
+for size in "${sizes[@]}"; do
+  [ "$size" = fresh ] || seeded_store "$size" >/dev/null
+done
 for scenario in "${scenarios[@]}"; do
   for run in $(seq 1 "$runs"); do
-    run_dir="$tmp/$scenario-$run"
+   for size in "${sizes[@]}"; do
+    run_dir="$tmp/$scenario-$run-$size"
     mkdir -p "$run_dir"
+    if [ "$size" = fresh ]; then store_path="$run_dir/licensed.db"; else store_path="$(seeded_store "$size")"; fi
     secret="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
     load="$(cut -d' ' -f1 /proc/loadavg)"
     bench_time=(/usr/bin/time -o "$run_dir/client-time" -f "%U %S")
@@ -197,6 +243,8 @@ for scenario in "${scenarios[@]}"; do
       nginx|wrk-nginx) start_nginx ;;
       *) start_licensed ;;
     esac
+    sample_memory "$server_pid" "$run_dir/memory" &
+    sampler_pid=$!
     server_before="$(process_ticks "$server_pid")" machine_before="$(machine_ticks)"
     steal_before="$(steal_ticks)"
     started="$(date +%s.%N)"
@@ -209,18 +257,20 @@ for scenario in "${scenarios[@]}"; do
         report="$(run_wrk /api/v1/license/status)" ;;
       *)
         report="$(LICENSED_BENCH_SECRET="$secret" "${bench_time[@]}" "$bench" --port "$port" \
-                  --store "sqlite:$run_dir/licensed.db" --scenario "$scenario" \
+                  --store "sqlite:$store_path" --scenario "$scenario" \
                   -c "$connections" -t "$threads" -d "$duration" --warmup "$warmup" --json -q)" ;;
     esac
     ended="$(date +%s.%N)"
     server_ticks=$(( $(process_ticks "$server_pid") - server_before ))
     machine_ticks_used=$(( $(machine_ticks) - machine_before ))
     stolen=$(( $(steal_ticks) - steal_before ))
+    memory_end="$(awk '/^VmRSS:/{r=$2} /^VmHWM:/{h=$2} END{print r+0, h+0}' "/proc/$server_pid/status" 2>/dev/null || echo "0 0")"
     stop_server
+    wait "$sampler_pid" 2>/dev/null || true
     load_after="$(cut -d' ' -f1 /proc/loadavg)"
     python3 - "$report" "$run" "$scenario" "$load" "$load_after" "$server_ticks" \
       "$(client_seconds "$run_dir/client-time")" "$machine_ticks_used" "$started" "$ended" \
-      "$(getconf CLK_TCK)" "$stolen" >>"$out/runs.jsonl" <<'PY'
+      "$(getconf CLK_TCK)" "$stolen" "$size" "$run_dir/memory" "$memory_end" >>"$out/runs.jsonl" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
 tick = 1.0 / float(sys.argv[11])
@@ -237,10 +287,22 @@ r.update(run=int(sys.argv[2]), scenario=sys.argv[3], loadBefore=float(sys.argv[4
          stolenCores=int(sys.argv[12]) * tick / wall,
          serverCpuUsPerRequest=server / requests * 1e6 if requests else None,
          clientCpuUsPerRequest=client / requests * 1e6 if requests else None)
+if sys.argv[13] != "fresh":
+    r["storeActivations"] = int(sys.argv[13])
+# Resident memory of the server: once a second from its start ([seconds, VmRSS KiB]), at
+# the end of the run, and its peak (VmHWM).
+try:
+    samples = [list(map(int, l.split())) for l in open(sys.argv[14]) if l.strip()]
+except FileNotFoundError:
+    samples = []
+end_rss, end_hwm = map(int, sys.argv[15].split())
+r.update(rssStartKiB=samples[0][1] if samples else None, rssEndKiB=end_rss or None,
+         hwmKiB=end_hwm or None, rssSamples=[s[:2] for s in samples])
 print(json.dumps(r))
 PY
-    tail -n1 "$out/runs.jsonl" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("  %s run %s: %.0f req/s, p99 %.2f ms, server %.1f us CPU/request, others kept %.2f cores busy, %.2f cores stolen (load average %s)" % (r["scenario"], r["run"], r["throughput"], r["latencyMs"].get("p99", 0), r["serverCpuUsPerRequest"] or 0, r["otherCores"], r["stolenCores"], r["loadBefore"]))' >&2
+    tail -n1 "$out/runs.jsonl" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("  %s%s run %s: %.0f req/s, p99 %.2f ms, server %.1f us CPU/request, RSS %s MiB at the end (peak %s), others kept %.2f cores busy, %.2f cores stolen (load average %s)" % (r["scenario"], " on %d activations" % r["storeActivations"] if "storeActivations" in r else "", r["run"], r["throughput"], r["latencyMs"].get("p99", 0), r["serverCpuUsPerRequest"] or 0, round((r["rssEndKiB"] or 0) / 1024, 1), round((r["hwmKiB"] or 0) / 1024, 1), r["otherCores"], r["stolenCores"], r["loadBefore"]))' >&2
     rm -rf "$run_dir"
+   done
   done
 done
 
@@ -248,12 +310,14 @@ python3 - "$out/runs.jsonl" <<'PY' | tee "$out/summary.txt"
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 by = {}
-for r in runs: by.setdefault(r["scenario"], []).append(r)
+for r in runs:
+    name = r["scenario"] + (f"@{r['storeActivations']}" if "storeActivations" in r else "")
+    by.setdefault(name, []).append(r)
 def cell(values, fmt):
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
-print(f"{'scenario':<14} {'runs':>4}  {'req/s median (min-max)':<24} {'p50 ms':<19} {'p99 ms':<19} "
+print(f"{'scenario':<22} {'runs':>4}  {'req/s median (min-max)':<24} {'p50 ms':<19} {'p99 ms':<19} "
       f"{'p99.9 ms':<19} {'server us/req':<19} {'client us/req':<17} {'others cores':<17} "
-      f"{'stolen cores':<17} {'errors':>6}")
+      f"{'stolen cores':<17} {'peak RSS MiB':<20} {'errors':>6}")
 for name, rs in by.items():
     lat = lambda q: [r["latencyMs"].get(q) for r in rs if r["latencyMs"].get(q) is not None]
     p999 = lat("p999")
@@ -262,10 +326,12 @@ for name, rs in by.items():
     client = [r["clientCpuUsPerRequest"] for r in rs if r.get("clientCpuUsPerRequest")]
     others = [r["otherCores"] for r in rs if "otherCores" in r]
     stolen = [r["stolenCores"] for r in rs if "stolenCores" in r]
-    print(f"{name:<14} {len(rs):>4}  {cell([r['throughput'] for r in rs], '{:.0f}'):<24} "
+    hwm = [r["hwmKiB"] / 1024 for r in rs if r.get("hwmKiB")]
+    print(f"{name:<22} {len(rs):>4}  {cell([r['throughput'] for r in rs], '{:.0f}'):<24} "
           f"{cell(lat('p50'), '{:.2f}'):<19} {cell(lat('p99'), '{:.2f}'):<19} "
           f"{(cell(p999, '{:.2f}') if p999 else '-'):<19} {(cell(cpu, '{:.1f}') if cpu else '-'):<19} "
           f"{(cell(client, '{:.1f}') if client else '-'):<17} "
           f"{(cell(others, '{:.2f}') if others else '-'):<17} "
-          f"{(cell(stolen, '{:.2f}') if stolen else '-'):<17} {errors:>6}")
+          f"{(cell(stolen, '{:.2f}') if stolen else '-'):<17} "
+          f"{(cell(hwm, '{:.1f}') if hwm else '-'):<20} {errors:>6}")
 PY

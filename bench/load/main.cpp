@@ -5,10 +5,13 @@
 #include <fmt/format.h>
 #include <openssl/rand.h>
 #include <signal.h>
+#include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <boost/json/object.hpp>
 #include <boost/json/serialize.hpp>
+#include <chrono>
 #include <iostream>
 
 #include "admin/admin_operations.h"
@@ -38,6 +41,42 @@ std::string random_run_id() {
   return to_hex(bytes, sizeof bytes);
 }
 
+// --seed-activations: seeds and reports what it added (and how fast), no load.
+int seed_only(const std::string& store, size_t count, ActivationSeed seed, bool json, bool quiet) {
+  seed.activations = count;
+  // The store's start-up lines (schema migrations of a new file) would mix with the
+  // report on stdout.
+  spdlog::set_level(spdlog::level::warn);
+  const auto started = std::chrono::steady_clock::now();
+  auto seconds_since_start = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  };
+  SeededActivations done;
+  try {
+    done = seed_activations(store, seed, [&](const SeededActivations& so_far) {
+      if (quiet) return;
+      const double secs = seconds_since_start();
+      std::cerr << fmt::format("seeded {} activations on {} licenses in {:.1f} s ({:.0f}/s)\n",
+                               so_far.activations, so_far.licenses, secs,
+                               so_far.activations / secs);
+    });
+  } catch (const std::exception& e) {
+    std::cerr << "licensed-bench: " << e.what() << "\n";
+    return kExitFailed;
+  }
+  const double secs = seconds_since_start();
+  if (json) {
+    boost::json::object report{{"seededActivations", done.activations},
+                               {"seededLicenses", done.licenses},
+                               {"seconds", secs}};
+    std::cout << boost::json::serialize(report) << std::endl;
+  } else {
+    std::cout << fmt::format("seeded {} activations on {} licenses in {:.1f} s\n", done.activations,
+                             done.licenses, secs);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,15 +99,19 @@ int main(int argc, char** argv) {
   std::vector<std::string> license_keys;
   size_t licenses = 0;
   int64_t hot_max = 4;
+  size_t seed_activation_count = 0;
+  ActivationSeed activation_seed;
   bool json = false;
   bool quiet = false;
 
-  app.add_option("--url", url, "base URL, http://HOST:PORT[/PREFIX] (default http://127.0.0.1:8080)");
+  app.add_option("--url", url,
+                 "base URL, http://HOST:PORT[/PREFIX] (default http://127.0.0.1:8080)");
   app.add_option("--host", host, "host to connect to (overrides --url's)");
   app.add_option("--port", port, "port to connect to (overrides --url's)");
   app.add_option("-c,--connections", connections, "keep-alive connections (default 64)")
       ->check(CLI::Range(1, 100000));
-  app.add_option("-t,--threads", threads, "client threads, each with its own io_context (default 1)")
+  app.add_option("-t,--threads", threads,
+                 "client threads, each with its own io_context (default 1)")
       ->check(CLI::Range(1, 256));
   app.add_option("-d,--duration", duration_text,
                  "how long to send after the warm-up: 10s, 500ms, 2m (default 10s unless "
@@ -87,7 +130,14 @@ int main(int argc, char** argv) {
   app.add_option("--licenses", licenses,
                  "licenses to seed (default: one per connection; 1000 for activate-new; 1 for "
                  "activate-hot)");
-  app.add_option("--hot-max", hot_max, "activate-hot's cap (default 4)")->check(CLI::Range(0, 1000000));
+  app.add_option("--hot-max", hot_max, "activate-hot's cap (default 4)")
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("--seed-activations", seed_activation_count,
+                 "only seed: this many machines into --store, activated through the activate "
+                 "operation, then exit (no load)");
+  app.add_option("--machines-per-license", activation_seed.per_license,
+                 "--seed-activations' machines on each license (default 10)")
+      ->check(CLI::Range(1, 1000000));
   app.add_flag("--json", json, "print the report as one JSON object on stdout");
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
   CLI11_PARSE(app, argc, argv);
@@ -114,6 +164,13 @@ int main(int argc, char** argv) {
   if (!duration || !warmup || !timeout || timeout->count() == 0) {
     std::cerr << "licensed-bench: durations are like 10s, 500ms, 2m or a number of seconds\n";
     return kExitUsage;
+  }
+  if (seed_activation_count > 0) {
+    if (store.empty()) {
+      std::cerr << "licensed-bench: --seed-activations needs --store\n";
+      return kExitUsage;
+    }
+    return seed_only(store, seed_activation_count, activation_seed, json, quiet);
   }
   if (secret.empty()) {
     std::cerr << "licensed-bench: --secret (or LICENSED_BENCH_SECRET) is required\n";
@@ -145,7 +202,8 @@ int main(int argc, char** argv) {
       // Against something that is not licensed (a ceiling run against nginx), any key
       // will do; licensed itself answers these 404 1703.
       std::cerr << "licensed-bench: no --store or --license-key: sending random license keys\n";
-      for (size_t i = 0; i < plan.licenses; ++i) config.license_keys.push_back(generate_license_key());
+      for (size_t i = 0; i < plan.licenses; ++i)
+        config.license_keys.push_back(generate_license_key());
     }
   } catch (const std::exception& e) {
     std::cerr << "licensed-bench: " << e.what() << "\n";
