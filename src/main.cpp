@@ -86,7 +86,7 @@ Result<ReplayAndRateState> make_replay_and_rate_state(const ServeConfig& config,
                                                       ServerMetrics& metrics) {
   ReplayAndRateState s;
   if (!config.redis) {
-    auto nonces = std::make_unique<MemoryNonceStore>();
+    auto nonces = std::make_unique<MemoryNonceStore>(config.max_nonces);
     metrics.add_gauge({"licensed_nonce_store_entries", "Nonces remembered in memory.",
                        [n = nonces.get()] { return static_cast<double>(n->size()); }});
     metrics.add_gauge({"licensed_nonce_store_bytes", "Bytes of the in-memory nonce tables.",

@@ -149,6 +149,8 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
                  "store jobs queued at most before 503 (default 10000)");
   app.add_option("--store-pool-size", f.store_pool_size,
                  "PostgreSQL connections at most (default: the URL's pool_size, or 8)");
+  app.add_option("--max-nonces", f.max_nonces,
+                 "nonces remembered in memory at most, without --redis (default 20000000)");
   app.add_option("--log-format", f.log_format, "text (default) or json: one JSON object a line");
   app.add_option("--sentry-dsn", f.sentry_dsn,
                  "report 500s to Sentry: http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID");
@@ -253,6 +255,8 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
   ASSIGN_OR_RETURN(c.store_pool_size,
                    pick_positive(flags.store_pool_size, "store-pool-size",
                                  "LICENSED_STORE_POOL_SIZE", "store_pool_size", c.store_pool_size));
+  ASSIGN_OR_RETURN(c.max_nonces, pick_positive(flags.max_nonces, "max-nonces",
+                                               "LICENSED_MAX_NONCES", "max_nonces", c.max_nonces));
 
   if (auto s = pick(flags.log_format, "log-format", env, "LICENSED_LOG_FORMAT", t, "log_format")) {
     const auto format = parse_log_format(s->value);

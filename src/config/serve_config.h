@@ -49,6 +49,10 @@ struct ServeConfig {
   size_t max_queue = 10000;
   // PostgreSQL connections at most; 0: the store URL's pool_size, or 8.
   size_t store_pool_size = 0;
+  // Nonces the in-memory store remembers at most (no Redis). Each is kept 600 s by
+  // default, so this bounds the accepted request rate (here ~33,000 req/s) and the
+  // store's memory; a request beyond it answers 503 1708 (fail closed).
+  size_t max_nonces = 20'000'000;
   LogFormat log_format = LogFormat::kText;
   std::optional<SentryDsn> sentry_dsn;  // where 500s are reported; none: only logged
 };
@@ -73,6 +77,7 @@ struct ServeFlags {
   std::optional<int64_t> idle_timeout;
   std::optional<size_t> max_queue;
   std::optional<size_t> store_pool_size;
+  std::optional<size_t> max_nonces;
   std::optional<std::string> log_format;
   std::optional<std::string> sentry_dsn;
 };

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "support/fixture.h"
+#include "support/pg_database.h"
 
 namespace bb {
 namespace {
@@ -51,6 +52,23 @@ TEST_F(Signing, NonceIsRememberedPerKeyId) {
   EXPECT_OK(Call("status", Body(license), kPluginKey, same));
   EXPECT_OK(Call("status", Body(license), kCiKey, same));
   EXPECT_BAD_SIGNATURE(Call("status", Body(license), kCiKey, same), "nonce_reused");
+}
+
+// --max-nonces bounds the in-memory nonce store; past it the server refuses rather than
+// forget a nonce early (which would let a replay through).
+TEST_F(Signing, BeyondMaxNoncesRequestsAre503AndEveryRememberedNonceStillRefused) {
+  if (TestWithRedis()) GTEST_SKIP() << "--max-nonces bounds the in-memory store only";
+  ServerOptions options;
+  options.args = {"--max-nonces", "3"};
+  Start(options);
+  // NewLicense goes through the admin command line: it takes no nonce.
+  const std::string license = NewLicense(2);
+  const HttpRequest first = Signed("status", Body(license));
+  ASSERT_OK(Send(first));
+  ASSERT_OK(Status(license));
+  ASSERT_OK(Status(license));
+  EXPECT_API_ERROR(Status(license), 503, 1708, "LICENSE_API_UNAVAILABLE");
+  EXPECT_BAD_SIGNATURE(Send(first), "nonce_reused");
 }
 
 TEST_F(Signing, KeyIdOf64CharactersIsAccepted) {
