@@ -78,6 +78,34 @@ TEST_F(PgStore, ALicenseRowLockedPastLockTimeoutAnswers1708AndThenResumes) {
   EXPECT_EQ(Activate(h.store(), "machine-1"), 0);
 }
 
+// Writes nobody reads go to the server with the transaction's next round trip (its
+// COMMIT here): one that fails there still fails the job, and nothing of it is kept.
+TEST_F(PgStore, AWriteThatFailsWithTheCommitFailsTheJobAndKeepsNothing) {
+  StoreHarness h("postgresql");
+  MakeLicense(h.store(), 5);
+  auto outcome =
+      licensed::run_blocking(h.store(), TxKind::kWrite, [](StoreTx& tx) -> licensed::Status {
+        auto license = tx.find_license(kKey);
+        if (!license.ok()) return license.error();
+        const licensed::Activation a{"machine-1", std::nullopt, kT0, kT0};
+        licensed::AuditEntry e;
+        e.at = kT0;
+        e.action = "activate";
+        e.license_key = kKey;
+        // Accepted here; the second insert breaks the primary key once the server sees it.
+        RETURN_IF_ERROR(tx.insert_activation(license.value()->id, a));
+        RETURN_IF_ERROR(tx.append_audit(e));
+        return tx.insert_activation(license.value()->id, a);
+      });
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, licensed::ErrorCode::kInternal);
+  auto left = licensed::run_blocking(h.store(), TxKind::kRead,
+                                     [](StoreTx& tx) { return tx.list_audit(kKey, 0, 10); });
+  ASSERT_TRUE(left.ok());
+  EXPECT_TRUE(left->empty());
+  EXPECT_EQ(Activate(h.store(), "machine-1"), 0);
+}
+
 TEST_F(PgStore, ReconnectsAfterPostgresRestartsWithoutARestartOfItsOwn) {
   PgServer server;
   auto store = licensed::open_store(server.url() + "?pool_size=3");

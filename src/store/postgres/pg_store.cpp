@@ -99,32 +99,21 @@ void PgStore::run_in_transaction(std::unique_ptr<PgConnection>& conn, TxKind kin
     finish_store_job(job, failure);
     return;
   }
-  auto begun = conn->exec(begin_sql(kind), "begin");
-  if (!begun.ok() && !conn->usable()) {
-    // The server restarted since this connection's last job: nothing of the job ran
-    // yet, so one new connection may try again.
-    if (!ensure_connection(conn, failure)) {
-      finish_store_job(job, failure);
-      return;
-    }
-    begun = conn->exec(begin_sql(kind), "begin");
-  }
-  if (!begun.ok()) {
-    finish_store_job(job, begun.error());
-    return;
-  }
+  // BEGIN goes with the job's first statement; a connection the server closed since its
+  // last job is opened again there (see PgConnection::begin).
+  conn->begin(begin_sql(kind));
   PgTx tx(*conn, kind == TxKind::kWrite);
   const bool keep = run_store_job(job, tx);
   if (keep) {
     // A COMMIT whose answer was lost may or may not have happened; 1708 tells the client
     // to retry, which every endpoint allows (activation of a known machine is a refresh).
     if (auto committed = conn->commit(); !committed.ok()) {
-      if (conn->usable() && conn->in_transaction()) (void)conn->exec("ROLLBACK", "roll back");
+      conn->rollback();
       finish_store_job(job, committed.error());
       return;
     }
-  } else if (conn->usable()) {
-    (void)conn->exec("ROLLBACK", "roll back");
+  } else {
+    conn->rollback();
   }
   finish_store_job(job, std::nullopt);
 }
