@@ -106,6 +106,65 @@ TEST_F(PgStore, AWriteThatFailsWithTheCommitFailsTheJobAndKeepsNothing) {
   EXPECT_EQ(Activate(h.store(), "machine-1"), 0);
 }
 
+// Write jobs queued together share a transaction (group commit), so two such
+// transactions may want the same two license rows in opposite orders. Two instances on
+// one database, each handed activations alternating between two licenses all at once:
+// every activation is kept, and none waits out a deadlock (which would answer 1708).
+TEST_F(PgStore, BatchedActivationsOfTwoLicensesOnTwoInstancesNeverDeadlock) {
+  StoreHarness h("postgresql");
+  auto second = h.OpenAnother();
+  MakeLicense(h.store(), 1000);
+  constexpr const char* kOtherKey = "5d0c2a4e-7f3b-4c1d-8e9a-0b1c2d3e4f50";
+  auto made =
+      licensed::run_blocking(h.store(), TxKind::kWrite, [&](StoreTx& tx) -> licensed::Status {
+        auto product = tx.find_product("reverb");
+        if (!product.ok()) return product.error();
+        licensed::NewLicense n;
+        n.key = kOtherKey;
+        n.product_id = product.value()->id;
+        n.max = 1000;
+        n.created_at = kT0;
+        auto l = tx.insert_license(n);
+        if (!l.ok()) return l.error();
+        return licensed::Ok{};
+      });
+  ASSERT_TRUE(made.ok()) << made.error().detail;
+
+  constexpr int kPerStore = 200;
+  std::atomic<int> ok{0}, failed{0};
+  std::latch answered(2 * kPerStore);
+  for (int s = 0; s < 2; ++s) {
+    licensed::Store& store = s == 0 ? h.store() : *second;
+    for (int i = 0; i < kPerStore; ++i) {
+      auto req = std::make_shared<licensed::LicenseRequest>();
+      req->license_key = (i + s) % 2 == 0 ? kKey : kOtherKey;
+      req->machine_id = "machine-" + std::to_string(s) + "-" + std::to_string(i);
+      auto outcome = std::make_shared<std::optional<Result<boost::json::object>>>();
+      store.submit(
+          TxKind::kWrite,
+          licensed::StoreJob{
+              [req, outcome](StoreTx& tx) {
+                licensed::OperationContext ctx;
+                ctx.now = kT0 + 1000;
+                outcome->emplace(licensed::activate(tx, *req, ctx));
+                return outcome->value().ok();
+              },
+              [outcome, &ok, &failed, &answered](const std::optional<licensed::ApiError>& failure) {
+                const bool kept = !failure && outcome->has_value() && outcome->value().ok();
+                (kept ? ok : failed)++;
+                answered.count_down();
+              }});
+    }
+  }
+  answered.wait();
+  EXPECT_EQ(ok.load(), 2 * kPerStore);
+  EXPECT_EQ(failed.load(), 0);
+  PgSession s(h.pg()->url());
+  EXPECT_EQ(s.Exec("SELECT count(*) FROM activations"), std::to_string(2 * kPerStore));
+  EXPECT_EQ(s.Exec("SELECT count(*) FROM audit_log WHERE action = 'license.activate'"),
+            std::to_string(2 * kPerStore));
+}
+
 TEST_F(PgStore, ReconnectsAfterPostgresRestartsWithoutARestartOfItsOwn) {
   PgServer server;
   auto store = licensed::open_store(server.url() + "?pool_size=3");

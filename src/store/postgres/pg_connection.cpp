@@ -1,6 +1,7 @@
 #include "store/postgres/pg_connection.h"
 
 #include <charconv>
+#include <utility>
 
 #include "store/postgres/pg_fault.h"
 
@@ -115,8 +116,30 @@ Status PgConnection::exec(const char* sql, std::string_view what) {
 
 void PgConnection::begin(const char* sql) {
   queued_.clear();
-  queued_.push_back(Statement{sql, PgParams(), "begin", false});
+  queue(sql, "begin");
   begin_queued_ = true;
+  fail_fast_on_locks_ = false;
+  lock_busy_ = false;
+}
+
+void PgConnection::queue(const char* sql, std::string_view what) {
+  queued_.push_back(Statement{sql, PgParams(), std::string(what), false});
+}
+
+Status PgConnection::flush() {
+  if (queued_.empty()) return Ok{};
+  ASSIGN_OR_RETURN(auto ignored, send_queued());
+  return Ok{};
+}
+
+void PgConnection::stop_waiting_for_locks() {
+  // 0 would mean "wait forever"; 1 ms is the least PostgreSQL takes.
+  queue("SET LOCAL lock_timeout = 1", "stop waiting for locks");
+  fail_fast_on_locks_ = true;
+}
+
+bool PgConnection::take_lock_busy() {
+  return std::exchange(lock_busy_, false);
 }
 
 void PgConnection::defer(const std::string& sql, const PgParams& params, std::string_view what) {
@@ -235,6 +258,14 @@ Result<PgResult> PgConnection::send_pipeline() {
     if (st == PGRES_PIPELINE_ABORTED) continue;
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
       if (PQstatus(conn_) != CONNECTION_OK) return broken(res.raw(), s.what);
+      const char* state = PQresultErrorField(res.raw(), PG_DIAG_SQLSTATE);
+      if (!failure && fail_fast_on_locks_ && state != nullptr &&
+          std::string_view(state) == "55P03") {
+        // Not a fault: the job runs again in a transaction of its own (see
+        // stop_waiting_for_locks), so nothing is logged.
+        lock_busy_ = true;
+        failure = errors::unavailable(1, "a license row is locked by another transaction");
+      }
       if (!failure) failure = pg_failure(conn_, res.raw(), s.what);
       continue;
     }

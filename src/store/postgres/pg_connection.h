@@ -89,6 +89,19 @@ class PgConnection {
   // A write whose rows nobody reads and whose failure may wait: it goes with the next
   // query() or commit(), and a failure of it fails that call.
   void defer(const std::string& sql, const PgParams& params, std::string_view what);
+  // Queues a statement without parameters (SAVEPOINT, RELEASE) to go with the next round
+  // trip.
+  void queue(const char* sql, std::string_view what);
+  // Sends what waits now: a job's last writes, so that their failure is that job's.
+  Status flush();
+  // From here to the end of the transaction a lock held elsewhere is not waited for
+  // (SET LOCAL lock_timeout of 1 ms): a transaction that already holds row locks never
+  // waits for another, so transactions of several jobs cannot deadlock. A statement that
+  // would have waited fails quietly and lock_busy() says so: the job goes to a
+  // transaction of its own, where it may wait.
+  void stop_waiting_for_locks();
+  // True (once) when a statement failed because it would have waited for a lock.
+  bool take_lock_busy();
   // What waits, then COMMIT, failing when PostgreSQL rolled the transaction back instead
   // (it does so, without an error, for a transaction an earlier statement failed in).
   Status commit();
@@ -120,7 +133,9 @@ class PgConnection {
   std::unordered_map<std::string, std::string> prepared_;  // SQL text -> statement name
   uint64_t next_statement_ = 0;
   std::vector<Statement> queued_;
-  bool begin_queued_ = false;  // queued_ starts with a BEGIN the server has not seen
+  bool begin_queued_ = false;        // queued_ starts with a BEGIN the server has not seen
+  bool fail_fast_on_locks_ = false;  // stop_waiting_for_locks() in this transaction
+  bool lock_busy_ = false;
   // A pipeline that ended out of step (a lost connection mid-way): never used again.
   bool broken_ = false;
 };

@@ -63,18 +63,40 @@ void PgStore::submit(TxKind kind, StoreJob job) {
 
 void PgStore::worker_loop(size_t index) {
   std::unique_ptr<PgConnection>& conn = conns_[index];
+  std::vector<StoreJob> batch;
   for (;;) {
-    std::pair<TxKind, StoreJob> next;
+    TxKind kind;
     {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] { return !jobs_.empty() || stopping_.load(); });
       // Drain what is queued even when stopping, so no submitted job is left unanswered.
       if (jobs_.empty()) return;
-      next = std::move(jobs_.front());
-      jobs_.pop_front();
+      kind = jobs_.front().first;
+      const size_t max = kind == TxKind::kWrite ? options_.max_batch : 1;
+      while (!jobs_.empty() && jobs_.front().first == kind && batch.size() < max) {
+        batch.push_back(std::move(jobs_.front().second));
+        jobs_.pop_front();
+      }
     }
-    run_in_transaction(conn, next.first, next.second);
-    --depth_;
+    const size_t taken = batch.size();
+    std::optional<ApiError> failure;
+    std::vector<StoreJob> again;
+    if (!ensure_connection(conn, failure)) {
+      for (auto& job : batch) finish_store_job(job, failure);
+    } else if (kind == TxKind::kRead) {
+      run_read(*conn, batch.front());
+    } else {
+      again = run_writes(*conn, batch);
+    }
+    batch.clear();
+    depth_ -= taken - again.size();
+    if (!again.empty()) {
+      std::lock_guard lock(mu_);
+      for (auto it = again.rbegin(); it != again.rend(); ++it) {
+        jobs_.emplace_front(TxKind::kWrite, std::move(*it));
+      }
+      cv_.notify_all();
+    }
   }
 }
 
@@ -93,29 +115,86 @@ bool PgStore::ensure_connection(std::unique_ptr<PgConnection>& conn,
   return true;
 }
 
-void PgStore::run_in_transaction(std::unique_ptr<PgConnection>& conn, TxKind kind, StoreJob& job) {
-  std::optional<ApiError> failure;
-  if (!ensure_connection(conn, failure)) {
-    finish_store_job(job, failure);
-    return;
-  }
+void PgStore::run_read(PgConnection& conn, StoreJob& job) {
   // BEGIN goes with the job's first statement; a connection the server closed since its
   // last job is opened again there (see PgConnection::begin).
-  conn->begin(begin_sql(kind));
-  PgTx tx(*conn, kind == TxKind::kWrite);
-  const bool keep = run_store_job(job, tx);
-  if (keep) {
-    // A COMMIT whose answer was lost may or may not have happened; 1708 tells the client
-    // to retry, which every endpoint allows (activation of a known machine is a refresh).
-    if (auto committed = conn->commit(); !committed.ok()) {
-      conn->rollback();
+  conn.begin(begin_sql(TxKind::kRead));
+  PgTx tx(conn, false);
+  if (run_store_job(job, tx)) {
+    if (auto committed = conn.commit(); !committed.ok()) {
+      conn.rollback();
       finish_store_job(job, committed.error());
       return;
     }
   } else {
-    conn->rollback();
+    conn.rollback();
   }
   finish_store_job(job, std::nullopt);
+}
+
+std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJob>& batch) {
+  std::vector<StoreJob> again;
+  std::vector<StoreJob*> kept;  // answered once COMMIT succeeded
+  auto fail_kept = [&](const ApiError& e) {
+    for (StoreJob* job : kept) finish_store_job(*job, e);
+  };
+  conn.begin(begin_sql(TxKind::kWrite));
+  for (size_t i = 0; i < batch.size(); ++i) {
+    StoreJob& job = batch[i];
+    conn.queue("SAVEPOINT job", "begin job");
+    PgTx tx(conn, true);
+    const bool keep = run_store_job(job, tx);
+    std::optional<ApiError> failure;
+    if (keep) {
+      // The job's last writes go now, so that their failure is this job's alone.
+      conn.queue("RELEASE SAVEPOINT job", "end job");
+      if (auto sent = conn.flush(); sent.ok()) {
+        if (kept.empty()) conn.stop_waiting_for_locks();
+        kept.push_back(&job);
+        continue;
+      } else {
+        failure = sent.error();
+      }
+    }
+    const bool busy = conn.take_lock_busy();
+    conn.queue("ROLLBACK TO SAVEPOINT job", "undo job");
+    conn.queue("RELEASE SAVEPOINT job", "end job");
+    if (auto undone = conn.flush(); !undone.ok()) {
+      // The job's half-done work cannot be undone alone (an activation without its
+      // audit record must never commit): undo the whole transaction instead. Jobs not
+      // run yet go to the next one.
+      conn.rollback();
+      fail_kept(undone.error());
+      if (busy) {
+        again.push_back(std::move(job));
+      } else if (keep) {
+        finish_store_job(job, failure ? failure : std::optional<ApiError>(undone.error()));
+      } else {
+        finish_store_job(job, std::nullopt);  // rolled back, as it asked
+      }
+      for (size_t k = i + 1; k < batch.size(); ++k) again.push_back(std::move(batch[k]));
+      return again;
+    }
+    if (busy) {
+      again.push_back(std::move(job));
+    } else {
+      // A job that rolled back answers now; one whose writes failed answers that failure.
+      finish_store_job(job, failure);
+    }
+  }
+  if (kept.empty()) {
+    conn.rollback();
+    return again;
+  }
+  // A COMMIT whose answer was lost may or may not have happened; 1708 tells the client
+  // to retry, which every endpoint allows (activation of a known machine is a refresh).
+  if (auto committed = conn.commit(); !committed.ok()) {
+    conn.rollback();
+    fail_kept(committed.error());
+    return again;
+  }
+  for (StoreJob* job : kept) finish_store_job(*job, std::nullopt);
+  return again;
 }
 
 }  // namespace licensed
