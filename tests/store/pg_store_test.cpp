@@ -165,6 +165,56 @@ TEST_F(PgStore, BatchedActivationsOfTwoLicensesOnTwoInstancesNeverDeadlock) {
             std::to_string(2 * kPerStore));
 }
 
+// A job's last writes go to the server with the next job's first statement. When they
+// fail there, that job alone fails; the next one, whose statements were skipped, runs
+// again and is kept, as is the one after it.
+TEST_F(PgStore, AJobWhoseWritesFailInABatchFailsAloneAndTheNextOnesAreKept) {
+  StoreHarness h("postgresql", {}, "?pool_size=1");
+  MakeLicense(h.store(), 5);
+  // The only connection waits here while the three jobs queue up behind it.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::latch answered(4);
+  h.store().submit(TxKind::kWrite,
+                   licensed::StoreJob{[released](StoreTx&) {
+                                        released.wait();
+                                        return true;
+                                      },
+                                      [&answered](const std::optional<licensed::ApiError>&) {
+                                        answered.count_down();
+                                      }});
+  std::vector<std::optional<licensed::ApiError>> failures(3);
+  auto insert_twice = [](StoreTx& tx, const std::string& machine, int times) {
+    auto license = tx.find_license(kKey);
+    if (!license.ok() || !license.value()) return false;
+    const licensed::Activation a{machine, std::nullopt, kT0, kT0};
+    for (int i = 0; i < times; ++i) (void)tx.insert_activation(license.value()->id, a);
+    return true;
+  };
+  const int times[] = {2, 1, 1};  // the first breaks the primary key
+  for (int j = 0; j < 3; ++j) {
+    const std::string machine = "machine-" + std::to_string(j);
+    const int n = times[j];
+    h.store().submit(
+        TxKind::kWrite,
+        licensed::StoreJob{
+            [insert_twice, machine, n](StoreTx& tx) { return insert_twice(tx, machine, n); },
+            [&failures, &answered, j](const std::optional<licensed::ApiError>& failure) {
+              failures[j] = failure;
+              answered.count_down();
+            }});
+  }
+  release.set_value();
+  answered.wait();
+  ASSERT_TRUE(failures[0].has_value());
+  EXPECT_EQ(failures[0]->code, licensed::ErrorCode::kInternal);
+  EXPECT_FALSE(failures[1].has_value());
+  EXPECT_FALSE(failures[2].has_value());
+  PgSession s(h.pg()->url());
+  EXPECT_EQ(s.Exec("SELECT string_agg(machine_id, ',' ORDER BY machine_id) FROM activations"),
+            "machine-1,machine-2");
+}
+
 TEST_F(PgStore, ReconnectsAfterPostgresRestartsWithoutARestartOfItsOwn) {
   PgServer server;
   auto store = licensed::open_store(server.url() + "?pool_size=3");

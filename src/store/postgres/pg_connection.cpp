@@ -120,6 +120,8 @@ void PgConnection::begin(const char* sql) {
   begin_queued_ = true;
   fail_fast_on_locks_ = false;
   lock_busy_ = false;
+  handed_over_ = 0;
+  handed_over_failure_.reset();
 }
 
 void PgConnection::queue(const char* sql, std::string_view what) {
@@ -140,6 +142,11 @@ void PgConnection::stop_waiting_for_locks() {
 
 bool PgConnection::take_lock_busy() {
   return std::exchange(lock_busy_, false);
+}
+
+std::optional<ApiError> PgConnection::take_handed_over_failure(bool& busy) {
+  busy = std::exchange(handed_over_busy_, false);
+  return std::exchange(handed_over_failure_, std::nullopt);
 }
 
 void PgConnection::defer(const std::string& sql, const PgParams& params, std::string_view what) {
@@ -170,6 +177,7 @@ Status PgConnection::commit() {
 
 void PgConnection::rollback() {
   const bool reached_server = !begin_queued_;
+  handed_over_ = 0;
   queued_.clear();
   begin_queued_ = false;
   if (reached_server && usable() && in_transaction()) (void)exec("ROLLBACK", "roll back");
@@ -193,6 +201,13 @@ Result<PgResult> PgConnection::send_queued() {
       }
     }
   }
+  if (handed_over_ > 0 && !sent.ok() && failed_at_ < handed_over_) {
+    // The pipeline stopped in a finished job's statements: the failure is that job's,
+    // and nothing after it ran.
+    handed_over_failure_ = sent.error();
+    handed_over_busy_ = std::exchange(lock_busy_, false);
+  }
+  handed_over_ = 0;
   queued_.clear();
   begin_queued_ = false;
   return sent;
@@ -200,6 +215,7 @@ Result<PgResult> PgConnection::send_queued() {
 
 ApiError PgConnection::broken(const PGresult* res, std::string_view what) {
   broken_ = true;
+  failed_at_ = 0;  // everything is lost with the connection
   return pg_failure(conn_, res, what);
 }
 
@@ -211,7 +227,8 @@ Result<PgResult> PgConnection::send_pipeline() {
   std::vector<Sent> sent;
   std::unordered_map<std::string, std::string> preparing;
   const std::string_view first_what = queued_.empty() ? "query" : queued_.front().what;
-  if (broken_) return pg_failure(conn_, nullptr, first_what);
+  failed_at_ = queued_.size();
+  if (broken_) return broken(nullptr, first_what);
   if (PQenterPipelineMode(conn_) != 1) return broken(nullptr, first_what);
   for (size_t i = 0; i < queued_.size(); ++i) {
     const Statement& s = queued_[i];
@@ -267,6 +284,7 @@ Result<PgResult> PgConnection::send_pipeline() {
         failure = errors::unavailable(1, "a license row is locked by another transaction");
       }
       if (!failure) failure = pg_failure(conn_, res.raw(), s.what);
+      if (failed_at_ == queued_.size()) failed_at_ = c.statement;
       continue;
     }
     if (c.prepare_as != nullptr) {

@@ -102,6 +102,12 @@ class PgConnection {
   void stop_waiting_for_locks();
   // True (once) when a statement failed because it would have waited for a lock.
   bool take_lock_busy();
+  // Marks what waits as a finished job's (its last writes and RELEASE): it goes with the
+  // next job's first round trip, and a failure in it is that job's, reported (once) by
+  // take_handed_over_failure() with whether it was a lock wait (see take_lock_busy).
+  void hand_over() { handed_over_ = queued_.size(); }
+  bool has_handed_over() const { return handed_over_ > 0; }
+  std::optional<ApiError> take_handed_over_failure(bool& busy);
   // What waits, then COMMIT, failing when PostgreSQL rolled the transaction back instead
   // (it does so, without an error, for a transaction an earlier statement failed in).
   Status commit();
@@ -133,7 +139,11 @@ class PgConnection {
   std::unordered_map<std::string, std::string> prepared_;  // SQL text -> statement name
   uint64_t next_statement_ = 0;
   std::vector<Statement> queued_;
-  bool begin_queued_ = false;        // queued_ starts with a BEGIN the server has not seen
+  bool begin_queued_ = false;  // queued_ starts with a BEGIN the server has not seen
+  size_t handed_over_ = 0;     // leading statements of queued_ that hand_over() marked
+  size_t failed_at_ = 0;       // the statement of queued_ the last pipeline failed at
+  std::optional<ApiError> handed_over_failure_;
+  bool handed_over_busy_ = false;
   bool fail_fast_on_locks_ = false;  // stop_waiting_for_locks() in this transaction
   bool lock_busy_ = false;
   // A pipeline that ended out of step (a lost connection mid-way): never used again.

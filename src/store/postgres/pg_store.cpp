@@ -134,65 +134,91 @@ void PgStore::run_read(PgConnection& conn, StoreJob& job) {
 
 std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJob>& batch) {
   std::vector<StoreJob> again;
-  std::vector<StoreJob*> kept;  // answered once COMMIT succeeded
-  auto fail_kept = [&](const ApiError& e) {
+  // Answered once COMMIT succeeded. The last one's final writes and RELEASE may not have
+  // reached the server yet: they go with the next job's first statement (handed over).
+  std::vector<StoreJob*> kept;
+  // The transaction cannot go on: undo it all; jobs from `next` on did not run.
+  auto abandon = [&](const ApiError& e, size_t next) {
+    conn.rollback();
     for (StoreJob* job : kept) finish_store_job(*job, e);
+    for (size_t k = next; k < batch.size(); ++k) again.push_back(std::move(batch[k]));
+    return std::move(again);
   };
+  // Undoes the job whose savepoint is the open one.
+  auto undo = [&conn]() -> Status {
+    conn.queue("ROLLBACK TO SAVEPOINT job", "undo job");
+    conn.queue("RELEASE SAVEPOINT job", "end job");
+    return conn.flush();
+  };
+  // When the last kept job's handed-over writes failed (the pipeline stopped there, so
+  // nothing after them ran), undoes that job and answers it, or queues it again when it
+  // would have waited for a lock. True when it did; `broken` set when the undo failed.
+  auto settle_handed_over = [&](std::optional<ApiError>& broken) {
+    bool busy = false;
+    auto failed = conn.take_handed_over_failure(busy);
+    if (!failed) return false;
+    StoreJob* last = kept.back();
+    kept.pop_back();
+    if (auto undone = undo(); !undone.ok()) broken = undone.error();
+    if (busy) {
+      again.push_back(std::move(*last));
+    } else {
+      finish_store_job(*last, failed);
+    }
+    return true;
+  };
+
   conn.begin(begin_sql(TxKind::kWrite));
+  std::optional<ApiError> broken;
   for (size_t i = 0; i < batch.size(); ++i) {
     StoreJob& job = batch[i];
     conn.queue("SAVEPOINT job", "begin job");
     PgTx tx(conn, true);
     const bool keep = run_store_job(job, tx);
-    std::optional<ApiError> failure;
+    // A job that sent nothing leaves the previous one's writes waiting: send them now, so
+    // that their failure is told apart from this job's.
+    if (conn.has_handed_over()) (void)conn.flush();
+    if (settle_handed_over(broken)) {
+      // This job's statements were skipped behind the failure: it runs again.
+      again.push_back(std::move(job));
+      if (broken) return abandon(*broken, i + 1);
+      continue;
+    }
     if (keep) {
-      // The job's last writes go now, so that their failure is this job's alone.
       conn.queue("RELEASE SAVEPOINT job", "end job");
-      if (auto sent = conn.flush(); sent.ok()) {
-        if (kept.empty()) conn.stop_waiting_for_locks();
-        kept.push_back(&job);
-        continue;
-      } else {
-        failure = sent.error();
-      }
+      if (kept.empty()) conn.stop_waiting_for_locks();
+      conn.hand_over();
+      kept.push_back(&job);
+      continue;
     }
     const bool busy = conn.take_lock_busy();
-    conn.queue("ROLLBACK TO SAVEPOINT job", "undo job");
-    conn.queue("RELEASE SAVEPOINT job", "end job");
-    if (auto undone = conn.flush(); !undone.ok()) {
+    if (auto undone = undo(); !undone.ok()) {
       // The job's half-done work cannot be undone alone (an activation without its
-      // audit record must never commit): undo the whole transaction instead. Jobs not
-      // run yet go to the next one.
-      conn.rollback();
-      fail_kept(undone.error());
+      // audit record must never commit): undo the whole transaction instead.
       if (busy) {
         again.push_back(std::move(job));
-      } else if (keep) {
-        finish_store_job(job, failure ? failure : std::optional<ApiError>(undone.error()));
       } else {
         finish_store_job(job, std::nullopt);  // rolled back, as it asked
       }
-      for (size_t k = i + 1; k < batch.size(); ++k) again.push_back(std::move(batch[k]));
-      return again;
+      return abandon(undone.error(), i + 1);
     }
     if (busy) {
       again.push_back(std::move(job));
     } else {
-      // A job that rolled back answers now; one whose writes failed answers that failure.
-      finish_store_job(job, failure);
+      finish_store_job(job, std::nullopt);  // rolled back, as it asked
     }
   }
+  // The last job's writes go before COMMIT, so that their failure is that job's alone.
+  if (conn.has_handed_over()) (void)conn.flush();
+  if (settle_handed_over(broken) && broken) return abandon(*broken, batch.size());
   if (kept.empty()) {
     conn.rollback();
     return again;
   }
   // A COMMIT whose answer was lost may or may not have happened; 1708 tells the client
   // to retry, which every endpoint allows (activation of a known machine is a refresh).
-  if (auto committed = conn.commit(); !committed.ok()) {
-    conn.rollback();
-    fail_kept(committed.error());
-    return again;
-  }
+  if (auto committed = conn.commit(); !committed.ok())
+    return abandon(committed.error(), batch.size());
   for (StoreJob* job : kept) finish_store_job(*job, std::nullopt);
   return again;
 }
