@@ -5,7 +5,7 @@
 // of the server's backend on a busy machine), so a transaction's statements travel in
 // libpq pipelines: BEGIN goes with the first statement, and writes whose rows nobody reads
 // (defer) wait to go with the next statement that is read or with COMMIT. An activation
-// is then four round trips instead of seven.
+// is then four round trips instead of seven, three in a batch (see PgStore).
 #pragma once
 
 #include <libpq-fe.h>

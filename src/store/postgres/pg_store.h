@@ -20,6 +20,8 @@
 // it holds some, its later jobs do not wait (PgConnection::stop_waiting_for_locks), and
 // a job that would have waited is undone to its savepoint and queued again to start a
 // transaction of its own. A waiting transaction then never holds a lock: no cycle.
+// A job's last writes and RELEASE go with the next job's first statement; when they fail
+// there, that job alone is undone and answered, and the next one runs again.
 //
 // Faults answer 1708 and pass by themselves: a row lock held past lock_timeout, a
 // statement past statement_timeout, a lost connection (the job's transaction is gone;

@@ -158,9 +158,9 @@ Result<std::vector<Activation>> PgTx::list_activations(int64_t license_id) {
   return out;
 }
 
-// The writes of an activation go with the transaction's next round trip (its COMMIT, for
-// a new machine): nothing reads their rows, and a failure fails that round trip, so the
-// job is still never acknowledged without them.
+// The writes of an activation go with the transaction's next round trip (the next job's
+// first statement, or COMMIT): nothing reads their rows, and a failure fails that round
+// trip and is told to be this job's, so the job is never acknowledged without them.
 Status PgTx::insert_activation(int64_t license_id, const Activation& a) {
   PgParams p;
   p.add(license_id).add(std::string_view(a.machine_id)).add(a.machine_name);
