@@ -16,7 +16,9 @@ namespace licensed {
 enum class TxKind { kRead, kWrite };
 
 struct StoreJob {
-  // Runs inside the transaction. Returning false rolls back what it did.
+  // Runs inside the transaction. Returning false rolls back what it did. It may run more
+  // than once, its work undone in between (the PostgreSQL store runs a job again when it
+  // would have waited for a row lock inside a batch): each run sets its outcome afresh.
   std::function<bool(StoreTx&)> run;
   // Called exactly once on a store thread: with nullopt when `run` ran and its work was
   // committed (or deliberately rolled back), with the error (1708 or 1709) when the

@@ -78,6 +78,143 @@ TEST_F(PgStore, ALicenseRowLockedPastLockTimeoutAnswers1708AndThenResumes) {
   EXPECT_EQ(Activate(h.store(), "machine-1"), 0);
 }
 
+// Writes nobody reads go to the server with the transaction's next round trip (its
+// COMMIT here): one that fails there still fails the job, and nothing of it is kept.
+TEST_F(PgStore, AWriteThatFailsWithTheCommitFailsTheJobAndKeepsNothing) {
+  StoreHarness h("postgresql");
+  MakeLicense(h.store(), 5);
+  auto outcome =
+      licensed::run_blocking(h.store(), TxKind::kWrite, [](StoreTx& tx) -> licensed::Status {
+        auto license = tx.find_license(kKey);
+        if (!license.ok()) return license.error();
+        const licensed::Activation a{"machine-1", std::nullopt, kT0, kT0};
+        licensed::AuditEntry e;
+        e.at = kT0;
+        e.action = "activate";
+        e.license_key = kKey;
+        // Accepted here; the second insert breaks the primary key once the server sees it.
+        RETURN_IF_ERROR(tx.insert_activation(license.value()->id, a));
+        RETURN_IF_ERROR(tx.append_audit(e));
+        return tx.insert_activation(license.value()->id, a);
+      });
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().code, licensed::ErrorCode::kInternal);
+  auto left = licensed::run_blocking(h.store(), TxKind::kRead,
+                                     [](StoreTx& tx) { return tx.list_audit(kKey, 0, 10); });
+  ASSERT_TRUE(left.ok());
+  EXPECT_TRUE(left->empty());
+  EXPECT_EQ(Activate(h.store(), "machine-1"), 0);
+}
+
+// Write jobs queued together share a transaction (group commit), so two such
+// transactions may want the same two license rows in opposite orders. Two instances on
+// one database, each handed activations alternating between two licenses all at once:
+// every activation is kept, and none waits out a deadlock (which would answer 1708).
+TEST_F(PgStore, BatchedActivationsOfTwoLicensesOnTwoInstancesNeverDeadlock) {
+  StoreHarness h("postgresql");
+  auto second = h.OpenAnother();
+  MakeLicense(h.store(), 1000);
+  constexpr const char* kOtherKey = "5d0c2a4e-7f3b-4c1d-8e9a-0b1c2d3e4f50";
+  auto made =
+      licensed::run_blocking(h.store(), TxKind::kWrite, [&](StoreTx& tx) -> licensed::Status {
+        auto product = tx.find_product("reverb");
+        if (!product.ok()) return product.error();
+        licensed::NewLicense n;
+        n.key = kOtherKey;
+        n.product_id = product.value()->id;
+        n.max = 1000;
+        n.created_at = kT0;
+        auto l = tx.insert_license(n);
+        if (!l.ok()) return l.error();
+        return licensed::Ok{};
+      });
+  ASSERT_TRUE(made.ok()) << made.error().detail;
+
+  constexpr int kPerStore = 200;
+  std::atomic<int> ok{0}, failed{0};
+  std::latch answered(2 * kPerStore);
+  for (int s = 0; s < 2; ++s) {
+    licensed::Store& store = s == 0 ? h.store() : *second;
+    for (int i = 0; i < kPerStore; ++i) {
+      auto req = std::make_shared<licensed::LicenseRequest>();
+      req->license_key = (i + s) % 2 == 0 ? kKey : kOtherKey;
+      req->machine_id = "machine-" + std::to_string(s) + "-" + std::to_string(i);
+      auto outcome = std::make_shared<std::optional<Result<boost::json::object>>>();
+      store.submit(
+          TxKind::kWrite,
+          licensed::StoreJob{
+              [req, outcome](StoreTx& tx) {
+                licensed::OperationContext ctx;
+                ctx.now = kT0 + 1000;
+                outcome->emplace(licensed::activate(tx, *req, ctx));
+                return outcome->value().ok();
+              },
+              [outcome, &ok, &failed, &answered](const std::optional<licensed::ApiError>& failure) {
+                const bool kept = !failure && outcome->has_value() && outcome->value().ok();
+                (kept ? ok : failed)++;
+                answered.count_down();
+              }});
+    }
+  }
+  answered.wait();
+  EXPECT_EQ(ok.load(), 2 * kPerStore);
+  EXPECT_EQ(failed.load(), 0);
+  PgSession s(h.pg()->url());
+  EXPECT_EQ(s.Exec("SELECT count(*) FROM activations"), std::to_string(2 * kPerStore));
+  EXPECT_EQ(s.Exec("SELECT count(*) FROM audit_log WHERE action = 'license.activate'"),
+            std::to_string(2 * kPerStore));
+}
+
+// A job's last writes go to the server with the next job's first statement. When they
+// fail there, that job alone fails; the next one, whose statements were skipped, runs
+// again and is kept, as is the one after it.
+TEST_F(PgStore, AJobWhoseWritesFailInABatchFailsAloneAndTheNextOnesAreKept) {
+  StoreHarness h("postgresql", {}, "?pool_size=1");
+  MakeLicense(h.store(), 5);
+  // The only connection waits here while the three jobs queue up behind it.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::latch answered(4);
+  h.store().submit(TxKind::kWrite,
+                   licensed::StoreJob{[released](StoreTx&) {
+                                        released.wait();
+                                        return true;
+                                      },
+                                      [&answered](const std::optional<licensed::ApiError>&) {
+                                        answered.count_down();
+                                      }});
+  std::vector<std::optional<licensed::ApiError>> failures(3);
+  auto insert_twice = [](StoreTx& tx, const std::string& machine, int times) {
+    auto license = tx.find_license(kKey);
+    if (!license.ok() || !license.value()) return false;
+    const licensed::Activation a{machine, std::nullopt, kT0, kT0};
+    for (int i = 0; i < times; ++i) (void)tx.insert_activation(license.value()->id, a);
+    return true;
+  };
+  const int times[] = {2, 1, 1};  // the first breaks the primary key
+  for (int j = 0; j < 3; ++j) {
+    const std::string machine = "machine-" + std::to_string(j);
+    const int n = times[j];
+    h.store().submit(
+        TxKind::kWrite,
+        licensed::StoreJob{
+            [insert_twice, machine, n](StoreTx& tx) { return insert_twice(tx, machine, n); },
+            [&failures, &answered, j](const std::optional<licensed::ApiError>& failure) {
+              failures[j] = failure;
+              answered.count_down();
+            }});
+  }
+  release.set_value();
+  answered.wait();
+  ASSERT_TRUE(failures[0].has_value());
+  EXPECT_EQ(failures[0]->code, licensed::ErrorCode::kInternal);
+  EXPECT_FALSE(failures[1].has_value());
+  EXPECT_FALSE(failures[2].has_value());
+  PgSession s(h.pg()->url());
+  EXPECT_EQ(s.Exec("SELECT string_agg(machine_id, ',' ORDER BY machine_id) FROM activations"),
+            "machine-1,machine-2");
+}
+
 TEST_F(PgStore, ReconnectsAfterPostgresRestartsWithoutARestartOfItsOwn) {
   PgServer server;
   auto store = licensed::open_store(server.url() + "?pool_size=3");

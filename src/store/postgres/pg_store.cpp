@@ -63,18 +63,40 @@ void PgStore::submit(TxKind kind, StoreJob job) {
 
 void PgStore::worker_loop(size_t index) {
   std::unique_ptr<PgConnection>& conn = conns_[index];
+  std::vector<StoreJob> batch;
   for (;;) {
-    std::pair<TxKind, StoreJob> next;
+    TxKind kind;
     {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] { return !jobs_.empty() || stopping_.load(); });
       // Drain what is queued even when stopping, so no submitted job is left unanswered.
       if (jobs_.empty()) return;
-      next = std::move(jobs_.front());
-      jobs_.pop_front();
+      kind = jobs_.front().first;
+      const size_t max = kind == TxKind::kWrite ? options_.max_batch : 1;
+      while (!jobs_.empty() && jobs_.front().first == kind && batch.size() < max) {
+        batch.push_back(std::move(jobs_.front().second));
+        jobs_.pop_front();
+      }
     }
-    run_in_transaction(conn, next.first, next.second);
-    --depth_;
+    const size_t taken = batch.size();
+    std::optional<ApiError> failure;
+    std::vector<StoreJob> again;
+    if (!ensure_connection(conn, failure)) {
+      for (auto& job : batch) finish_store_job(job, failure);
+    } else if (kind == TxKind::kRead) {
+      run_read(*conn, batch.front());
+    } else {
+      again = run_writes(*conn, batch);
+    }
+    batch.clear();
+    depth_ -= taken - again.size();
+    if (!again.empty()) {
+      std::lock_guard lock(mu_);
+      for (auto it = again.rbegin(); it != again.rend(); ++it) {
+        jobs_.emplace_front(TxKind::kWrite, std::move(*it));
+      }
+      cv_.notify_all();
+    }
   }
 }
 
@@ -93,40 +115,112 @@ bool PgStore::ensure_connection(std::unique_ptr<PgConnection>& conn,
   return true;
 }
 
-void PgStore::run_in_transaction(std::unique_ptr<PgConnection>& conn, TxKind kind, StoreJob& job) {
-  std::optional<ApiError> failure;
-  if (!ensure_connection(conn, failure)) {
-    finish_store_job(job, failure);
-    return;
-  }
-  auto begun = conn->exec(begin_sql(kind), "begin");
-  if (!begun.ok() && !conn->usable()) {
-    // The server restarted since this connection's last job: nothing of the job ran
-    // yet, so one new connection may try again.
-    if (!ensure_connection(conn, failure)) {
-      finish_store_job(job, failure);
-      return;
-    }
-    begun = conn->exec(begin_sql(kind), "begin");
-  }
-  if (!begun.ok()) {
-    finish_store_job(job, begun.error());
-    return;
-  }
-  PgTx tx(*conn, kind == TxKind::kWrite);
-  const bool keep = run_store_job(job, tx);
-  if (keep) {
-    // A COMMIT whose answer was lost may or may not have happened; 1708 tells the client
-    // to retry, which every endpoint allows (activation of a known machine is a refresh).
-    if (auto committed = conn->commit(); !committed.ok()) {
-      if (conn->usable() && conn->in_transaction()) (void)conn->exec("ROLLBACK", "roll back");
+void PgStore::run_read(PgConnection& conn, StoreJob& job) {
+  // BEGIN goes with the job's first statement; a connection the server closed since its
+  // last job is opened again there (see PgConnection::begin).
+  conn.begin(begin_sql(TxKind::kRead));
+  PgTx tx(conn, false);
+  if (run_store_job(job, tx)) {
+    if (auto committed = conn.commit(); !committed.ok()) {
+      conn.rollback();
       finish_store_job(job, committed.error());
       return;
     }
-  } else if (conn->usable()) {
-    (void)conn->exec("ROLLBACK", "roll back");
+  } else {
+    conn.rollback();
   }
   finish_store_job(job, std::nullopt);
+}
+
+std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJob>& batch) {
+  std::vector<StoreJob> again;
+  // Answered once COMMIT succeeded. The last one's final writes and RELEASE may not have
+  // reached the server yet: they go with the next job's first statement (handed over).
+  std::vector<StoreJob*> kept;
+  // The transaction cannot go on: undo it all; jobs from `next` on did not run.
+  auto abandon = [&](const ApiError& e, size_t next) {
+    conn.rollback();
+    for (StoreJob* job : kept) finish_store_job(*job, e);
+    for (size_t k = next; k < batch.size(); ++k) again.push_back(std::move(batch[k]));
+    return std::move(again);
+  };
+  // Undoes the job whose savepoint is the open one.
+  auto undo = [&conn]() -> Status {
+    conn.queue("ROLLBACK TO SAVEPOINT job", "undo job");
+    conn.queue("RELEASE SAVEPOINT job", "end job");
+    return conn.flush();
+  };
+  // When the last kept job's handed-over writes failed (the pipeline stopped there, so
+  // nothing after them ran), undoes that job and answers it, or queues it again when it
+  // would have waited for a lock. True when it did; `broken` set when the undo failed.
+  auto settle_handed_over = [&](std::optional<ApiError>& broken) {
+    bool busy = false;
+    auto failed = conn.take_handed_over_failure(busy);
+    if (!failed) return false;
+    StoreJob* last = kept.back();
+    kept.pop_back();
+    if (auto undone = undo(); !undone.ok()) broken = undone.error();
+    if (busy) {
+      again.push_back(std::move(*last));
+    } else {
+      finish_store_job(*last, failed);
+    }
+    return true;
+  };
+
+  conn.begin(begin_sql(TxKind::kWrite));
+  std::optional<ApiError> broken;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    StoreJob& job = batch[i];
+    conn.queue("SAVEPOINT job", "begin job");
+    PgTx tx(conn, true);
+    const bool keep = run_store_job(job, tx);
+    // A job that sent nothing leaves the previous one's writes waiting: send them now, so
+    // that their failure is told apart from this job's.
+    if (conn.has_handed_over()) (void)conn.flush();
+    if (settle_handed_over(broken)) {
+      // This job's statements were skipped behind the failure: it runs again.
+      again.push_back(std::move(job));
+      if (broken) return abandon(*broken, i + 1);
+      continue;
+    }
+    if (keep) {
+      conn.queue("RELEASE SAVEPOINT job", "end job");
+      if (kept.empty()) conn.stop_waiting_for_locks();
+      conn.hand_over();
+      kept.push_back(&job);
+      continue;
+    }
+    const bool busy = conn.take_lock_busy();
+    if (auto undone = undo(); !undone.ok()) {
+      // The job's half-done work cannot be undone alone (an activation without its
+      // audit record must never commit): undo the whole transaction instead.
+      if (busy) {
+        again.push_back(std::move(job));
+      } else {
+        finish_store_job(job, std::nullopt);  // rolled back, as it asked
+      }
+      return abandon(undone.error(), i + 1);
+    }
+    if (busy) {
+      again.push_back(std::move(job));
+    } else {
+      finish_store_job(job, std::nullopt);  // rolled back, as it asked
+    }
+  }
+  // The last job's writes go before COMMIT, so that their failure is that job's alone.
+  if (conn.has_handed_over()) (void)conn.flush();
+  if (settle_handed_over(broken) && broken) return abandon(*broken, batch.size());
+  if (kept.empty()) {
+    conn.rollback();
+    return again;
+  }
+  // A COMMIT whose answer was lost may or may not have happened; 1708 tells the client
+  // to retry, which every endpoint allows (activation of a known machine is a refresh).
+  if (auto committed = conn.commit(); !committed.ok())
+    return abandon(committed.error(), batch.size());
+  for (StoreJob* job : kept) finish_store_job(*job, std::nullopt);
+  return again;
 }
 
 }  // namespace licensed

@@ -12,6 +12,17 @@
 // while jobs for different licenses run in parallel. SERIALIZABLE would add retries
 // without adding safety.
 //
+// Group commit: write jobs queued together run in one transaction, a savepoint each (as
+// the SQLite writer runs them), so that many activations share one COMMIT and one WAL
+// flush. Row locks are then held by a transaction running several jobs, which could
+// deadlock with another such transaction (here or in another instance) locking the same
+// licenses in the other order. So only a transaction's first job waits for a lock; once
+// it holds some, its later jobs do not wait (PgConnection::stop_waiting_for_locks), and
+// a job that would have waited is undone to its savepoint and queued again to start a
+// transaction of its own. A waiting transaction then never holds a lock: no cycle.
+// A job's last writes and RELEASE go with the next job's first statement; when they fail
+// there, that job alone is undone and answered, and the next one runs again.
+//
 // Faults answer 1708 and pass by themselves: a row lock held past lock_timeout, a
 // statement past statement_timeout, a lost connection (the job's transaction is gone;
 // the connection is opened again for the next job, so a PostgreSQL restart needs no
@@ -40,6 +51,9 @@ struct PgStoreOptions {
   size_t pool_size = 8;     // connections (and threads) at most
   PgSessionSettings session;
   size_t max_queued_jobs = 10000;  // as StoreLimits
+  // Write jobs in one transaction at most. Each is a subtransaction: PostgreSQL keeps 64
+  // of them per transaction cheaply, more spill to pg_subtrans.
+  size_t max_batch = 16;
 };
 
 class PgStore final : public Store {
@@ -55,7 +69,10 @@ class PgStore final : public Store {
  private:
   explicit PgStore(PgStoreOptions options) : options_(std::move(options)) {}
   void worker_loop(size_t index);
-  void run_in_transaction(std::unique_ptr<PgConnection>& conn, TxKind kind, StoreJob& job);
+  void run_read(PgConnection& conn, StoreJob& job);
+  // Runs write jobs in one transaction and answers them; returns those that would have
+  // waited for a lock, to be queued again.
+  std::vector<StoreJob> run_writes(PgConnection& conn, std::vector<StoreJob>& batch);
   // A usable connection in `conn`, opened again when it was lost; false (and `failure`
   // set) when the server cannot be reached.
   bool ensure_connection(std::unique_ptr<PgConnection>& conn, std::optional<ApiError>& failure);

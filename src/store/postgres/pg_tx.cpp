@@ -158,23 +158,28 @@ Result<std::vector<Activation>> PgTx::list_activations(int64_t license_id) {
   return out;
 }
 
+// The writes of an activation go with the transaction's next round trip (the next job's
+// first statement, or COMMIT): nothing reads their rows, and a failure fails that round
+// trip and is told to be this job's, so the job is never acknowledged without them.
 Status PgTx::insert_activation(int64_t license_id, const Activation& a) {
   PgParams p;
   p.add(license_id).add(std::string_view(a.machine_id)).add(a.machine_name);
   p.add(a.activated_at).add(a.last_seen_at);
-  return conn_.run(
+  conn_.defer(
       "INSERT INTO activations (license_id, machine_id, machine_name,"
       " activated_at, last_seen_at) VALUES ($1, $2, $3, $4, $5)",
       p, "insert activation");
+  return Ok{};
 }
 
 Status PgTx::update_activation(int64_t license_id, const Activation& a) {
   PgParams p;
   p.add(a.machine_name).add(a.last_seen_at).add(license_id).add(std::string_view(a.machine_id));
-  return conn_.run(
+  conn_.defer(
       "UPDATE activations SET machine_name = $1, last_seen_at = $2"
       " WHERE license_id = $3 AND machine_id = $4",
       p, "update activation");
+  return Ok{};
 }
 
 Result<bool> PgTx::delete_activation(int64_t license_id, std::string_view machine_id) {
@@ -202,11 +207,12 @@ Status PgTx::append_audit(const AuditEntry& e) {
   p.add(e.at).add(std::string_view(e.action)).add(std::string_view(e.license_key));
   p.add(e.machine_id).add(e.refresh).add(to_string(e.actor)).add(e.actor_name).add(e.ip);
   p.add(e.key_id).add(e.request_id);
-  return conn_.run(
+  conn_.defer(
       "INSERT INTO audit_log (at, action, license_key, machine_id, refresh, actor,"
       " actor_name, ip, key_id, request_id)"
       " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
       p, "append audit record");
+  return Ok{};
 }
 
 Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, int64_t after_id,
