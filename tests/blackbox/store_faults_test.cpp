@@ -38,16 +38,6 @@ class StoreFaults : public BlackboxTest {
     SKIP_UNLESS_SQLITE();
   }
 
-  // Waits (up to a generous deadline, for slow machines) until the server log has `text`.
-  bool LogEventually(std::string_view text) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (server().log().find(text) == std::string::npos) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    return true;
-  }
-
   // What a client does after a 1708: waits Retry-After and tries again, a bounded number
   // of times. Returns the first answer that is not a 503 (or the last 503).
   HttpResponse RetryWhileUnavailable(std::string_view endpoint, const std::string& body) {
@@ -145,12 +135,12 @@ TEST_F(StoreFaults, LockedDatabaseAnswers503WithRetryAfterAndResumesWhenReleased
     const HttpResponse status = Status(license, "before-the-lock");
     ASSERT_OK(status);
     EXPECT_TRUE(Bool(BodyJson(status), "valid"));
-    EXPECT_TRUE(LogEventually("store locked")) << server().log();
+    EXPECT_TRUE(server().LogEventually("store locked")) << server().log();
   }
   // Released: the very next write goes through, with no restart.
   ASSERT_OK(Activate(license, "after-the-lock"));
   ASSERT_OK(Heartbeat(license, "before-the-lock"));
-  EXPECT_TRUE(LogEventually("store recovered")) << server().log();
+  EXPECT_TRUE(server().LogEventually("store recovered")) << server().log();
 
   const std::set<std::string> expected = {"after-the-lock", "before-the-lock"};
   EXPECT_EQ(ActivatedMachines(admin(), license), expected);
@@ -236,7 +226,7 @@ TEST_F(StoreFaults, FullDiskAnswers503AndResumesWhenSpaceIsFreed) {
   ExpectUnavailable(Heartbeat(license, "before-the-disk-filled"));
   // Reads need no space.
   ASSERT_OK(Status(license, "before-the-disk-filled"));
-  EXPECT_TRUE(LogEventually("store disk full")) << server().log();
+  EXPECT_TRUE(server().LogEventually("store disk full")) << server().log();
 
   fs::remove(filler);
   const HttpResponse after = RetryWhileUnavailable("activate", Body(license, "after-space-freed"));
@@ -319,7 +309,7 @@ TEST_F(UnprivilegedStoreFaults, ReadOnlyFileServesReadsAnswers503ForWritesAndRes
   fs::permissions(db_path(),
                   fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
   Start(NobodyServer());
-  EXPECT_TRUE(LogEventually("store read-only")) << server().log();
+  EXPECT_TRUE(server().LogEventually("store read-only")) << server().log();
   const HttpResponse status = Status(license, "before-read-only");
   ASSERT_OK(status);
   EXPECT_TRUE(Bool(BodyJson(status), "valid")) << status.Describe();
@@ -337,7 +327,7 @@ TEST_F(UnprivilegedStoreFaults, ReadOnlyFileServesReadsAnswers503ForWritesAndRes
     }
   }
   ASSERT_OK(RetryWhileUnavailable("activate", Body(license, "after-read-only")));
-  EXPECT_TRUE(LogEventually("store writable")) << server().log();
+  EXPECT_TRUE(server().LogEventually("store writable")) << server().log();
   ASSERT_OK(Heartbeat(license, "before-read-only"));
   // The readers see the writer's new rows (they were opened read-only too).
   const HttpResponse after = Status(license, "after-read-only");

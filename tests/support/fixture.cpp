@@ -97,17 +97,21 @@ void BlackboxTest::SetUp() {
 namespace {
 
 // A server stopped by SIGTERM must exit 0 and, in sanitizer builds, report nothing.
-void ExpectCleanExit(int status, const std::string& log, const char* when) {
-  const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  EXPECT_TRUE(clean) << "the server did not exit 0 on SIGTERM " << when << " (wait status "
-                     << status << "); log tail:\n"
-                     << Tail(log, 40);
+void ExpectNoSanitizerReport(const std::string& log, const char* when) {
   for (const char* marker : {"ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
                              "WARNING: ThreadSanitizer", "runtime error:"}) {
     EXPECT_EQ(log.find(marker), std::string::npos)
         << "sanitizer report in the server log " << when << ":\n"
         << log.substr(log.find(marker), 4000);
   }
+}
+
+void ExpectCleanExit(int status, const std::string& log, const char* when) {
+  const bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  EXPECT_TRUE(clean) << "the server did not exit 0 on SIGTERM " << when << " (wait status "
+                     << status << "); log tail:\n"
+                     << Tail(log, 40);
+  ExpectNoSanitizerReport(log, when);
 }
 
 }  // namespace
@@ -117,6 +121,8 @@ void BlackboxTest::TearDown() {
   if (auto st = server_->ExitedOnItsOwn()) {
     ADD_FAILURE() << "the server exited during the test (wait status " << *st << "); log tail:\n"
                   << Tail(server_->log(), 40);
+    // A sanitizer's abort puts its report's head far above the tail.
+    ExpectNoSanitizerReport(server_->log(), "when it exited");
   } else {
     const int status = server_->Terminate();
     ExpectCleanExit(status, server_->log(), "at the end of the test");

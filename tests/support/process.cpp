@@ -272,6 +272,15 @@ std::string ServerProcess::log() const {
   return log_;
 }
 
+bool ServerProcess::LogEventually(std::string_view text, std::chrono::seconds deadline) const {
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  while (log().find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
 std::string ServerProcess::ready_line() const {
   std::lock_guard lock(mu_);
   return ready_line_;

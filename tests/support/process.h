@@ -58,6 +58,10 @@ class ServerProcess {
   std::int64_t spawn_time() const { return spawn_time_; }
   // Everything the child wrote so far on stdout and stderr.
   std::string log() const;
+  // Waits (up to a generous deadline, for slow machines) until the log has `text`: a line
+  // the server logs before it answers can still be in the pipe when the answer arrives.
+  bool LogEventually(std::string_view text,
+                     std::chrono::seconds deadline = std::chrono::seconds(30)) const;
   // The ready line, once WaitReady succeeded.
   std::string ready_line() const;
 

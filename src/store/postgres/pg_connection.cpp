@@ -226,7 +226,10 @@ Result<PgResult> PgConnection::send_pipeline() {
   };
   std::vector<Sent> sent;
   std::unordered_map<std::string, std::string> preparing;
-  const std::string_view first_what = queued_.empty() ? "query" : queued_.front().what;
+  // Both arms string_view: with a literal and a std::string the conditional would make a
+  // temporary string, and the view would outlive it.
+  const std::string_view first_what =
+      queued_.empty() ? std::string_view("query") : std::string_view(queued_.front().what);
   failed_at_ = queued_.size();
   if (broken_) return broken(nullptr, first_what);
   if (PQenterPipelineMode(conn_) != 1) return broken(nullptr, first_what);
