@@ -104,27 +104,20 @@ class SteadyStore {
   uint64_t pick_ = 1;
 };
 
-void BM_NonceSteadyFresh(benchmark::State& state) {
+// Fresh nonces or replays in the steady store; a check that does not answer `expected`
+// stops the run.
+void BM_NonceSteady(benchmark::State& state, NonceVerdict (SteadyStore::*check)(),
+                    NonceVerdict expected) {
   SteadyStore& s = SteadyStore::instance();
   for (auto _ : state) {
-    if (s.fresh() != NonceVerdict::kFresh) {
-      state.SkipWithError("a fresh nonce was refused");
+    if ((s.*check)() != expected) {
+      state.SkipWithError("a wrong verdict");
       return;
     }
   }
 }
-BENCHMARK(BM_NonceSteadyFresh);
-
-void BM_NonceSteadyReplay(benchmark::State& state) {
-  SteadyStore& s = SteadyStore::instance();
-  for (auto _ : state) {
-    if (s.replay() != NonceVerdict::kReused) {
-      state.SkipWithError("a replay was accepted");
-      return;
-    }
-  }
-}
-BENCHMARK(BM_NonceSteadyReplay);
+BENCHMARK_CAPTURE(BM_NonceSteady, fresh, &SteadyStore::fresh, NonceVerdict::kFresh);
+BENCHMARK_CAPTURE(BM_NonceSteady, replay, &SteadyStore::replay, NonceVerdict::kReused);
 
 // Heap bytes in use (glibc's own accounting: small blocks plus mmapped ones), which
 // counts every allocation exactly, whatever the allocator later reuses.
