@@ -30,9 +30,9 @@
 // a table, so there is no sweep and no tombstone: the only rebuilds are growth and,
 // once a newer slice has started, shrinking the previous one if it is under half full.
 // A new slice's table starts at 1.5 times the entries of the slice before it, so at a
-// steady rate it never grows: tables end about 2/3 full, ~12 bytes a nonce, ~13 with
-// the over-retention. An idle server drops its tables as their slices end (each
-// shard when it is next checked).
+// steady rate it never grows: tables end about 2/3 full, ~12 bytes a nonce, 13.3 with
+// the over-retention (BM_NonceMemory, docs/benchmarks.md). An idle server drops its
+// tables as their slices end (each shard when it is next checked).
 //
 // Capacity counts entries in tables not yet dropped. At capacity a check first drops
 // ended slices in every shard; if that does not make room the check is kFull: refused
