@@ -15,59 +15,48 @@
 namespace licensed {
 namespace {
 
-constexpr int kExpiryBits = 42;
-constexpr uint64_t kExpiryMask = (uint64_t{1} << kExpiryBits) - 1;
-// The largest expiry that fits (May 2109) means "never": an expiry past it is kept
-// longer than asked, which is safe, rather than shorter.
-constexpr uint64_t kNever = kExpiryMask;
-constexpr UnixMillis kNeverMillis = std::numeric_limits<UnixMillis>::max();
-constexpr UnixMillis kNoExpiry = std::numeric_limits<UnixMillis>::min();
-
-// A table's first size, in slots (256 bytes).
+// A table's smallest size, in slots (128 bytes).
 constexpr size_t kMinSlots = 16;
-// Tables this small are swept whenever something in them has expired: a pass over
-// them costs less than hashing the nonce.
-constexpr size_t kSweepAlwaysSlots = 64;
 
-// Rounded up, never down: 0 marks an empty slot, so the earliest expiry written is 1.
-uint64_t encode_expiry(UnixMillis at) {
-  if (at < 1) return 1;
-  if (static_cast<uint64_t>(at) >= kNever) return kNever;
-  return static_cast<uint64_t>(at);
-}
-
-UnixMillis decode_expiry(uint64_t e) {
-  return e == kNever ? kNeverMillis : static_cast<UnixMillis>(e);
-}
-
-uint64_t expiry_of(const uint64_t word) {
-  return word & kExpiryMask;
-}
-
-bool expired(uint64_t expiry, UnixMillis now) {
-  return decode_expiry(expiry) <= now;
-}
-
-// Where a tag's probe run starts: its high bits scaled to the table (no power-of-two
-// size needed, so a table can be sized at exactly twice its live entries).
-size_t home_of(uint64_t tag, size_t capacity) {
-  return static_cast<size_t>((static_cast<unsigned __int128>(tag) * capacity) >> 64);
+// Where a fingerprint's probe run starts: its high bits scaled to the table (no
+// power-of-two size needed, so a table can be sized to what it holds).
+size_t home_of(uint64_t fingerprint, size_t capacity) {
+  return static_cast<size_t>((static_cast<unsigned __int128>(fingerprint) * capacity) >> 64);
 }
 
 size_t next_slot(size_t i, size_t capacity) {
   return i + 1 == capacity ? 0 : i + 1;
 }
 
-// Occupied slots may fill 3/4 of a table before it is rebuilt.
-bool over_load(size_t occupied, size_t capacity) {
-  return occupied * 4 > capacity * 3;
+// Tables are at most 3/4 full, so every probe run ends at an empty slot.
+bool over_load(size_t count, size_t capacity) {
+  return count * 4 > capacity * 3;
+}
+
+// A table for `count` entries and half as many more, 2/3 full: room for the next
+// slice at a steady rate, or for late arrivals in a finished one.
+size_t fitted(size_t count) {
+  return std::max(kMinSlots, count + count / 2);
+}
+
+// Puts a fingerprint, known absent, at the first empty slot from its home.
+void place(uint64_t* slots, size_t capacity, uint64_t fingerprint) {
+  size_t i = home_of(fingerprint, capacity);
+  while (slots[i] != 0) i = next_slot(i, capacity);
+  slots[i] = fingerprint;
+}
+
+// Zeroed: every slot empty. No exception on the request path: null if it cannot be had.
+std::unique_ptr<uint64_t[]> new_table(size_t capacity) {
+  return std::unique_ptr<uint64_t[]>(new (std::nothrow) uint64_t[capacity]());
 }
 
 }  // namespace
 
-MemoryNonceStore::MemoryNonceStore(size_t max_entries, size_t shards)
+MemoryNonceStore::MemoryNonceStore(size_t max_entries, size_t shards, int64_t slice_ms)
     : max_entries_(max_entries),
       shard_count_(std::max<size_t>(1, shards)),
+      slice_ms_(std::max<int64_t>(1, slice_ms)),
       shards_(std::make_unique<Shard[]>(shard_count_)) {
   salted_ = RAND_bytes(salt_, sizeof salt_) == 1;
 }
@@ -94,124 +83,118 @@ std::optional<MemoryNonceStore::Located> MemoryNonceStore::locate(std::string_vi
 
   Sha256Digest md;
   if (!try_sha256(std::string_view(buf, n), md)) return std::nullopt;
-  uint64_t w[3];
+  uint64_t w[2];
   std::memcpy(w, md.data(), sizeof w);
-  // Independent bits for the shard, the place in its table, and the rest of the tag.
-  return Located{static_cast<size_t>(w[0] % shard_count_), Key{w[1], w[2] & ~kExpiryMask}};
+  // Independent bits for the shard and the fingerprint (which also places the entry
+  // in its tables).
+  return Located{static_cast<size_t>(w[0] % shard_count_), w[1] == 0 ? 1 : w[1]};
 }
 
-MemoryNonceStore::Probe MemoryNonceStore::probe(const Shard& shard, const Key& key,
-                                                UnixMillis now) {
-  Probe p;
-  if (shard.capacity == 0) return p;
-  size_t i = home_of(key.tag, shard.capacity);
-  // Tables are never more than 3/4 occupied, so the run ends at an empty slot; the
-  // bound only guards the loop.
-  for (size_t n = 0; n < shard.capacity; ++n, i = next_slot(i, shard.capacity)) {
-    const Slot& s = shard.slots[i];
-    const uint64_t e = expiry_of(s.tag_and_expiry);
-    if (e == 0) {
-      p.empty = i;
-      break;
-    }
-    if (s.tag == key.tag && (s.tag_and_expiry & ~kExpiryMask) == key.high) {
-      p.match = i;
-      break;
-    }
-    if (p.reusable == Probe::kNone && expired(e, now)) p.reusable = i;
+int64_t MemoryNonceStore::slice_of(UnixMillis expires_at) const {
+  // Rounded up; division truncates towards zero, which is up for negative times.
+  return expires_at / slice_ms_ + (expires_at % slice_ms_ > 0 ? 1 : 0);
+}
+
+UnixMillis MemoryNonceStore::slice_end(int64_t slice) const {
+  // Past what UnixMillis holds: the end of time, when nothing is dropped.
+  if (slice > std::numeric_limits<UnixMillis>::max() / slice_ms_) {
+    return std::numeric_limits<UnixMillis>::max();
   }
-  return p;
+  return slice * slice_ms_;
 }
 
-void MemoryNonceStore::put(Shard& shard, size_t slot, const Key& key, uint64_t expiry) {
-  shard.slots[slot] = Slot{key.tag, key.high | expiry};
-  const UnixMillis at = decode_expiry(expiry);
-  shard.earliest = std::min(shard.earliest, at);
-  shard.latest = std::max(shard.latest, at);
-}
-
-bool MemoryNonceStore::sweep_due(const Shard& shard, UnixMillis now) const {
-  if (shard.occupied == 0 || now < shard.earliest) return false;  // nothing has expired
-  // A sweep is a pass over the table. It is paid for when the table is tiny, when it
-  // empties the table (everything expired: an idle server gives its memory back), or
-  // when checks since the last one number a quarter of the table: a busy shard, where
-  // something expires every few checks, costs at most four slots' pass per check.
-  // Expired entries held meanwhile are reused in place and still counted by size().
-  return shard.capacity <= kSweepAlwaysSlots || now >= shard.latest ||
-         shard.touches >= shard.capacity / 4;
-}
-
-void MemoryNonceStore::place(Shard& shard, const Slot& entry) {
-  size_t i = home_of(entry.tag, shard.capacity);
-  while (expiry_of(shard.slots[i].tag_and_expiry) != 0) i = next_slot(i, shard.capacity);
-  put(shard, i, Key{entry.tag, entry.tag_and_expiry & ~kExpiryMask},
-      expiry_of(entry.tag_and_expiry));
-}
-
-void MemoryNonceStore::sweep_in_place(Shard& shard, UnixMillis now) {
-  // Tables are at most 3/4 occupied, so there is an empty slot to start after. Taking
-  // each entry out in turn from there and placing it again from its home slot moves it
-  // back, never forward, and never across the start: every entry stays reachable, and
-  // expired ones are simply not placed again.
-  const size_t cap = shard.capacity;
-  size_t start = 0;
-  while (expiry_of(shard.slots[start].tag_and_expiry) != 0) ++start;
-  for (size_t k = 1, i = next_slot(start, cap); k < cap; ++k, i = next_slot(i, cap)) {
-    const Slot entry = shard.slots[i];
-    const uint64_t e = expiry_of(entry.tag_and_expiry);
-    if (e == 0) continue;
-    shard.slots[i] = Slot{0, 0};
-    if (!expired(e, now)) place(shard, entry);
+void MemoryNonceStore::drop_ended(Shard& shard, UnixMillis now) {
+  size_t ended = 0;
+  while (ended < shard.live && slice_end(shard.gens[ended].slice) <= now) {
+    Generation& g = shard.gens[ended];
+    size_.fetch_sub(g.count, std::memory_order_relaxed);
+    slots_.fetch_sub(g.capacity, std::memory_order_relaxed);
+    g = Generation{};
+    ++ended;
   }
+  if (ended == 0) return;
+  std::move(shard.gens.begin() + static_cast<ptrdiff_t>(ended),
+            shard.gens.begin() + static_cast<ptrdiff_t>(shard.live), shard.gens.begin());
+  shard.live -= ended;
 }
 
-bool MemoryNonceStore::rebuild(Shard& shard, UnixMillis now, size_t room) {
-  size_t live = 0;
-  for (size_t i = 0; i < shard.capacity; ++i) {
-    const uint64_t e = expiry_of(shard.slots[i].tag_and_expiry);
-    if (e != 0 && !expired(e, now)) ++live;
+bool MemoryNonceStore::contains(const Shard& shard, uint64_t fingerprint) {
+  // The runs are in different tables: fetch all their first cache lines at once rather
+  // than wait for each miss in turn.
+  std::array<size_t, kMaxGenerations> homes;
+  for (size_t g = 0; g < shard.live; ++g) {
+    homes[g] = home_of(fingerprint, shard.gens[g].capacity);
+    __builtin_prefetch(&shard.gens[g].slots[homes[g]]);
   }
-  const size_t needed = live + room;
-  // After a rebuild a table is between 1/4 and 1/2 occupied (or at its first size), so
-  // at least a quarter of it fills before the load limit calls for the next one.
-  const bool keeps_size = shard.capacity >= kMinSlots && needed * 2 <= shard.capacity &&
-                          (needed * 4 >= shard.capacity || shard.capacity == kMinSlots);
-  const size_t old_capacity = shard.capacity;
-  std::unique_ptr<Slot[]> old_table;
-  if (!keeps_size) {
-    const size_t wanted = std::max(kMinSlots, 2 * needed);
-    // Zeroed: every slot empty. No exception on the request path: a failed allocation
-    // leaves the shard as it was and the caller fails closed.
-    std::unique_ptr<Slot[]> table(new (std::nothrow) Slot[wanted]());
-    if (!table) return false;
-    old_table = std::exchange(shard.slots, std::move(table));
-    shard.capacity = wanted;
-  }
-  shard.earliest = kNeverMillis;
-  shard.latest = kNoExpiry;
-  if (keeps_size) {
-    sweep_in_place(shard, now);
-  } else {
-    for (size_t i = 0; i < old_capacity; ++i) {
-      const uint64_t e = expiry_of(old_table[i].tag_and_expiry);
-      if (e != 0 && !expired(e, now)) place(shard, old_table[i]);
+  for (size_t g = 0; g < shard.live; ++g) {
+    const Generation& gen = shard.gens[g];
+    // The bound only guards the loop: a table is never full.
+    for (size_t n = 0, i = homes[g]; n < gen.capacity; ++n, i = next_slot(i, gen.capacity)) {
+      const uint64_t s = gen.slots[i];
+      if (s == fingerprint) return true;
+      if (s == 0) break;
     }
   }
-  size_.fetch_sub(shard.occupied - live, std::memory_order_relaxed);
-  shard.occupied = live;
-  shard.touches = 0;
-  slots_.fetch_add(shard.capacity, std::memory_order_relaxed);
-  slots_.fetch_sub(old_capacity, std::memory_order_relaxed);
+  return false;
+}
+
+bool MemoryNonceStore::resize(Generation& gen, size_t capacity) {
+  std::unique_ptr<uint64_t[]> table = new_table(capacity);
+  if (!table) return false;
+  for (size_t i = 0; i < gen.capacity; ++i) {
+    if (gen.slots[i] != 0) place(table.get(), capacity, gen.slots[i]);
+  }
+  slots_.fetch_add(capacity, std::memory_order_relaxed);
+  slots_.fetch_sub(gen.capacity, std::memory_order_relaxed);
+  gen.slots = std::move(table);
+  gen.capacity = capacity;
   rebuilds_.fetch_add(1, std::memory_order_relaxed);
   return true;
+}
+
+MemoryNonceStore::Generation* MemoryNonceStore::generation_for(Shard& shard, int64_t slice) {
+  // Almost always the latest slice: look from the back.
+  size_t pos = shard.live;
+  while (pos > 0 && shard.gens[pos - 1].slice >= slice) --pos;
+  if (pos < shard.live && shard.gens[pos].slice == slice) return &shard.gens[pos];
+
+  if (shard.live == kMaxGenerations) {
+    // No table to spare: the next later slice keeps the entry, or else the latest
+    // table moves to this later slice. Either way it is kept longer, never shorter.
+    Generation& g = shard.gens[std::min(pos, shard.live - 1)];
+    g.slice = std::max(g.slice, slice);
+    return &g;
+  }
+
+  const bool latest = pos == shard.live;
+  // A new latest slice starts where the one before it ended up, so a steady rate
+  // never grows it.
+  const size_t capacity = latest && pos > 0 ? fitted(shard.gens[pos - 1].count) : kMinSlots;
+  std::unique_ptr<uint64_t[]> table = new_table(capacity);
+  if (!table) return nullptr;
+  std::move_backward(shard.gens.begin() + static_cast<ptrdiff_t>(pos),
+                     shard.gens.begin() + static_cast<ptrdiff_t>(shard.live),
+                     shard.gens.begin() + static_cast<ptrdiff_t>(shard.live + 1));
+  ++shard.live;
+  shard.gens[pos] = Generation{slice, std::move(table), capacity, 0};
+  slots_.fetch_add(capacity, std::memory_order_relaxed);
+
+  if (latest && pos > 0) {
+    // The slice before has (almost) stopped filling: if it grew and ended up under
+    // half full, it shrinks to fit. If that cannot be allocated it stays as it is.
+    Generation& before = shard.gens[pos - 1];
+    if (before.count * 2 < before.capacity && fitted(before.count) < before.capacity) {
+      (void)resize(before, fitted(before.count));
+    }
+  }
+  return &shard.gens[pos];
 }
 
 void MemoryNonceStore::make_room_everywhere(UnixMillis now) {
   for (size_t i = 0; i < shard_count_; ++i) {
     Shard& shard = shards_[i];
     std::lock_guard lock(shard.mu);
-    ++shard.touches;
-    if (sweep_due(shard, now)) (void)rebuild(shard, now, 0);
+    drop_ended(shard, now);
   }
 }
 
@@ -221,7 +204,6 @@ NonceVerdict MemoryNonceStore::check_and_insert_impl(std::string_view key_id,
                                                      int64_t /*dated_seconds*/) {
   const std::optional<Located> at = locate(key_id, nonce);
   if (!at) return NonceVerdict::kFull;
-  const uint64_t expiry = encode_expiry(expires_at);
 
   // At capacity, room may be waiting in other shards; make it before taking our lock
   // (holding two shard locks at once could deadlock).
@@ -229,38 +211,28 @@ NonceVerdict MemoryNonceStore::check_and_insert_impl(std::string_view key_id,
 
   Shard& shard = shards_[at->shard];
   std::lock_guard lock(shard.mu);
-  ++shard.touches;
-  if (sweep_due(shard, now)) (void)rebuild(shard, now, 0);
+  drop_ended(shard, now);
+  if (contains(shard, at->fingerprint)) return NonceVerdict::kReused;
 
-  Probe p = probe(shard, at->key, now);
-  if (p.match != Probe::kNone) {
-    if (!expired(expiry_of(shard.slots[p.match].tag_and_expiry), now)) {
-      return NonceVerdict::kReused;
-    }
-    put(shard, p.match, at->key, expiry);  // expired: remembered afresh in place
-    return NonceVerdict::kFresh;
-  }
-  if (p.reusable != Probe::kNone) {
-    // Takes the place of an expired entry: no more slots occupied than before.
-    put(shard, p.reusable, at->key, expiry);
-    return NonceVerdict::kFresh;
-  }
+  const int64_t slice = slice_of(expires_at);
+  // Its slice has ended already: it would be dropped at once, so there is nothing to
+  // remember.
+  if (slice_end(slice) <= now) return NonceVerdict::kFresh;
 
-  // A new slot. Reserve it first so concurrent inserts into other shards cannot
-  // overshoot the capacity.
+  // Reserve the entry first so concurrent inserts into other shards cannot overshoot
+  // the capacity.
   if (size_.fetch_add(1, std::memory_order_relaxed) >= max_entries_) {
     size_.fetch_sub(1, std::memory_order_relaxed);
     return NonceVerdict::kFull;
   }
-  if (p.empty == Probe::kNone || over_load(shard.occupied + 1, shard.capacity)) {
-    if (rebuild(shard, now, 1)) p = probe(shard, at->key, now);  // absent: finds an empty slot
-    if (p.empty == Probe::kNone) {
-      size_.fetch_sub(1, std::memory_order_relaxed);
-      return NonceVerdict::kFull;
-    }
+  Generation* gen = generation_for(shard, slice);
+  if (gen == nullptr ||
+      (over_load(gen->count + 1, gen->capacity) && !resize(*gen, 2 * gen->capacity))) {
+    size_.fetch_sub(1, std::memory_order_relaxed);
+    return NonceVerdict::kFull;
   }
-  put(shard, p.empty, at->key, expiry);
-  ++shard.occupied;
+  place(gen->slots.get(), gen->capacity, at->fingerprint);
+  ++gen->count;
   return NonceVerdict::kFresh;
 }
 
@@ -269,7 +241,7 @@ size_t MemoryNonceStore::size() const {
 }
 
 size_t MemoryNonceStore::table_bytes() const {
-  return slots_.load(std::memory_order_relaxed) * sizeof(Slot);
+  return slots_.load(std::memory_order_relaxed) * sizeof(uint64_t);
 }
 
 size_t MemoryNonceStore::rebuilds() const {

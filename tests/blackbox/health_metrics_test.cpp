@@ -65,9 +65,9 @@ TEST_F(HealthMetrics, MetricsCountRequestsByRouteAndCodeWithLatency) {
   } else {
     // Three status requests and one activation each left a nonce.
     EXPECT_EQ(MetricSample(text, "licensed_nonce_store_entries"), 4);
-    // Their shards' first tables, 16 slots of 16 bytes each: at least one, at most four.
-    EXPECT_GE(MetricSample(text, "licensed_nonce_store_bytes"), 256);
-    EXPECT_LE(MetricSample(text, "licensed_nonce_store_bytes"), 4 * 256);
+    // Their shards' first tables, 16 slots of 8 bytes each: at least one, at most four.
+    EXPECT_GE(MetricSample(text, "licensed_nonce_store_bytes"), 128);
+    EXPECT_LE(MetricSample(text, "licensed_nonce_store_bytes"), 4 * 128);
   }
   // Every sample line is NAME{labels} VALUE or NAME VALUE.
   const std::regex sample(R"([a-z_]+(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? [0-9.e+-]+)");
