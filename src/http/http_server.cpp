@@ -83,17 +83,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     }
   }
 
-  // On the session's thread, from the sweep: ends what waits past its deadline. A
-  // cancelled read or write completes with operation_aborted, and the session closes.
+  // On the session's thread, from the sweep: ends what waits past its deadline by
+  // closing the socket. Cancelling would not do: a read whose step already completed
+  // but whose handler is still queued would go on to its next step with no deadline.
+  // Every later operation on the closed socket fails at once, and the session ends.
   void enforce_deadline(Deadline::time_point now) {
     if (now < deadline_) return;
     deadline_ = Deadline::time_point::max();
     beast::error_code ec;
-    if (closing_) {
-      socket_.close(ec);
-    } else {
-      socket_.cancel(ec);
-    }
+    socket_.close(ec);
   }
 
   net::io_context& context() { return thread_.io; }
@@ -211,7 +209,6 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // (a 413 to a client still sending its body) before the client reads it.
   void close() {
     busy_ = false;
-    closing_ = true;
     beast::error_code ec;
     socket_.shutdown(tcp::socket::shutdown_send, ec);
     if (ec) {
@@ -250,7 +247,6 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   Route route_;
   std::chrono::steady_clock::time_point started_;
   bool busy_ = false;
-  bool closing_ = false;
   std::array<char, 4096> discard_{};
 };
 
@@ -377,10 +373,9 @@ void HttpServer::stop(std::chrono::milliseconds grace) {
     t->io.stop();
   }
   for (auto& t : network_) t->thread.join();
-  // Sessions still held by queued handlers end here, while the server they
-  // unregister from is whole.
-  acceptor_.reset();
-  network_.clear();
+  // The contexts stay until ~HttpServer: a store thread may still hand a session its
+  // answer (posting to a stopped context is safe), and the sessions queued handlers
+  // hold end with the contexts, while the server they unregister from is whole.
 }
 
 }  // namespace licensed

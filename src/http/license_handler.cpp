@@ -24,14 +24,6 @@ std::optional<std::string_view> header(const HttpRequestHeader& req, std::string
   return std::string_view(it->value().data(), it->value().size());
 }
 
-// Keeps a nonce in the store (spec section 2: one dated ahead of our clock outlives a
-// restart) and drops the kept ones that expired. Purging here, the only place rows are
-// added, bounds the table by the nonces still live, without a timer of its own.
-Status keep_nonce_durably(StoreTx& tx, const AuthorizedRequest& r, UnixMillis now) {
-  RETURN_IF_ERROR(tx.remember_nonce(r.key->id, r.nonce, r.nonce_expires_at));
-  return tx.purge_nonces(now);
-}
-
 }  // namespace
 
 boost::json::object public_keys_json(const ResponseSigner* signer) {
@@ -110,16 +102,17 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
     auto shared_error = std::make_shared<ApiError>(std::move(error));
     config_.store->submit(
         TxKind::kWrite,
-        StoreJob{[keep, clock](StoreTx& tx) {
-                   return keep_nonce_durably(tx, *keep, clock->now_ms()).ok();
-                 },
-                 [shared_error, request_id, reply, reporter, clock,
-                  endpoint](const std::optional<ApiError>& failure) {
-                   if (failure && is_internal_error(*failure)) {
-                     report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
-                   }
-                   reply(error_response(failure ? *failure : *shared_error, request_id));
-                 }});
+        StoreJob{
+            [keep](StoreTx& tx) {
+              return tx.remember_nonce(keep->key->id, keep->nonce, keep->nonce_expires_at).ok();
+            },
+            [shared_error, request_id, reply, reporter, clock,
+             endpoint](const std::optional<ApiError>& failure) {
+              if (failure && is_internal_error(*failure)) {
+                report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
+              }
+              reply(error_response(failure ? *failure : *shared_error, request_id));
+            }});
     return;
   }
 
@@ -144,7 +137,7 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
                  const ScopedLogFields log_fields{{"requestId", call->request_id}};
                  const AuthorizedRequest& r = call->request;
                  if (r.keep_nonce_durably) {
-                   auto kept = keep_nonce_durably(tx, r, clock->now_ms());
+                   auto kept = tx.remember_nonce(r.key->id, r.nonce, r.nonce_expires_at);
                    if (!kept.ok()) {
                      call->outcome.emplace(std::move(kept.error()));
                      return false;

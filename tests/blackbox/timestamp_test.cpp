@@ -7,8 +7,6 @@
 #include <thread>
 
 #include "support/fixture.h"
-#include "support/pg_database.h"
-#include "support/store_sql.h"
 
 namespace bb {
 namespace {
@@ -99,27 +97,6 @@ TEST_F(Restart, NonceOfARequestDatedAheadIsRefusedAfterRestart) {
   // The refused replay changed nothing, and the restarted server works.
   EXPECT_EQ(AuditRecords(license, "license.heartbeat").size(), 0u);
   EXPECT_OK(Activate(license, "machine-0002"));
-}
-
-// The kept nonces do not pile up: keeping one drops those past their expiry.
-TEST_F(Restart, KeptNoncesPastTheirExpiryAreDroppedWhenTheNextIsKept) {
-  if (TestWithRedis()) GTEST_SKIP() << "Redis keeps every nonce; none goes to the store";
-  Start();
-  const std::string license = NewLicense(3);
-  const auto kept = [&] { return StoreSql(store(), "SELECT count(*) FROM remembered_nonces"); };
-  SignOptions ahead;
-  ahead.timestamp = UnixNow() + 100;
-  ASSERT_OK(Call("activate", Body(license, "machine-0001"), kPluginKey, ahead));
-  ASSERT_OK(Call("activate", Body(license, "machine-0002"), kPluginKey, ahead));
-  ASSERT_EQ(kept(), "2");
-  // Both expire (in the store; their replay window is the server's own business).
-  StoreSql(store(), "UPDATE remembered_nonces SET expires_at = 0");
-  ASSERT_OK(Call("activate", Body(license, "machine-0003"), kPluginKey, ahead));
-  EXPECT_EQ(kept(), "1");
-  // A request dated at the server's time keeps nothing and purges nothing.
-  StoreSql(store(), "UPDATE remembered_nonces SET expires_at = 0");
-  ASSERT_OK(Status(license, "machine-0003"));
-  EXPECT_EQ(kept(), "1");
 }
 
 TEST_F(Restart, DataSurvivesARestart) {

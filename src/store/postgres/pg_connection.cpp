@@ -119,6 +119,8 @@ void PgConnection::begin(const char* sql) {
   queue(sql, "begin");
   begin_queued_ = true;
   fail_fast_on_locks_ = false;
+  fail_fast_from_ = 0;
+  handed_over_busy_ = false;
   lock_busy_ = false;
   handed_over_ = 0;
   handed_over_failure_.reset();
@@ -136,6 +138,7 @@ Status PgConnection::flush() {
 
 void PgConnection::stop_waiting_for_locks() {
   // 0 would mean "wait forever"; 1 ms is the least PostgreSQL takes.
+  fail_fast_from_ = queued_.size();
   queue("SET LOCAL lock_timeout = 1", "stop waiting for locks");
   fail_fast_on_locks_ = true;
 }
@@ -207,6 +210,7 @@ Result<PgResult> PgConnection::send_queued() {
     handed_over_failure_ = sent.error();
     handed_over_busy_ = std::exchange(lock_busy_, false);
   }
+  fail_fast_from_ = 0;
   handed_over_ = 0;
   queued_.clear();
   begin_queued_ = false;
@@ -279,7 +283,7 @@ Result<PgResult> PgConnection::send_pipeline() {
     if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
       if (PQstatus(conn_) != CONNECTION_OK) return broken(res.raw(), s.what);
       const char* state = PQresultErrorField(res.raw(), PG_DIAG_SQLSTATE);
-      if (!failure && fail_fast_on_locks_ && state != nullptr &&
+      if (!failure && fail_fast_on_locks_ && c.statement >= fail_fast_from_ && state != nullptr &&
           std::string_view(state) == "55P03") {
         // Not a fault: the job runs again in a transaction of its own (see
         // stop_waiting_for_locks), so nothing is logged.

@@ -145,6 +145,10 @@ class PgConnection {
   std::optional<ApiError> handed_over_failure_;
   bool handed_over_busy_ = false;
   bool fail_fast_on_locks_ = false;  // stop_waiting_for_locks() in this transaction
+  // Index in queued_ of the statement that stopped the waiting: a lock timeout before it
+  // (the first job's own writes, sent in the same round trip) is a real one, not "busy".
+  // 0 once that round trip went out.
+  size_t fail_fast_from_ = 0;
   bool lock_busy_ = false;
   // A pipeline that ended out of step (a lost connection mid-way): never used again.
   bool broken_ = false;
