@@ -22,6 +22,7 @@
 #include "ratelimit/memory_rate_limiter.h"
 #include "ratelimit/redis_rate_limiter.h"
 #include "redis/redis_client.h"
+#include "store/remembered_nonce_purge.h"
 #include "store/store.h"
 
 namespace {
@@ -207,7 +208,11 @@ int serve(const ServeConfig& config) {
               << (loaded.error().detail.empty() ? loaded.error().message : loaded.error().detail)
               << "\n";
     return 1;
-  }
+  }  // Expired ones are dropped every timestamp window: a nonce is kept two windows, so a
+  // row outlives its expiry by at most one.
+  auto nonce_purge = std::make_unique<RememberedNoncePurge>(
+      *store.value(), clock, std::chrono::seconds(config.timestamp_window));
+
   if (response_keys.empty()) {
     auto key = store_response_key(*store.value(), clock);
     if (!key.ok()) {
@@ -316,6 +321,7 @@ int serve(const ServeConfig& config) {
   spdlog::info("received {}, draining in-flight requests", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   server.stop(std::chrono::seconds(10));
   if (admin_server) admin_server->stop(std::chrono::milliseconds(500));
+  nonce_purge.reset();
   store.value().reset();
   if (reporter) {
     // Last: requests drained above may still have reported.

@@ -7,6 +7,8 @@
 #include <thread>
 
 #include "support/fixture.h"
+#include "support/pg_database.h"
+#include "support/store_sql.h"
 
 namespace bb {
 namespace {
@@ -97,6 +99,28 @@ TEST_F(Restart, NonceOfARequestDatedAheadIsRefusedAfterRestart) {
   // The refused replay changed nothing, and the restarted server works.
   EXPECT_EQ(AuditRecords(license, "license.heartbeat").size(), 0u);
   EXPECT_OK(Activate(license, "machine-0002"));
+}
+
+// Kept nonces do not pile up until the next start: once expired they are dropped, every
+// timestamp window.
+TEST_F(Restart, KeptNoncesAreDroppedOnceExpiredWithoutARestart) {
+  if (TestWithRedis()) GTEST_SKIP() << "Redis keeps every nonce; none goes to the store";
+  ServerOptions options;
+  options.args = {"--timestamp-window", "2"};
+  Start(options);
+  const std::string license = NewLicense(2);
+  const auto kept = [&] { return StoreSql(store(), "SELECT count(*) FROM remembered_nonces"); };
+  SignOptions ahead;
+  ahead.timestamp = UnixNow() + 1;
+  ASSERT_OK(Call("activate", Body(license, "machine-0001"), kPluginKey, ahead));
+  ASSERT_EQ(kept(), "1");
+  // Kept 4 s (two windows), then dropped within a window; bounded for slow machines.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (kept() != "0" && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(kept(), "0");
+  EXPECT_OK(Status(license, "machine-0001"));
 }
 
 TEST_F(Restart, DataSurvivesARestart) {

@@ -1,0 +1,36 @@
+// Drops the nonces the store remembers (those of requests dated ahead of the server's
+// clock, spec section 2) once they expired, every `interval`, on a thread of its own.
+// Without it the table would grow with every such request until the next start.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "core/clock.h"
+#include "store/store.h"
+
+namespace licensed {
+
+class RememberedNoncePurge {
+ public:
+  RememberedNoncePurge(Store& store, const Clock& clock, std::chrono::milliseconds interval);
+  // Stops the thread; a purge under way finishes first.
+  ~RememberedNoncePurge();
+  RememberedNoncePurge(const RememberedNoncePurge&) = delete;
+  RememberedNoncePurge& operator=(const RememberedNoncePurge&) = delete;
+
+ private:
+  void run();
+
+  Store& store_;
+  const Clock& clock_;
+  const std::chrono::milliseconds interval_;
+  std::mutex mu_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;  // last: started once the members above exist
+};
+
+}  // namespace licensed
