@@ -75,9 +75,10 @@
     const res = await call('POST', '/dashboard/api/free-slot', { machine: machine.handle });
     const body = await json(res);
     if (res.status === 401) return signedOut('Your session ended; sign in again.');
+    // Told once the list shows it, so the notice never describes a list not yet redrawn.
+    await load();
     $('notice').textContent = res.ok ? 'Deactivated ' + label + '. The slot is free.'
                                      : message(body, 'Could not deactivate the machine.');
-    await load();
     $('notice').focus();
   }
 
