@@ -54,9 +54,7 @@ struct NetworkThread {
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   HttpSession(Socket socket, HttpServer& server, NetworkThread& thread)
-      : socket_(std::move(socket)), server_(server), thread_(thread) {
-    server_.add_session(this);
-  }
+      : socket_(std::move(socket)), server_(server), thread_(thread) {}
   ~HttpSession() {
     {
       std::lock_guard lock(thread_.sessions_mu);
@@ -321,6 +319,10 @@ void HttpServer::accept_next() {
       } else {
         socket->set_option(tcp::no_delay(true), ec);
         auto session = std::make_shared<HttpSession>(std::move(*socket), *this, target);
+        // Registered only now that make_shared has set the session's weak self, which
+        // stop() reads under the same lock (TSan saw the constructor's registration race
+        // with it).
+        add_session(session.get());
         net::post(target.io, [session] { session->start(); });
       }
     }
