@@ -349,6 +349,15 @@ void ExpectCommonHeaders(const HttpResponse& r) {
   EXPECT_TRUE(date && !date->empty()) << "no Date header\n" << r.Describe();
 }
 
+std::optional<std::int64_t> DateSeconds(const HttpResponse& r) {
+  const auto date = r.header("Date");
+  if (!date) return std::nullopt;
+  std::tm tm{};
+  const char* end = ::strptime(date->c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  if (end == nullptr || *end != '\0') return std::nullopt;
+  return static_cast<std::int64_t>(::timegm(&tm));
+}
+
 namespace {
 
 void ExpectErrorShape(const HttpResponse& r, int http_status, std::string_view error,

@@ -167,6 +167,8 @@ void ExpectApiError(const HttpResponse& r, int http_status, int code, std::strin
 void ExpectRouteError(const HttpResponse& r, int http_status, std::string_view error);
 // X-Request-Id and Date on any response.
 void ExpectCommonHeaders(const HttpResponse& r);
+// The Date header as Unix seconds, or nullopt when it is missing or not an IMF-fixdate.
+std::optional<std::int64_t> DateSeconds(const HttpResponse& r);
 // 401 1700 with that reason.
 void ExpectBadSignature(const HttpResponse& r, std::string_view reason);
 // 429 1706 with that bucket, 1 <= retryAfter <= max_wait, and Retry-After == retryAfter.
