@@ -17,7 +17,8 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 bench="$repo/build/release/bench/licensed-bench"
 psql=/usr/lib/postgresql/15/bin/psql
 url="$(cat "$pg_dir/url")"
-db="bench_${label}_${run}_$$"
+# A database name is an identifier: anything else in the label becomes "_".
+db="bench_$(printf '%s_%s' "$label" "$run" | tr -c 'A-Za-z0-9_' _)_$$"
 store="${url%/postgres}/$db"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
