@@ -55,6 +55,38 @@ int Activate(licensed::Store& store, const std::string& machine) {
   return outcome.error().code ? static_cast<int>(*outcome.error().code) : -1;
 }
 
+// Holds a store's only connection with a write job that waits for release(), so that
+// the jobs submitted meanwhile are taken together, as one batch.
+class ConnectionHold {
+ public:
+  explicit ConnectionHold(licensed::Store& store) {
+    store.submit(TxKind::kWrite,
+                 licensed::StoreJob{
+                     [released = released_](StoreTx&) {
+                       released.wait();
+                       return true;
+                     },
+                     [this](const std::optional<licensed::ApiError>&) { done_.set_value(); }});
+  }
+  ~ConnectionHold() {
+    release();
+    done_future_.wait();
+  }
+  ConnectionHold(const ConnectionHold&) = delete;
+  ConnectionHold& operator=(const ConnectionHold&) = delete;
+  void release() {
+    if (!released_once_) release_.set_value();
+    released_once_ = true;
+  }
+
+ private:
+  std::promise<void> release_;
+  std::shared_future<void> released_ = release_.get_future().share();
+  std::promise<void> done_;
+  std::future<void> done_future_ = done_.get_future();
+  bool released_once_ = false;
+};
+
 class PgStore : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -171,18 +203,10 @@ TEST_F(PgStore, BatchedActivationsOfTwoLicensesOnTwoInstancesNeverDeadlock) {
 TEST_F(PgStore, AJobWhoseWritesFailInABatchFailsAloneAndTheNextOnesAreKept) {
   StoreHarness h("postgresql", {}, "?pool_size=1");
   MakeLicense(h.store(), 5);
-  // The only connection waits here while the three jobs queue up behind it.
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  std::latch answered(4);
-  h.store().submit(TxKind::kWrite,
-                   licensed::StoreJob{[released](StoreTx&) {
-                                        released.wait();
-                                        return true;
-                                      },
-                                      [&answered](const std::optional<licensed::ApiError>&) {
-                                        answered.count_down();
-                                      }});
+  // The only connection waits until release() while the three jobs queue up behind it,
+  // so that they share one batch.
+  ConnectionHold hold(h.store());
+  std::latch answered(3);
   std::vector<std::optional<licensed::ApiError>> failures(3);
   auto insert_twice = [](StoreTx& tx, const std::string& machine, int times) {
     auto license = tx.find_license(kKey);
@@ -204,7 +228,7 @@ TEST_F(PgStore, AJobWhoseWritesFailInABatchFailsAloneAndTheNextOnesAreKept) {
               answered.count_down();
             }});
   }
-  release.set_value();
+  hold.release();
   answered.wait();
   ASSERT_TRUE(failures[0].has_value());
   EXPECT_EQ(failures[0]->code, licensed::ErrorCode::kInternal);
@@ -213,6 +237,67 @@ TEST_F(PgStore, AJobWhoseWritesFailInABatchFailsAloneAndTheNextOnesAreKept) {
   PgSession s(h.pg()->url());
   EXPECT_EQ(s.Exec("SELECT string_agg(machine_id, ',' ORDER BY machine_id) FROM activations"),
             "machine-1,machine-2");
+}
+
+// A refusal in a batch may rest on an earlier job's writes: the second activation of a
+// one-machine license is refused (409) because it counts the first, uncommitted one. When
+// the shared COMMIT then fails, that first machine never existed, so the refusal must not
+// be answered either: both jobs fail (the client retries), and the slot is free.
+TEST_F(PgStore, ARefusalInABatchWhoseCommitFailsIsAnsweredWithTheFailure) {
+  StoreHarness h("postgresql", {}, "?pool_size=1");
+  MakeLicense(h.store(), 1);
+  PgSession admin(h.pg()->url());
+  // Accepted by each statement, refused by COMMIT: a deferred check on one machine id.
+  admin.Exec(
+      "CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+      "IF NEW.machine_id = 'poison' THEN RAISE EXCEPTION 'refused at commit'; END IF; "
+      "RETURN NEW; END $$");
+  admin.Exec(
+      "CREATE CONSTRAINT TRIGGER poison_at_commit AFTER INSERT ON activations DEFERRABLE "
+      "INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION refuse_poison()");
+  // The only connection waits until release() while the two activations queue up behind it,
+  // so that they share one batch.
+  ConnectionHold hold(h.store());
+  std::latch answered(2);
+  struct Answer {
+    std::optional<licensed::ApiError> failure;
+    std::optional<int> refusal_code;  // the operation's own error code, if it refused
+  };
+  std::vector<Answer> answers(2);
+  const std::string machines[] = {"poison", "machine-b"};
+  for (int j = 0; j < 2; ++j) {
+    auto refusal = std::make_shared<std::optional<int>>();
+    const std::string machine = machines[j];
+    h.store().submit(TxKind::kWrite,
+                     licensed::StoreJob{[machine, refusal](StoreTx& tx) {
+                                          licensed::LicenseRequest req;
+                                          req.license_key = kKey;
+                                          req.machine_id = machine;
+                                          licensed::OperationContext ctx;
+                                          ctx.now = kT0 + 1000;
+                                          auto r = licensed::activate(tx, req, ctx);
+                                          if (!r.ok() && r.error().code) {
+                                            *refusal = static_cast<int>(*r.error().code);
+                                          }
+                                          return r.ok();
+                                        },
+                                        [&answers, &answered, refusal,
+                                         j](const std::optional<licensed::ApiError>& failure) {
+                                          answers[j].failure = failure;
+                                          answers[j].refusal_code = *refusal;
+                                          answered.count_down();
+                                        }});
+  }
+  hold.release();
+  answered.wait();
+  // The two ran in one transaction: the second counted the first and refused.
+  ASSERT_EQ(answers[1].refusal_code, std::optional<int>(1705))
+      << "the jobs did not share a batch; the test shows nothing";
+  EXPECT_TRUE(answers[0].failure.has_value()) << "the poisoned COMMIT was acknowledged";
+  EXPECT_TRUE(answers[1].failure.has_value())
+      << "a 409 was answered that counted a machine the failed COMMIT never kept";
+  EXPECT_EQ(admin.Exec("SELECT count(*) FROM activations"), "0");
+  EXPECT_EQ(Activate(h.store(), "machine-b"), 0) << "the slot was free all along";
 }
 
 TEST_F(PgStore, ReconnectsAfterPostgresRestartsWithoutARestartOfItsOwn) {

@@ -137,10 +137,15 @@ std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJ
   // Answered once COMMIT succeeded. The last one's final writes and RELEASE may not have
   // reached the server yet: they go with the next job's first statement (handed over).
   std::vector<StoreJob*> kept;
+  // Jobs that asked to be rolled back (a refusal such as 409): answered with the kept ones,
+  // since a refusal may rest on an earlier job's writes (the machines it counted), which
+  // are real only once COMMIT succeeded. As on SQLite, a failed COMMIT fails them too.
+  std::vector<StoreJob*> refused;
   // The transaction cannot go on: undo it all; jobs from `next` on did not run.
   auto abandon = [&](const ApiError& e, size_t next) {
     conn.rollback();
     for (StoreJob* job : kept) finish_store_job(*job, e);
+    for (StoreJob* job : refused) finish_store_job(*job, e);
     for (size_t k = next; k < batch.size(); ++k) again.push_back(std::move(batch[k]));
     return std::move(again);
   };
@@ -198,14 +203,14 @@ std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJ
       if (busy) {
         again.push_back(std::move(job));
       } else {
-        finish_store_job(job, std::nullopt);  // rolled back, as it asked
+        refused.push_back(&job);
       }
       return abandon(undone.error(), i + 1);
     }
     if (busy) {
       again.push_back(std::move(job));
     } else {
-      finish_store_job(job, std::nullopt);  // rolled back, as it asked
+      refused.push_back(&job);  // rolled back, as it asked
     }
   }
   // The last job's writes go before COMMIT, so that their failure is that job's alone.
@@ -213,6 +218,7 @@ std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJ
   if (settle_handed_over(broken) && broken) return abandon(*broken, batch.size());
   if (kept.empty()) {
     conn.rollback();
+    for (StoreJob* job : refused) finish_store_job(*job, std::nullopt);
     return again;
   }
   // A COMMIT whose answer was lost may or may not have happened; 1708 tells the client
@@ -220,6 +226,7 @@ std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJ
   if (auto committed = conn.commit(); !committed.ok())
     return abandon(committed.error(), batch.size());
   for (StoreJob* job : kept) finish_store_job(*job, std::nullopt);
+  for (StoreJob* job : refused) finish_store_job(*job, std::nullopt);
   return again;
 }
 
