@@ -12,6 +12,8 @@
 #include "auth/response_signer.h"
 #include "auth/stored_response_key.h"
 #include "config/serve_config.h"
+#include "dashboard/memory_session_store.h"
+#include "dashboard/redis_session_store.h"
 #include "http/admin_service.h"
 #include "http/api_service.h"
 #include "http/http_server.h"
@@ -74,18 +76,20 @@ Status load_remembered_nonces(Store& store, NonceStore& nonces, const Clock& clo
   return Ok{};
 }
 
-// Where nonces and rate-limit buckets live: in this process, or with --redis in Redis,
-// shared by every instance of a deployment. Their metrics are registered here.
-struct ReplayAndRateState {
+// What is kept outside the store (nonces, rate-limit buckets, dashboard sessions): in this
+// process, or with --redis in Redis, shared by every instance of a deployment. Their
+// metrics are registered here.
+struct VolatileState {
   std::unique_ptr<RedisClient> redis;
   std::unique_ptr<NonceStore> nonces;
+  std::unique_ptr<SessionStore> dashboard_sessions;
   std::unique_ptr<RateLimiter> ip_limiter;   // null: off
   std::unique_ptr<RateLimiter> key_limiter;  // null: off
 };
 
-Result<ReplayAndRateState> make_replay_and_rate_state(const ServeConfig& config, const Clock& clock,
-                                                      ServerMetrics& metrics) {
-  ReplayAndRateState s;
+Result<VolatileState> make_volatile_state(const ServeConfig& config, const Clock& clock,
+                                          ServerMetrics& metrics) {
+  VolatileState s;
   if (!config.redis) {
     auto nonces = std::make_unique<MemoryNonceStore>(config.max_nonces);
     metrics.add_gauge({"licensed_nonce_store_entries", "Nonces remembered in memory.",
@@ -93,6 +97,8 @@ Result<ReplayAndRateState> make_replay_and_rate_state(const ServeConfig& config,
     metrics.add_gauge({"licensed_nonce_store_bytes", "Bytes of the in-memory nonce tables.",
                        [n = nonces.get()] { return static_cast<double>(n->table_bytes()); }});
     s.nonces = std::move(nonces);
+    s.dashboard_sessions =
+        std::make_unique<MemorySessionStore>(clock, kDashboardSessionMs, kDashboardMaxSessions);
     if (config.rate_limit_ip) {
       s.ip_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_ip);
     }
@@ -113,6 +119,8 @@ Result<ReplayAndRateState> make_replay_and_rate_state(const ServeConfig& config,
                      [n = nonces.get()] { return static_cast<double>(n->unavailable_count()); },
                      "counter"});
   s.nonces = std::move(nonces);
+  s.dashboard_sessions = std::make_unique<RedisSessionStore>(*s.redis, std::string(kPrefix), clock,
+                                                             kDashboardSessionMs);
   std::vector<const RedisRateLimiter*> limiters;
   auto limiter = [&](const std::optional<RateSpec>& spec, std::string_view bucket) {
     if (!spec) return std::unique_ptr<RateLimiter>();
@@ -196,13 +204,13 @@ int serve(const ServeConfig& config) {
     return 1;
   }
   ServerMetrics metrics;
-  auto shared_state = make_replay_and_rate_state(config, clock, metrics);
+  auto shared_state = make_volatile_state(config, clock, metrics);
   if (!shared_state.ok()) {
     std::cerr << "licensed: cannot use redis at " << config.redis->host << ":" << config.redis->port
               << ": " << shared_state.error().message << "\n";
     return 1;
   }
-  ReplayAndRateState& state = shared_state.value();
+  VolatileState& state = shared_state.value();
   if (auto loaded = load_remembered_nonces(*store.value(), *state.nonces, clock); !loaded.ok()) {
     std::cerr << "licensed: cannot read the store " << redact_url_credentials(config.store) << ": "
               << (loaded.error().detail.empty() ? loaded.error().message : loaded.error().detail)
@@ -264,9 +272,8 @@ int serve(const ServeConfig& config) {
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
   const AdminApiHandler admin_api({store_ptr, &clock, &failed_admin_auth, reporter.get()});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
-  SessionStore dashboard_sessions(clock, kDashboardSessionMs, kDashboardMaxSessions);
-  DashboardConfig dashboard_config{store_ptr, &clock, &dashboard_sessions, &dashboard_sign_ins,
-                                   reporter.get()};
+  DashboardConfig dashboard_config{store_ptr, &clock, state.dashboard_sessions.get(),
+                                   &dashboard_sign_ins, reporter.get()};
   dashboard_config.public_url_is_https =
       config.dashboard_url && config.dashboard_url->starts_with("https://");
   const DashboardHandler dashboard(dashboard_config);

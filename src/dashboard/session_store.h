@@ -1,18 +1,16 @@
-// The customer dashboard's sign-in sessions, kept in this process's memory: a random
-// 256-bit id (the cookie) names the license key it was opened for and a CSRF token
-// every change must carry. Sessions end at a fixed time after sign-in, or at sign-out.
-// One instance's sessions are its own: behind a load balancer, route a client to one
-// instance (sticky sessions); a restart signs everyone out.
+// The customer dashboard's sign-in sessions: a random 256-bit id (the cookie) names the
+// license key it was opened for and a CSRF token every change must carry. Sessions end
+// at a fixed time after sign-in, or at sign-out. Two kinds: in this process's memory
+// (MemorySessionStore, one instance) and in Redis (RedisSessionStore, every instance of a
+// deployment that shares a Redis sees every session).
 #pragma once
 
-#include <cstddef>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 
 #include "core/clock.h"
+#include "core/result.h"
 
 namespace licensed {
 
@@ -29,26 +27,18 @@ struct NewDashboardSession {
 
 class SessionStore {
  public:
-  SessionStore(const Clock& clock, int64_t lifetime_ms, size_t max_sessions)
-      : clock_(clock), lifetime_ms_(lifetime_ms), max_sessions_(max_sessions) {}
-
-  // nullopt when the CSPRNG fails. At capacity, expired sessions are dropped first, then
-  // the one closest to its end.
-  std::optional<NewDashboardSession> open(std::string_view license_key);
-  // The live session of that id.
-  std::optional<DashboardSession> find(std::string_view id) const;
-  void close(std::string_view id);
-  size_t size() const;
-
- private:
-  void make_room();  // holds mutex_
-
-  const Clock& clock_;
-  const int64_t lifetime_ms_;
-  const size_t max_sessions_;
-  mutable std::mutex mutex_;
-  std::unordered_map<std::string, DashboardSession> sessions_;
+  virtual ~SessionStore() = default;
+  // A new session for that license key. Errors: internal (the CSPRNG failed),
+  // unavailable (Redis did not answer).
+  virtual Result<NewDashboardSession> open(std::string_view license_key) = 0;
+  // The live session of that id; nullopt when there is none or it has ended.
+  virtual Result<std::optional<DashboardSession>> find(std::string_view id) const = 0;
+  virtual Status close(std::string_view id) = 0;
 };
+
+// A fresh session's id and CSRF token, 256 random bits each in base64url; nullopt when
+// the CSPRNG fails.
+std::optional<NewDashboardSession> new_session_tokens();
 
 // A request's CSRF token against its session's, in constant time.
 bool csrf_token_matches(const DashboardSession& session, std::string_view presented);

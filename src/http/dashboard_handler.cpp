@@ -236,7 +236,10 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
       break;
   }
   const auto id = session_cookie(req);
-  const auto session = id ? config_.sessions->find(*id) : std::nullopt;
+  if (!id) return reply(dashboard_error(not_signed_in(), ctx.request_id));
+  const auto found = config_.sessions->find(*id);
+  if (!found.ok()) return reply(dashboard_error(found.error(), ctx.request_id));
+  const std::optional<DashboardSession>& session = found.value();
   if (!session) return reply(dashboard_error(not_signed_in(), ctx.request_id));
   if (r == R::kLicense) return show_license(*session, ctx, std::move(reply));
   // Changes: the page sends the token it got at sign-in; another site's page cannot
@@ -245,7 +248,9 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
     return reply(dashboard_error(csrf_refused(), ctx.request_id));
   }
   if (r == R::kFreeSlot) return free_slot(req, *session, ctx, std::move(reply));
-  config_.sessions->close(*id);
+  if (auto closed = config_.sessions->close(*id); !closed.ok()) {
+    return reply(dashboard_error(closed.error(), ctx.request_id));  // still signed in
+  }
   HttpResponse res = dashboard_json(200, {{"ok", true}}, ctx.request_id);
   res.set(http::field::set_cookie,
           cookie_header("", 0, came_over_https(req, config_.public_url_is_https)));
@@ -292,10 +297,11 @@ void DashboardHandler::sign_in(const HttpRequest& req, const RequestContext& ctx
                    }
                    return reply(dashboard_error(e, job->request_id));
                  }
-                 // A new id at every sign-in, the old one ended: no session fixation.
-                 if (job->previous) sessions->close(*job->previous);
+                 // A new id at every sign-in, the old one ended: no session fixation
+                 // (the new id is fresh whether or not ending the old one worked).
+                 if (job->previous) (void)sessions->close(*job->previous);
                  auto opened = sessions->open(job->found->value().key);
-                 if (!opened) return reply(dashboard_error(errors::internal(), job->request_id));
+                 if (!opened.ok()) return reply(dashboard_error(opened.error(), job->request_id));
                  HttpResponse res = dashboard_json(
                      200, {{"ok", true}, {"csrfToken", opened->csrf_token}}, job->request_id);
                  res.set(http::field::set_cookie,

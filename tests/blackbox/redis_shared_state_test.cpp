@@ -75,6 +75,48 @@ TEST_F(SharedState, ANonceUsedOnOneInstanceIsRefusedOnTheOther) {
   StopInstance(other);
 }
 
+// Dashboard sessions live in Redis too: a browser signed in on one instance is signed in
+// on every other (a load balancer may send each request elsewhere), and signing out on
+// one ends the session on all.
+TEST_F(SharedState, ADashboardSessionOpenedOnOneInstanceServesOnTheOtherUntilSignOut) {
+  const ServerOptions options = WithRedis({});
+  Start(options);
+  auto other = StartAnother(options);
+  const std::string license = NewLicense(2);
+
+  HttpRequest sign_in;
+  sign_in.target = "/dashboard/api/session";
+  sign_in.Set("Content-Type", "application/json");
+  sign_in.body = R"({"licenseKey":")" + license + R"("})";
+  const HttpResponse signed_in = bb::Send(port(), sign_in);
+  ASSERT_EQ(signed_in.status, 200) << signed_in.Describe();
+  const std::string set_cookie = signed_in.header("Set-Cookie").value_or("");
+  const std::string cookie = set_cookie.substr(0, set_cookie.find(';'));
+  ASSERT_TRUE(cookie.starts_with("licensed_dashboard=")) << set_cookie;
+  const std::string csrf = Str(BodyJson(signed_in), "csrfToken");
+
+  HttpRequest view;
+  view.method = "GET";
+  view.target = "/dashboard/api/license";
+  view.Set("Cookie", cookie);
+  const HttpResponse seen = bb::Send(other->port(), view);
+  ASSERT_EQ(seen.status, 200) << "the other instance does not know the session\n"
+                              << seen.Describe();
+  EXPECT_NE(seen.body.find(license), std::string::npos) << seen.Describe();
+
+  HttpRequest sign_out;
+  sign_out.method = "DELETE";
+  sign_out.target = "/dashboard/api/session";
+  sign_out.Set("Cookie", cookie);
+  sign_out.Set("X-CSRF-Token", csrf);
+  const HttpResponse out = bb::Send(other->port(), sign_out);
+  ASSERT_EQ(out.status, 200) << out.Describe();
+  const HttpResponse after = bb::Send(port(), view);
+  EXPECT_EQ(after.status, 401) << "signed out on one instance, still in on the other\n"
+                               << after.Describe();
+  StopInstance(other);
+}
+
 TEST_F(SharedState, AKeyLimitOfNAdmitsNInTotalAcrossBothInstances) {
   EXPECT_EQ(AdmittedAcrossTwoInstances("off", "4/1h", 8, "key"), 4);
 }

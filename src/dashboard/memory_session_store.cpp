@@ -1,0 +1,49 @@
+#include "dashboard/memory_session_store.h"
+
+#include <algorithm>
+
+namespace licensed {
+
+Result<NewDashboardSession> MemorySessionStore::open(std::string_view license_key) {
+  auto fresh = new_session_tokens();
+  if (!fresh) return errors::internal();
+  std::lock_guard lock(mutex_);
+  make_room();
+  sessions_[fresh->id] =
+      DashboardSession{std::string(license_key), fresh->csrf_token, clock_.now_ms() + lifetime_ms_};
+  return std::move(*fresh);
+}
+
+Result<std::optional<DashboardSession>> MemorySessionStore::find(std::string_view id) const {
+  std::lock_guard lock(mutex_);
+  const auto it = sessions_.find(std::string(id));
+  if (it == sessions_.end() || it->second.expires_at <= clock_.now_ms()) {
+    return std::optional<DashboardSession>();
+  }
+  return std::optional<DashboardSession>(it->second);
+}
+
+Status MemorySessionStore::close(std::string_view id) {
+  std::lock_guard lock(mutex_);
+  sessions_.erase(std::string(id));
+  return Ok{};
+}
+
+size_t MemorySessionStore::size() const {
+  std::lock_guard lock(mutex_);
+  return sessions_.size();
+}
+
+void MemorySessionStore::make_room() {
+  if (sessions_.size() < max_sessions_) return;
+  const UnixMillis now = clock_.now_ms();
+  std::erase_if(sessions_, [now](const auto& s) { return s.second.expires_at <= now; });
+  if (sessions_.size() < max_sessions_) return;
+  auto oldest = sessions_.begin();
+  for (auto it = sessions_.begin(); it != sessions_.end(); ++it) {
+    if (it->second.expires_at < oldest->second.expires_at) oldest = it;
+  }
+  sessions_.erase(oldest);
+}
+
+}  // namespace licensed

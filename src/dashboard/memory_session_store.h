@@ -1,0 +1,35 @@
+// Dashboard sessions in this process's memory: behind a load balancer without Redis,
+// route a client to one instance (sticky sessions); a restart signs everyone out.
+#pragma once
+
+#include <cstddef>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "dashboard/session_store.h"
+
+namespace licensed {
+
+class MemorySessionStore final : public SessionStore {
+ public:
+  MemorySessionStore(const Clock& clock, int64_t lifetime_ms, size_t max_sessions)
+      : clock_(clock), lifetime_ms_(lifetime_ms), max_sessions_(max_sessions) {}
+
+  // At capacity, expired sessions are dropped first, then the one closest to its end.
+  Result<NewDashboardSession> open(std::string_view license_key) override;
+  Result<std::optional<DashboardSession>> find(std::string_view id) const override;
+  Status close(std::string_view id) override;
+  size_t size() const;
+
+ private:
+  void make_room();  // holds mutex_
+
+  const Clock& clock_;
+  const int64_t lifetime_ms_;
+  const size_t max_sessions_;
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, DashboardSession> sessions_;
+};
+
+}  // namespace licensed

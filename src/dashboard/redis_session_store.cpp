@@ -1,0 +1,84 @@
+#include "dashboard/redis_session_store.h"
+
+#include <charconv>
+
+#include "auth/request_signature.h"
+
+namespace licensed {
+namespace {
+
+// "<expires_at>\n<csrf token>\n<license key>": neither the number nor the base64url
+// token holds a newline, so the license key is the rest whatever it holds.
+std::string encode(const DashboardSession& s) {
+  return std::to_string(s.expires_at) + "\n" + s.csrf_token + "\n" + s.license_key;
+}
+
+std::optional<DashboardSession> decode(std::string_view v) {
+  const size_t first = v.find('\n');
+  if (first == std::string_view::npos) return std::nullopt;
+  const size_t second = v.find('\n', first + 1);
+  if (second == std::string_view::npos) return std::nullopt;
+  DashboardSession s;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + first, s.expires_at);
+  if (ec != std::errc() || end != v.data() + first) return std::nullopt;
+  s.csrf_token = std::string(v.substr(first + 1, second - first - 1));
+  s.license_key = std::string(v.substr(second + 1));
+  return s;
+}
+
+}  // namespace
+
+RedisSessionStore::RedisSessionStore(RedisClient& redis, std::string key_prefix, const Clock& clock,
+                                     int64_t lifetime_ms)
+    : redis_(redis),
+      prefix_(std::move(key_prefix)),
+      clock_(clock),
+      lifetime_ms_(lifetime_ms),
+      outage_("dashboard sessions", "answered with 503", clock) {}
+
+std::string RedisSessionStore::key_of(std::string_view id) const {
+  return prefix_ + "dashboard-session:" + sha256_hex(id);
+}
+
+Result<RedisReply> RedisSessionStore::run(std::initializer_list<std::string_view> args) const {
+  auto reply = redis_.command(args);
+  if (!reply.ok()) {
+    outage_.failed(reply.error().message);
+    return reply.error();
+  }
+  if (reply.value()->type == REDIS_REPLY_ERROR) {
+    const std::string cause(reply.value()->str, reply.value()->len);
+    outage_.failed(cause);
+    return errors::unavailable(1, "redis: " + cause);
+  }
+  outage_.succeeded();
+  return reply;
+}
+
+Result<NewDashboardSession> RedisSessionStore::open(std::string_view license_key) {
+  auto fresh = new_session_tokens();
+  if (!fresh) return errors::internal();
+  const DashboardSession session{std::string(license_key), fresh->csrf_token,
+                                 clock_.now_ms() + lifetime_ms_};
+  const std::string lifetime = std::to_string(lifetime_ms_);
+  RETURN_IF_ERROR(run({"SET", key_of(fresh->id), encode(session), "PX", lifetime}));
+  return std::move(*fresh);
+}
+
+Result<std::optional<DashboardSession>> RedisSessionStore::find(std::string_view id) const {
+  ASSIGN_OR_RETURN(RedisReply reply, run({"GET", key_of(id)}));
+  if (reply->type != REDIS_REPLY_STRING) return std::optional<DashboardSession>();
+  auto session = decode(std::string_view(reply->str, reply->len));
+  // Redis expires the key on its own clock; the end written in it is ours.
+  if (!session || session->expires_at <= clock_.now_ms()) {
+    return std::optional<DashboardSession>();
+  }
+  return session;
+}
+
+Status RedisSessionStore::close(std::string_view id) {
+  RETURN_IF_ERROR(run({"DEL", key_of(id)}));
+  return Ok{};
+}
+
+}  // namespace licensed

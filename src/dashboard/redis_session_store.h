@@ -1,0 +1,38 @@
+// Dashboard sessions in Redis, so that every instance of a deployment sharing a Redis
+// knows every session: a browser signed in on one instance stays signed in whichever
+// instance the load balancer picks next. One key a session, `<prefix>dashboard-session:`
+// followed by the SHA-256 of its id (whoever reads Redis learns no cookie), holding the
+// session's end, CSRF token and license key, with Redis expiring it at that end. When
+// Redis does not answer, the dashboard answers 503 1708 (no session is assumed).
+#pragma once
+
+#include <string>
+
+#include "dashboard/session_store.h"
+#include "redis/redis_client.h"
+#include "redis/redis_outage_log.h"
+
+namespace licensed {
+
+class RedisSessionStore final : public SessionStore {
+ public:
+  RedisSessionStore(RedisClient& redis, std::string key_prefix, const Clock& clock,
+                    int64_t lifetime_ms);
+
+  Result<NewDashboardSession> open(std::string_view license_key) override;
+  Result<std::optional<DashboardSession>> find(std::string_view id) const override;
+  Status close(std::string_view id) override;
+
+ private:
+  std::string key_of(std::string_view id) const;
+  // The reply, or unavailable when Redis did not answer or answered with an error.
+  Result<RedisReply> run(std::initializer_list<std::string_view> args) const;
+
+  RedisClient& redis_;
+  const std::string prefix_;
+  const Clock& clock_;
+  const int64_t lifetime_ms_;
+  mutable RedisOutageLog outage_;
+};
+
+}  // namespace licensed

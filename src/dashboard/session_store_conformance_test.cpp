@@ -1,0 +1,156 @@
+// What every dashboard session store does, run against the in-memory one and the Redis
+// one (on a real Redis); then what only one of them does.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+
+#include "dashboard/memory_session_store.h"
+#include "dashboard/redis_session_store.h"
+#include "support/redis_server.h"
+#include "support/redis_test_keys.h"
+
+namespace licensed {
+namespace {
+
+constexpr UnixMillis kStart = 1'795'000'000'000;
+constexpr int64_t kLifetime = 60'000;
+
+// A store on a clock the test moves. Redis also expires keys on its own clock, after
+// the same lifetime, which these tests never wait for: our clock ends a session first.
+struct SessionsUnderTest {
+  ManualClock clock{kStart};
+  std::unique_ptr<RedisClient> redis;
+  std::unique_ptr<SessionStore> store;
+};
+
+using Factory = std::function<std::unique_ptr<SessionsUnderTest>()>;
+
+std::unique_ptr<SessionsUnderTest> InMemory() {
+  auto t = std::make_unique<SessionsUnderTest>();
+  t->store = std::make_unique<MemorySessionStore>(t->clock, kLifetime, 10);
+  return t;
+}
+
+std::unique_ptr<SessionsUnderTest> InRedis() {
+  auto t = std::make_unique<SessionsUnderTest>();
+  t->redis = std::make_unique<RedisClient>(bb::ClientOptionsFor(bb::SharedRedis()));
+  t->store =
+      std::make_unique<RedisSessionStore>(*t->redis, bb::UniqueKeyPrefix(), t->clock, kLifetime);
+  return t;
+}
+
+class SessionStoreConformance : public ::testing::TestWithParam<std::pair<const char*, Factory>> {
+ protected:
+  void SetUp() override { t_ = GetParam().second(); }
+  SessionStore& sessions() { return *t_->store; }
+  ManualClock& clock() { return t_->clock; }
+  // The session of that id, failing the test when the store did not answer.
+  std::optional<DashboardSession> Find(std::string_view id) {
+    auto found = sessions().find(id);
+    EXPECT_TRUE(found.ok()) << found.error().message;
+    return found.ok() ? found.value() : std::nullopt;
+  }
+  NewDashboardSession Open(std::string_view key) {
+    auto opened = sessions().open(key);
+    EXPECT_TRUE(opened.ok()) << opened.error().message;
+    return opened.ok() ? opened.value() : NewDashboardSession{};
+  }
+
+ private:
+  std::unique_ptr<SessionsUnderTest> t_;
+};
+
+TEST_P(SessionStoreConformance, OpensASessionWithRandomIdAndCsrfToken) {
+  const auto a = Open("key-a");
+  const auto b = Open("key-a");
+  EXPECT_EQ(a.id.size(), 43u);  // 256 bits in base64url
+  EXPECT_NE(a.id, b.id);
+  EXPECT_NE(a.csrf_token, b.csrf_token);
+  EXPECT_NE(a.id, a.csrf_token);
+  const auto found = Find(a.id);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->license_key, "key-a");
+  EXPECT_EQ(found->expires_at, kStart + kLifetime);
+  EXPECT_TRUE(csrf_token_matches(*found, a.csrf_token));
+  EXPECT_FALSE(csrf_token_matches(*found, b.csrf_token));
+  EXPECT_FALSE(csrf_token_matches(*found, ""));
+  EXPECT_FALSE(csrf_token_matches(*found, a.csrf_token.substr(1)));
+  EXPECT_FALSE(Find("not-a-session"));
+  EXPECT_FALSE(Find(""));
+}
+
+TEST_P(SessionStoreConformance, ALicenseKeyComesBackAsItWasWhateverItHolds) {
+  const std::string odd = "line\nbreak\n\n and : colons \xE2\x9C\x93";
+  const auto a = Open(odd);
+  const auto found = Find(a.id);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->license_key, odd);
+  EXPECT_TRUE(csrf_token_matches(*found, a.csrf_token));
+}
+
+TEST_P(SessionStoreConformance, ASessionEndsAtItsLifetimeOrAtClose) {
+  const auto a = Open("key-a");
+  const auto b = Open("key-b");
+  clock().advance_ms(kLifetime - 1);
+  EXPECT_TRUE(Find(a.id));
+  EXPECT_TRUE(sessions().close(b.id).ok());
+  EXPECT_FALSE(Find(b.id));
+  EXPECT_TRUE(sessions().close(b.id).ok()) << "closing twice is no error";
+  clock().advance_ms(1);
+  EXPECT_FALSE(Find(a.id));
+}
+
+INSTANTIATE_TEST_SUITE_P(Stores, SessionStoreConformance,
+                         ::testing::Values(std::make_pair("memory", Factory(InMemory)),
+                                           std::make_pair("redis", Factory(InRedis))),
+                         [](const auto& info) { return std::string(info.param.first); });
+
+TEST(MemorySessionStore, AtCapacityTheExpiredGoFirstThenTheOldest) {
+  ManualClock clock(kStart);
+  MemorySessionStore sessions(clock, kLifetime, 2);
+  auto live = [&](const Result<NewDashboardSession>& s) {
+    return s.ok() && sessions.find(s->id).ok() && sessions.find(s->id).value().has_value();
+  };
+  const auto first = sessions.open("k1");
+  clock.advance_ms(10);
+  const auto second = sessions.open("k2");
+  clock.advance_ms(10);
+  const auto third = sessions.open("k3");
+  EXPECT_EQ(sessions.size(), 2u);
+  EXPECT_FALSE(live(first));
+  EXPECT_TRUE(live(second));
+  EXPECT_TRUE(live(third));
+  clock.advance_ms(kLifetime);
+  const auto fourth = sessions.open("k4");
+  EXPECT_EQ(sessions.size(), 1u);
+  EXPECT_TRUE(live(fourth));
+}
+
+// Redis only: while it is away nobody is signed in by mistake, and nothing is opened.
+TEST(RedisSessionStore, WhileRedisIsDownTheStoreAnswersUnavailableAndThenResumes) {
+  bb::RedisServer server;
+  ManualClock clock(kStart);
+  RedisClient client(bb::ClientOptionsFor(server));
+  RedisSessionStore sessions(client, bb::UniqueKeyPrefix(), clock, kLifetime);
+  const auto a = sessions.open("key-a");
+  ASSERT_TRUE(a.ok());
+  server.Stop();
+  const auto found = sessions.find(a->id);
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.error().code, ErrorCode::kUnavailable);
+  EXPECT_FALSE(sessions.open("key-b").ok());
+  EXPECT_FALSE(sessions.close(a->id).ok());
+  server.Start();  // empty: Redis kept nothing
+  auto again = sessions.find(a->id);
+  for (int i = 0; i < 50 && !again.ok(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the client retries later
+    again = sessions.find(a->id);
+  }
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_FALSE(again.value().has_value());
+  EXPECT_TRUE(sessions.open("key-b").ok());
+}
+
+}  // namespace
+}  // namespace licensed
