@@ -29,6 +29,19 @@ constexpr auto kSweepPeriod = std::chrono::milliseconds(250);
 
 class HttpSession;
 
+// The X-Forwarded-For list. Several lines of one field are one comma-separated list in
+// their order (RFC 9110, section 5.3): a proxy may add a line of its own after the
+// client's instead of appending to it, and reading the first line alone would let the
+// client's forged line decide the address.
+std::string forwarded_for(const http::request_header<>& req) {
+  std::string list;
+  for (auto [it, end] = req.equal_range("X-Forwarded-For"); it != end; ++it) {
+    if (!list.empty()) list += ", ";
+    list.append(it->value().data(), it->value().size());
+  }
+  return list;
+}
+
 // One network thread: its io_context, the sessions living on it, and the sweep that
 // enforces their deadlines. Members are destroyed bottom-up, so handlers still queued
 // in `io` (and the sessions they hold) go before the set they unregister from.
@@ -168,11 +181,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       if (peer_ec) return close();
       peer_ = peer.address();
     }
-    const auto forwarded = req.find("X-Forwarded-For");
-    client_ip_ = config().trusted_proxies.client_address(
-        *peer_, forwarded == req.end()
-                    ? std::string_view()
-                    : std::string_view(forwarded->value().data(), forwarded->value().size()));
+    client_ip_ = config().trusted_proxies.client_address(*peer_, forwarded_for(req));
     const RequestContext ctx{path_, client_ip_, request_id_};
     server_.service().serve(route_, req, ctx, [self = shared_from_this()](HttpResponse res) {
       // An answer made at once (a refusal) is written at once; one from a store thread
