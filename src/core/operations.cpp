@@ -42,13 +42,12 @@ Result<int64_t> count_fresh(StoreTx& tx, const License& license, UnixMillis now)
 }
 
 // Spec section 14: stale machines are reclaimed by the next activate, under its lock,
-// with one audit record each.
-Status reclaim_stale(StoreTx& tx, const License& license, std::string_view requesting_machine,
-                     const OperationContext& ctx) {
+// with one audit record each. All of them: the activating machine too when it is stale,
+// which then activates anew (it held no slot, so it meets the cap like any other).
+Status reclaim_stale(StoreTx& tx, const License& license, const OperationContext& ctx) {
   const auto before = stale_before(license, ctx.now);
   if (!before) return Ok{};
-  ASSIGN_OR_RETURN(const auto reclaimed,
-                   tx.delete_stale_activations(license.id, *before, requesting_machine));
+  ASSIGN_OR_RETURN(const auto reclaimed, tx.delete_stale_activations(license.id, *before));
   for (const auto& machine_id : reclaimed) {
     AuditEntry e = audit_entry(audit_action::kReclaim, license, machine_id, ctx);
     e.actor = Actor::kSystem;
@@ -77,7 +76,7 @@ Result<object> activate(StoreTx& tx, const LicenseRequest& req, const OperationC
   const std::string_view effective = effective_status(license, ctx.now);
   if (effective != "ACTIVE") return errors::inactive(effective);
   const std::string& machine_id = *req.machine_id;
-  RETURN_IF_ERROR(reclaim_stale(tx, license, machine_id, ctx));
+  RETURN_IF_ERROR(reclaim_stale(tx, license, ctx));
 
   ASSIGN_OR_RETURN(auto existing, tx.find_activation(license.id, machine_id));
   if (existing) {

@@ -206,6 +206,25 @@ TEST_F(OperationsTest, StaleMachinesDoNotCountAndAreReclaimedByTheNextActivate) 
   EXPECT_EQ(std::count(acts.begin(), acts.end(), "license.reclaim"), 1);
 }
 
+// "The next activate of that license deletes the stale activations": the activating
+// machine's own too. It held no slot, so it activates anew: a reclaim record, then an
+// activate record (not a refresh), a new activatedAt, and the cap applies to it.
+TEST_F(OperationsTest, AStaleMachineActivatingIsReclaimedThenActivatedAnew) {
+  const auto key = new_license(1, 600);
+  auto first = call(Endpoint::kActivate, key, "runner-1");
+  ASSERT_TRUE(first.ok());
+  const auto first_activated = first->at("machine").at("activatedAt");
+  clock_.advance_ms(601'000);
+  auto again = call(Endpoint::kActivate, key, "runner-1");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->at("activations").as_int64(), 1);
+  EXPECT_NE(again->at("machine").at("activatedAt"), first_activated);
+  EXPECT_EQ(actions(key), (std::vector<std::string>{"license.create", "license.activate",
+                                                    "license.reclaim", "license.activate"}));
+  // Fresh again, it holds the only slot.
+  EXPECT_EQ(code(call(Endpoint::kActivate, key, "runner-2")), 1705);
+}
+
 TEST_F(OperationsTest, FiftyShortLivedRunnersNeverHitTheCapWithATtl) {
   const auto key = new_license(5, 600);
   for (int i = 0; i < 50; ++i) {

@@ -72,10 +72,9 @@ class StoreTx {
   virtual Status update_activation(int64_t license_id, const Activation& activation) = 0;
   // False when there was no such activation.
   virtual Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) = 0;
-  // Deletes machines last seen before `before`, except `keep_machine_id`; returns their
-  // ids.
-  virtual Result<std::vector<std::string>> delete_stale_activations(
-      int64_t license_id, UnixMillis before, std::string_view keep_machine_id) = 0;
+  // Deletes the machines last seen before `before`; returns their ids.
+  virtual Result<std::vector<std::string>> delete_stale_activations(int64_t license_id,
+                                                                    UnixMillis before) = 0;
 
   virtual Status append_audit(const AuditEntry& entry) = 0;
   // Oldest first, ids greater than `after_id`, at most `limit`.

@@ -190,13 +190,11 @@ Result<bool> PgTx::delete_activation(int64_t license_id, std::string_view machin
 }
 
 Result<std::vector<std::string>> PgTx::delete_stale_activations(int64_t license_id,
-                                                                UnixMillis before,
-                                                                std::string_view keep_machine_id) {
-  ASSIGN_OR_RETURN(auto r, conn_.query("DELETE FROM activations WHERE license_id = $1"
-                                       " AND last_seen_at < $2 AND machine_id <> $3"
-                                       " RETURNING machine_id",
-                                       PgParams().add(license_id).add(before).add(keep_machine_id),
-                                       "reclaim stale activations"));
+                                                                UnixMillis before) {
+  ASSIGN_OR_RETURN(
+      auto r, conn_.query("DELETE FROM activations WHERE license_id = $1"
+                          " AND last_seen_at < $2 RETURNING machine_id",
+                          PgParams().add(license_id).add(before), "reclaim stale activations"));
   std::vector<std::string> out;
   for (int i = 0; i < r.rows(); ++i) out.push_back(r.text(i, 0));
   return out;

@@ -99,7 +99,8 @@ sqlite3_stmt* SqliteConnection::kept_statement(const char* sql) {
   if (sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &stmt, &tail) != SQLITE_OK) {
     return nullptr;
   }
-  while (tail != nullptr && (*tail == ' ' || *tail == '\n' || *tail == '\t' || *tail == ';')) ++tail;
+  while (tail != nullptr && (*tail == ' ' || *tail == '\n' || *tail == '\t' || *tail == ';'))
+    ++tail;
   if (stmt == nullptr || (tail != nullptr && *tail != '\0')) {
     sqlite3_finalize(stmt);
     return nullptr;
@@ -115,7 +116,8 @@ Status SqliteConnection::exec(const char* sql, std::string_view what) {
     }
     // The failure is read before the reset, which would keep it anyway.
     std::optional<ApiError> failure;
-    if (rc != SQLITE_DONE) failure = sqlite_failure(db_, rc, what.empty() ? std::string_view(sql) : what);
+    if (rc != SQLITE_DONE)
+      failure = sqlite_failure(db_, rc, what.empty() ? std::string_view(sql) : what);
     sqlite3_reset(stmt);
     if (failure) return std::move(*failure);
     return Ok{};

@@ -184,12 +184,11 @@ Result<bool> SqliteTx::delete_activation(int64_t license_id, std::string_view ma
   return sqlite3_changes(conn_.handle()) > 0;
 }
 
-Result<std::vector<std::string>> SqliteTx::delete_stale_activations(
-    int64_t license_id, UnixMillis before, std::string_view keep_machine_id) {
+Result<std::vector<std::string>> SqliteTx::delete_stale_activations(int64_t license_id,
+                                                                    UnixMillis before) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM activations WHERE license_id = ?"
-                                         " AND last_seen_at < ? AND machine_id <> ?"
-                                         " RETURNING machine_id"));
-  s->bind(1, license_id).bind(2, before).bind(3, keep_machine_id);
+                                         " AND last_seen_at < ? RETURNING machine_id"));
+  s->bind(1, license_id).bind(2, before);
   std::vector<std::string> out;
   int rc;
   while ((rc = s->step()) == SQLITE_ROW) out.push_back(s->text(0));

@@ -28,8 +28,8 @@ class SqliteTx final : public StoreTx {
   Status insert_activation(int64_t license_id, const Activation& activation) override;
   Status update_activation(int64_t license_id, const Activation& activation) override;
   Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) override;
-  Result<std::vector<std::string>> delete_stale_activations(
-      int64_t license_id, UnixMillis before, std::string_view keep_machine_id) override;
+  Result<std::vector<std::string>> delete_stale_activations(int64_t license_id,
+                                                            UnixMillis before) override;
   Status append_audit(const AuditEntry& entry) override;
   Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, int64_t after_id,
                                              int64_t limit) override;
