@@ -10,6 +10,7 @@
 #include "auth/memory_nonce_store.h"
 #include "auth/redis_nonce_store.h"
 #include "auth/response_signer.h"
+#include "auth/same_second_nonces.h"
 #include "auth/stored_response_key.h"
 #include "config/serve_config.h"
 #include "dashboard/memory_session_store.h"
@@ -76,6 +77,26 @@ Status load_remembered_nonces(Store& store, NonceStore& nonces, const Clock& clo
   return Ok{};
 }
 
+// At a graceful stop: the nonces of requests dated in this very second, which neither the
+// restart rule nor the kept ahead-dated nonces cover, go to the store for the next start.
+void keep_same_second_nonces(Store& store, SameSecondNonces& same_second, const Clock& clock) {
+  const auto entries = same_second.take(clock.now_seconds());
+  if (entries.empty()) return;
+  auto kept = run_blocking(store, TxKind::kWrite, [&](StoreTx& tx) -> Status {
+    for (const auto& e : entries)
+      RETURN_IF_ERROR(tx.remember_nonce(e.key_id, e.nonce, e.expires_at));
+    return Ok{};
+  });
+  if (kept.ok()) {
+    spdlog::info("kept {} nonces of requests dated this second for the next start", entries.size());
+  } else {
+    spdlog::warn(
+        "could not keep the nonces of requests dated this second ({}): a restart "
+        "within this second would accept their replay",
+        kept.error().message);
+  }
+}
+
 // What is kept outside the store (nonces, rate-limit buckets, dashboard sessions): in this
 // process, or with --redis in Redis, shared by every instance of a deployment. Their
 // metrics are registered here.
@@ -83,6 +104,8 @@ struct VolatileState {
   std::unique_ptr<RedisClient> redis;
   std::unique_ptr<NonceStore> nonces;
   std::unique_ptr<SessionStore> dashboard_sessions;
+  // In-memory nonce store only: see same_second_nonces.h.
+  std::unique_ptr<SameSecondNonces> same_second_nonces;
   std::unique_ptr<RateLimiter> ip_limiter;   // null: off
   std::unique_ptr<RateLimiter> key_limiter;  // null: off
 };
@@ -99,6 +122,7 @@ Result<VolatileState> make_volatile_state(const ServeConfig& config, const Clock
     s.nonces = std::move(nonces);
     s.dashboard_sessions =
         std::make_unique<MemorySessionStore>(clock, kDashboardSessionMs, kDashboardMaxSessions);
+    s.same_second_nonces = std::make_unique<SameSecondNonces>();
     if (config.rate_limit_ip) {
       s.ip_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_ip);
     }
@@ -216,7 +240,8 @@ int serve(const ServeConfig& config) {
               << (loaded.error().detail.empty() ? loaded.error().message : loaded.error().detail)
               << "\n";
     return 1;
-  }  // Expired ones are dropped every timestamp window: a nonce is kept two windows, so a
+  }
+  // Expired ones are dropped every timestamp window: a nonce is kept two windows, so a
   // row outlives its expiry by at most one.
   auto nonce_purge = std::make_unique<RememberedNoncePurge>(
       *store.value(), clock, std::chrono::seconds(config.timestamp_window));
@@ -256,6 +281,7 @@ int serve(const ServeConfig& config) {
   handler_config.pipeline.key_limiter = state.key_limiter.get();
   handler_config.pipeline.clock = &clock;
   handler_config.pipeline.timestamp_window_seconds = config.timestamp_window;
+  handler_config.pipeline.same_second_nonces = state.same_second_nonces.get();
   // The restart rule covers what an in-memory nonce store forgets at a restart. Redis
   // keeps nonces across restarts of this process, and the Redis store applies the same
   // rule to Redis losing its data, so a fresh instance of a deployment (a rolling
@@ -328,6 +354,9 @@ int serve(const ServeConfig& config) {
   spdlog::info("received {}, draining in-flight requests", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   server.stop(std::chrono::seconds(10));
   if (admin_server) admin_server->stop(std::chrono::milliseconds(500));
+  if (state.same_second_nonces) {
+    keep_same_second_nonces(*store.value(), *state.same_second_nonces, clock);
+  }
   nonce_purge.reset();
   store.value().reset();
   if (reporter) {

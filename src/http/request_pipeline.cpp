@@ -98,8 +98,12 @@ PipelineOutcome run_pipeline(const PipelineContext& ctx, Endpoint endpoint,
   req.endpoint = endpoint;
   req.key = key;
   req.nonce = std::string(h.nonce);
-  req.keep_nonce_durably = h.timestamp > ctx.clock->now_seconds();
+  const int64_t now_seconds = ctx.clock->now_seconds();
+  req.keep_nonce_durably = h.timestamp > now_seconds;
   req.nonce_expires_at = ctx.clock->now_ms() + 2 * ctx.timestamp_window_seconds * 1000;
+  if (h.timestamp == now_seconds && ctx.same_second_nonces != nullptr) {
+    ctx.same_second_nonces->record(now_seconds, h.key_id, h.nonce, req.nonce_expires_at);
+  }
   // From here on the nonce is consumed whatever happens.
   auto consumed = [&]() -> std::optional<AuthorizedRequest> {
     if (!req.keep_nonce_durably) return std::nullopt;

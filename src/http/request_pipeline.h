@@ -13,6 +13,7 @@
 
 #include "auth/key_ring.h"
 #include "auth/nonce_store.h"
+#include "auth/same_second_nonces.h"
 #include "auth/signing_headers.h"
 #include "core/clock.h"
 #include "core/request_body.h"
@@ -32,6 +33,9 @@ struct PipelineContext {
   // Requests dated before this (Unix seconds) are stale: the in-memory nonce store
   // forgot everything earlier when the process started. 0 with a shared (Redis) store.
   int64_t started_at_seconds = 0;
+  // With the in-memory nonce store: where nonces of requests dated in the current second
+  // go, for a graceful stop to keep (see same_second_nonces.h). Null with Redis.
+  SameSecondNonces* same_second_nonces = nullptr;
 };
 
 struct IncomingRequest {

@@ -102,6 +102,35 @@ TEST_F(Restart, ClientResendingWithServerTimeIsAccepted) {
   EXPECT_OK(Call("status", Body(license), kPluginKey, o));
 }
 
+// A request dated in the very second the server restarts is not refused by the restart
+// rule (it is not dated before the new start) nor kept as dated ahead: the stop keeps
+// its nonce for the next start. Each try sends the request early in a second and
+// restarts at once; a try whose restart ended in a later second says nothing (its replay
+// is refused as stale) and is made again.
+TEST_F(Restart, AReplayInTheSecondOfTheRestartIsRefusedAsReused) {
+  if (TestWithRedis()) GTEST_SKIP() << "Redis keeps every nonce across restarts";
+  Start();
+  const std::string license = NewLicense(2);
+  bool same_second = false;
+  for (int attempt = 0; attempt < 8 && !same_second; ++attempt) {
+    using namespace std::chrono;
+    const auto ms = duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+    std::this_thread::sleep_for(milliseconds(1000 - ms % 1000 + 5));
+    SignOptions o;
+    o.timestamp = UnixNow();
+    const HttpRequest status = Signed("status", Body(license), kPluginKey, o);
+    ASSERT_OK(Send(status));
+    RestartServer();
+    const HttpResponse replay = Send(status);
+    ASSERT_EQ(replay.status, 401) << "a replay after the restart was accepted\n"
+                                  << replay.Describe();
+    if (Int(BodyJson(replay), "code") == 1701) continue;  // the restart took into a later second
+    same_second = true;
+    EXPECT_BAD_SIGNATURE(replay, "nonce_reused");
+  }
+  if (!same_second) GTEST_SKIP() << "no restart on this machine ended within its second";
+}
+
 TEST_F(Restart, NonceOfARequestDatedAheadIsRefusedAfterRestart) {
   Start();
   const std::string license = NewLicense(2);

@@ -1,0 +1,40 @@
+// Nonces consumed by requests dated in the server's current second, for a graceful stop
+// to keep in the store. With the in-memory nonce store, a restart refuses requests dated
+// before its start (the restart rule) and finds the nonces of requests dated ahead of the
+// clock in the store; a request dated in the very second the restart happens is neither,
+// so its replay to the new process would pass. Kept at the stop, those nonces are loaded
+// at the next start like the others. Bounded by one second of requests.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/clock.h"
+
+namespace licensed {
+
+class SameSecondNonces {
+ public:
+  struct Entry {
+    std::string key_id;
+    std::string nonce;
+    UnixMillis expires_at = 0;
+  };
+
+  // A nonce consumed by a request dated `second`, the server's current second. Those of
+  // an earlier second are dropped: the restart rule covers them.
+  void record(int64_t second, std::string_view key_id, std::string_view nonce,
+              UnixMillis expires_at);
+  // The nonces recorded for `second` (the current one at the stop); none for any other.
+  std::vector<Entry> take(int64_t second);
+
+ private:
+  std::mutex mu_;
+  int64_t second_ = 0;
+  std::vector<Entry> entries_;
+};
+
+}  // namespace licensed
