@@ -1,6 +1,7 @@
 #include "admin/admin_cli.h"
 
 #include <boost/json/serialize.hpp>
+#include <charconv>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -17,6 +18,8 @@
 namespace licensed {
 namespace {
 
+// Spec section 10: 1 for an operation refused, bad input included (a value that does not
+// parse, an unknown status), 2 for a command line that does not say what to do.
 constexpr int kExitOk = 0;
 constexpr int kExitRefused = 1;
 constexpr int kExitUsage = 2;
@@ -25,7 +28,7 @@ struct AdminArgs {
   std::string store;
   std::string slug, name;
   std::string product;
-  int64_t max = -1;
+  std::string max;  // parsed by the command, so a bad value is bad input (exit 1)
   std::string expires_at;
   std::string machine_ttl;
   std::string key;
@@ -44,6 +47,17 @@ int report(const ApiError& e) {
   if (!e.detail.empty()) std::cerr << " (" << e.detail << ")";
   std::cerr << "\n";
   return kExitRefused;
+}
+
+// A machine cap: a whole number, 0 or more; nullopt (said on stderr) for anything else.
+std::optional<int64_t> parse_max(std::string_view text) {
+  int64_t max = -1;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), max);
+  if (ec != std::errc() || end != text.data() + text.size() || max < 0) {
+    std::cerr << "licensed admin: the machine cap is a whole number, 0 or more: " << text << "\n";
+    return std::nullopt;
+  }
+  return max;
 }
 
 template <class Fn>
@@ -104,9 +118,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   auto* license = admin.add_subcommand("license", "manage licenses")->require_subcommand(1);
   auto* lcreate = license->add_subcommand("create", "create a license");
   lcreate->add_option("--product", a->product, "product slug")->required();
-  lcreate->add_option("--max", a->max, "cap on distinct machines")
-      ->required()
-      ->check(CLI::NonNegativeNumber);
+  lcreate->add_option("--max", a->max, "cap on distinct machines")->required();
   lcreate->add_option("--expires-at", a->expires_at, "RFC 3339 timestamp");
   lcreate->add_option("--machine-ttl", a->machine_ttl,
                       "reclaim machines unseen this long (90s, 10m, 7d)");
@@ -116,13 +128,15 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
     *chosen = [a] {
       LicenseSpec spec;
       spec.product_slug = a->product;
-      spec.max = a->max;
+      const auto max = parse_max(a->max);
+      if (!max) return kExitRefused;
+      spec.max = *max;
       if (!a->expires_at.empty()) {
         spec.expires_at = parse_timestamp(a->expires_at);
         if (!spec.expires_at) {
           std::cerr
               << "licensed admin: --expires-at must be RFC 3339, e.g. 2027-01-01T00:00:00.000Z\n";
-          return kExitUsage;
+          return kExitRefused;
         }
       }
       if (!a->machine_ttl.empty()) {
@@ -130,14 +144,14 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         if (!spec.machine_ttl_seconds) {
           std::cerr
               << "licensed admin: --machine-ttl is a whole number and a unit: 90s, 10m, 12h, 7d\n";
-          return kExitUsage;
+          return kExitRefused;
         }
       }
       if (!a->status.empty()) {
         const auto st = parse_license_status(a->status);
         if (!st) {
           std::cerr << "licensed admin: status is ACTIVE, SUSPENDED, REFUNDED or REVOKED\n";
-          return kExitUsage;
+          return kExitRefused;
         }
         spec.status = *st;
       }
@@ -197,7 +211,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
       const auto st = parse_license_status(a->status);
       if (!st) {
         std::cerr << "licensed admin: status is ACTIVE, SUSPENDED, REFUNDED or REVOKED\n";
-        return kExitUsage;
+        return kExitRefused;
       }
       return with_store(*a, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
@@ -211,12 +225,14 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   });
 
   auto* lmax = key_command("set-max", "change the machine cap");
-  lmax->add_option("N", a->max, "new cap")->required()->check(CLI::NonNegativeNumber);
+  lmax->add_option("N", a->max, "new cap")->required();
   lmax->callback([a, chosen] {
     *chosen = [a] {
+      const auto max = parse_max(a->max);
+      if (!max) return kExitRefused;
       return with_store(*a, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
-          return set_license_max(tx, a->key, a->max, admin_context());
+          return set_license_max(tx, a->key, *max, admin_context());
         });
         if (!r.ok()) return report(r.error());
         std::cout << r->key << " max " << r->max << "\n";
@@ -235,7 +251,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         if (!ttl) {
           std::cerr << "licensed admin: DURATION is a whole number and a unit (90s, 10m, 12h, 7d) "
                        "or never\n";
-          return kExitUsage;
+          return kExitRefused;
         }
       }
       return with_store(*a, [&](Store& s) {

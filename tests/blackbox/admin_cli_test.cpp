@@ -69,6 +69,36 @@ TEST_F(AdminCli, UnknownProductExitsOne) {
   EXPECT_EQ(r.exit_code, 1) << r.Describe();
 }
 
+// Spec section 10: "1 operation refused (unknown key, bad input), 2 usage error". A value
+// the command cannot take is bad input; nothing is changed.
+TEST_F(AdminCli, ABadValueIsBadInputAndExitsOne) {
+  const std::string license = NewLicense(3);
+  const std::vector<std::vector<std::string>> bad = {
+      {"license", "set-status", license, "BOGUS"},
+      {"license", "set-status", license, "active"},
+      {"license", "set-max", license, "-1"},
+      {"license", "set-max", license, "three"},
+      {"license", "set-machine-ttl", license, "0s"},
+      {"license", "set-machine-ttl", license, "10 minutes"},
+      {"license", "create", "--product", "reverb", "--max", "-1"},
+      {"license", "create", "--product", "reverb", "--max", "1.5"},
+      {"license", "create", "--product", "reverb", "--max", "1", "--expires-at", "garbage"},
+      {"license", "create", "--product", "reverb", "--max", "1", "--status", "GONE"},
+      {"license", "create", "--product", "reverb", "--max", "1", "--machine-ttl", "5y"},
+  };
+  for (const auto& args : bad) {
+    const CommandResult r = admin().Run(args);
+    EXPECT_EQ(r.exit_code, 1) << r.Describe();
+    EXPECT_FALSE(r.err.empty()) << "a refusal says why\n" << r.Describe();
+  }
+  const json::value shown = admin().Show(license);
+  EXPECT_EQ(Str(shown, "status"), "ACTIVE");
+  EXPECT_EQ(Int(shown, "max"), 3);
+  // A missing value is a usage error.
+  EXPECT_EQ(admin().Run({"license", "set-max", license}).exit_code, 2);
+  EXPECT_EQ(admin().Run({"license", "create", "--product", "reverb"}).exit_code, 2);
+}
+
 TEST_F(AdminCli, UsageErrorExitsTwo) {
   EXPECT_EQ(admin().Run({"license", "frobnicate"}).exit_code, 2);
   EXPECT_EQ(admin().Run({"no-such-command"}).exit_code, 2);

@@ -35,7 +35,7 @@ TEST_F(Reclaim, MachineTtlIsNullByDefaultAndSetFromTheAdminCli) {
 
   EXPECT_TRUE(IsNull(admin().Show(plain), "machineTtl"));
   EXPECT_EQ(Int(admin().Show(farm), "machineTtl"), 600);
-  EXPECT_EQ(admin().Run({"license", "set-machine-ttl", farm, "10 minutes"}).exit_code, 2);
+  EXPECT_EQ(admin().Run({"license", "set-machine-ttl", farm, "10 minutes"}).exit_code, 1);
   EXPECT_EQ(Int(admin().Show(farm), "machineTtl"), 600);
 
   ASSERT_EQ(admin().Run({"license", "set-machine-ttl", farm, "never"}).exit_code, 0);
