@@ -140,6 +140,14 @@ class BodyHandler {
   bool on_comment(json::string_view, json::error_code&) { return true; }
 
   bool top_level_is_object() const { return top_level_ == ValueKind::kObject; }
+  // The schema member whose value was being read when the parser stopped (a bad escape or
+  // bad UTF-8 inside it), so that the error can name it; empty when there is none.
+  std::string_view member_in_progress() const {
+    if (pending_ == &license_key_) return kLicenseKey;
+    if (pending_ == &machine_id_) return kMachineId;
+    if (pending_ == &machine_name_) return kMachineName;
+    return {};
+  }
   const std::optional<std::string>& duplicate() const { return duplicate_; }
   const Member& license_key() const { return license_key_; }
   const Member& machine_id() const { return machine_id_; }
@@ -321,7 +329,13 @@ std::optional<ApiError> check_json_object(json::basic_parser<BodyHandler>& parse
   // (including overlong forms and encoded surrogates), lone surrogate escapes refused.
   json::error_code ec;
   const size_t consumed = parser.write_some(false, body.data(), body.size(), ec);
-  if (ec) return errors::malformed("", describe_json_error(ec, consumed));
+  if (ec) {
+    // A body that ends early has no offending member; a fault inside a member's value
+    // (bad UTF-8, a bad escape, a raw control character) names it.
+    const std::string_view field =
+        ec == json::error::incomplete ? std::string_view() : parser.handler().member_in_progress();
+    return errors::malformed(field, describe_json_error(ec, consumed));
+  }
   // The parser stops after the first complete value (and the whitespace after it) and
   // reports success; anything left over is ours to refuse.
   if (consumed != body.size()) {

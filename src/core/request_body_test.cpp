@@ -227,9 +227,9 @@ TEST(RequestBody, MachineIdRejectsControlCharacters) {
   EXPECT_TRUE(activate(with_id(pad + " ~")).ok());
   EXPECT_TRUE(activate(with_id(pad + "\xC2\xA0")).ok());
   EXPECT_TRUE(activate(with_id(pad + "\\u00a0")).ok());
-  // A raw control byte inside a string is not even JSON.
-  EXPECT_TRUE(IsMalformed(activate(with_id(pad + "\x01")), ""));
-  EXPECT_TRUE(IsMalformed(activate(with_id(pad + "\t")), ""));
+  // A raw control byte inside a string is not even JSON; the error still names the member.
+  EXPECT_TRUE(IsMalformed(activate(with_id(pad + "\x01")), "machineId"));
+  EXPECT_TRUE(IsMalformed(activate(with_id(pad + "\t")), "machineId"));
 }
 
 TEST(RequestBody, MachineIdRequiredExceptForStatus) {
@@ -447,8 +447,10 @@ TEST(RequestBody, InvalidUtf8IsRejectedAnywhere) {
            "\xF8\x88\x80\x80\x80",
        }) {
     const std::string b(bad);
-    // In a schema member, an unknown member's value, and a member name.
-    EXPECT_TRUE(IsMalformed(activate(with_id("machine-" + b)), ""));
+    // In a schema member (which the error names), an unknown member's value, and a
+    // member name.
+    EXPECT_TRUE(IsMalformed(activate(with_id("machine-" + b)), "machineId"));
+    EXPECT_TRUE(IsMalformed(activate(with_name("studio " + b)), "machineName"));
     EXPECT_TRUE(IsMalformed(activate(prefix + "\"x\":\"" + b + "\"}"), ""));
     EXPECT_TRUE(IsMalformed(activate(prefix + "\"" + b + "\":1}"), ""));
     // Outside a string it is a syntax error too.
@@ -473,8 +475,8 @@ TEST(RequestBody, LoneSurrogateEscapesAreRejected) {
            "\\ude00\\ud83d",  // pair in the wrong order
        }) {
     const std::string e(esc);
-    EXPECT_TRUE(IsMalformed(activate(with_id("machine-" + e)), "")) << esc;
-    EXPECT_TRUE(IsMalformed(activate(with_name(e)), "")) << esc;
+    EXPECT_TRUE(IsMalformed(activate(with_id("machine-" + e)), "machineId")) << esc;
+    EXPECT_TRUE(IsMalformed(activate(with_name(e)), "machineName")) << esc;
     EXPECT_TRUE(IsMalformed(
         parse_license_request(Endpoint::kHeartbeat, "{\"licenseKey\":\"" + std::string(kKey) +
                                                         "\",\"machineId\":\"machine-1\",\"" + e +
