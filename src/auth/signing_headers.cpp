@@ -10,14 +10,6 @@ bool is_alnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-bool valid_key_id(std::string_view s) {
-  if (s.empty() || s.size() > 64) return false;
-  for (char c : s) {
-    if (!is_alnum(c) && c != '.' && c != '_' && c != '-') return false;
-  }
-  return true;
-}
-
 bool valid_nonce(std::string_view s) {
   if (s.size() < 16 || s.size() > 128) return false;
   for (char c : s) {
@@ -69,6 +61,14 @@ ApiError malformed(std::string_view header) {
 }
 
 }  // namespace
+
+bool valid_key_id(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    if (!is_alnum(c) && c != '.' && c != '_' && c != '-') return false;
+  }
+  return true;
+}
 
 Result<SigningHeaders> parse_signing_headers(const RawSigningHeaders& raw) {
   // All presence checks come first, so that a request missing one header and

@@ -28,4 +28,8 @@ struct SigningHeaders {
 
 Result<SigningHeaders> parse_signing_headers(const RawSigningHeaders& raw);
 
+// A key id as the spec writes it: 1-64 characters of [A-Za-z0-9._-]. The server refuses
+// to start with any other, since no request could name it.
+bool valid_key_id(std::string_view s);
+
 }  // namespace licensed

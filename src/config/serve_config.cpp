@@ -5,6 +5,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "auth/signing_headers.h"
+
 namespace licensed {
 namespace {
 
@@ -51,7 +53,14 @@ Result<std::pair<std::string, uint16_t>> parse_listen(const Sourced& s) {
   return std::make_pair(host, static_cast<uint16_t>(port));
 }
 
+std::string_view trim_blanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
 Result<SigningKeyConfig> parse_key_pair(std::string_view pair, const std::string& source) {
+  pair = trim_blanks(pair);  // "a=x, b=y" in a list
   const auto eq = pair.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == pair.size()) {
     return config_error(source + ": signing keys are ID=SECRET");
@@ -108,13 +117,30 @@ Result<std::vector<std::string>> file_response_keys(const toml::table& file) {
   return out;
 }
 
-// LICENSED_RESPONSE_KEYS, named like LICENSED_SIGNING_KEYS; LICENSED_RESPONSE_KEY, the
-// name the general rule (LICENSED_ + the flag's name) gives, is taken too.
-std::optional<Sourced> response_keys_env(const EnvLookup& env) {
-  for (const char* name : {"LICENSED_RESPONSE_KEYS", "LICENSED_RESPONSE_KEY"}) {
+// A repeatable flag's list in the environment: the plural name the spec gives
+// (LICENSED_SIGNING_KEYS) first, then the one its general rule gives (LICENSED_ + the
+// flag's name, LICENSED_SIGNING_KEY); either holds a comma-separated list.
+std::optional<Sourced> list_env(const EnvLookup& env, const char* plural, const char* singular) {
+  for (const char* name : {plural, singular}) {
     if (auto v = env(name); v && !v->empty()) return Sourced{*v, name};
   }
   return std::nullopt;
+}
+
+// Every key id must be one a request can name (spec section 2), and name one key.
+Status check_signing_key_ids(const std::vector<SigningKeyConfig>& keys) {
+  for (size_t i = 0; i < keys.size(); ++i) {
+    if (!valid_key_id(keys[i].id)) {
+      return config_error("signing key id '" + keys[i].id +
+                          "': ids are 1-64 characters of A-Z a-z 0-9 . _ -");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (keys[j].id == keys[i].id) {
+        return config_error("signing key id '" + keys[i].id + "' is given twice");
+      }
+    }
+  }
+  return Ok{};
 }
 
 }  // namespace
@@ -278,17 +304,18 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
       ASSIGN_OR_RETURN(auto k, parse_key_pair(pair, "--signing-key"));
       c.signing_keys.push_back(std::move(k));
     }
-  } else if (auto v = env("LICENSED_SIGNING_KEYS"); v && !v->empty()) {
-    std::string_view rest = *v;
+  } else if (auto v = list_env(env, "LICENSED_SIGNING_KEYS", "LICENSED_SIGNING_KEY")) {
+    std::string_view rest = v->value;
     while (!rest.empty()) {
       const auto comma = rest.find(',');
-      ASSIGN_OR_RETURN(auto k, parse_key_pair(rest.substr(0, comma), "LICENSED_SIGNING_KEYS"));
+      ASSIGN_OR_RETURN(auto k, parse_key_pair(rest.substr(0, comma), v->source));
       c.signing_keys.push_back(std::move(k));
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }
   } else if (t != nullptr) {
     ASSIGN_OR_RETURN(c.signing_keys, file_signing_keys(*t));
   }
+  RETURN_IF_ERROR(check_signing_key_ids(c.signing_keys));
 
   // Response keys: the same rule; the files are read by the caller (main), which knows
   // how to say that a key is unusable.
@@ -297,7 +324,7 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
       if (path.empty()) return config_error("--response-key: expected a file path");
       c.response_keys.push_back(path);
     }
-  } else if (auto v = response_keys_env(env); v && !v->value.empty()) {
+  } else if (auto v = list_env(env, "LICENSED_RESPONSE_KEYS", "LICENSED_RESPONSE_KEY")) {
     std::string_view rest = v->value;
     for (;;) {
       const auto comma = rest.find(',');

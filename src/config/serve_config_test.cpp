@@ -1,5 +1,5 @@
-// Precedence and validation of the observability and Redis settings; the others are
-// covered by the black-box Config suite.
+// Precedence and validation of the observability, Redis and signing-key settings; the
+// others are covered by the black-box Config suite.
 #include "config/serve_config.h"
 
 #include <gtest/gtest.h>
@@ -233,6 +233,52 @@ TEST(ServeConfigRedis, BadUrlNamesItsSourceButNotItsPassword) {
   EXPECT_EQ(c.error().message.find("hunter2"), std::string::npos) << c.error().message;
   auto zero = resolve_serve_config({}, Env({{"LICENSED_REDIS_TIMEOUT", "0"}}));
   EXPECT_FALSE(zero.ok());
+}
+
+}  // namespace
+}  // namespace licensed
+
+namespace licensed {
+namespace {
+
+std::vector<std::string> KeyPairs(const ServeConfig& c) {
+  std::vector<std::string> ids;
+  for (const auto& k : c.signing_keys) ids.push_back(k.id + "=" + k.secret);
+  return ids;
+}
+
+TEST(ServeConfigSigningKeys, EitherEnvironmentNameHoldsACommaSeparatedListBlanksAllowed) {
+  const ServeFlags flags;
+  for (const char* name : {"LICENSED_SIGNING_KEYS", "LICENSED_SIGNING_KEY"}) {
+    auto c = resolve_serve_config(flags, Env({{name, "plugin-a=s1, plugin-b=s2 ,c.3=s3"}}));
+    ASSERT_TRUE(c.ok()) << name << ": " << c.error().message;
+    EXPECT_EQ(KeyPairs(c.value()),
+              (std::vector<std::string>{"plugin-a=s1", "plugin-b=s2", "c.3=s3"}))
+        << name;
+  }
+  // The spec's name wins when both are set.
+  auto both = resolve_serve_config(
+      flags, Env({{"LICENSED_SIGNING_KEYS", "a=1"}, {"LICENSED_SIGNING_KEY", "b=2"}}));
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(KeyPairs(both.value()), std::vector<std::string>{"a=1"});
+}
+
+TEST(ServeConfigSigningKeys, AnIdNoRequestCouldNameOrGivenTwiceIsRefused) {
+  ServeFlags flags;
+  for (const std::vector<std::string>& keys : std::vector<std::vector<std::string>>{
+           {"bad id=x"}, {"a/b=x"}, {std::string(65, 'k') + "=x"}, {"a=x", "a=y"}}) {
+    flags.signing_keys = keys;
+    auto c = resolve_serve_config(flags, Env({}));
+    ASSERT_FALSE(c.ok()) << keys.front();
+    EXPECT_NE(c.error().message.find("signing key id"), std::string::npos) << c.error().message;
+    EXPECT_EQ(c.error().message.find("=x"), std::string::npos) << "never the secret";
+  }
+  const TomlFile file("[[signing_keys]]\nid = \"has space\"\nsecret = \"s\"\n");
+  flags.signing_keys.clear();
+  flags.config = file.path();
+  EXPECT_FALSE(resolve_serve_config(flags, Env({})).ok());
+  flags.signing_keys = {std::string(64, 'k') + "=x"};
+  EXPECT_TRUE(resolve_serve_config(flags, Env({})).ok());
 }
 
 }  // namespace
