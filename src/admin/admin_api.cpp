@@ -22,6 +22,14 @@ std::optional<std::string_view> query_value(const AdminCall& call, std::string_v
   return std::nullopt;
 }
 
+// A list filter's value; an empty one (`?product=&status=`, as spec section 12 writes the
+// list call) filters nothing.
+std::optional<std::string_view> filter_value(const AdminCall& call, std::string_view name) {
+  auto value = query_value(call, name);
+  if (value && value->empty()) return std::nullopt;
+  return value;
+}
+
 std::optional<int64_t> parse_int(std::string_view text) {
   int64_t n = 0;
   const auto [ptr, err] = std::from_chars(text.data(), text.data() + text.size(), n);
@@ -174,18 +182,28 @@ Result<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call, const Admi
   ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
   ASSIGN_OR_RETURN(const int64_t after, after_id(page));
   LicenseFilter filter;
-  if (const auto slug = query_value(call, "product")) {
+  if (const auto slug = filter_value(call, "product")) {
     ASSIGN_OR_RETURN(const auto product, tx.find_product(*slug));
     if (!product) return errors::malformed("product", "unknown product " + std::string(*slug));
     filter.product_id = product->id;
   }
-  if (const auto status = query_value(call, "status")) {
-    filter.stored_status = parse_license_status(*status);
-    if (!filter.stored_status) {
-      return errors::malformed("status", "status is ACTIVE, SUSPENDED, REFUNDED or REVOKED");
+  // The status shown is the effective one (spec section 4), so it is what a list is
+  // filtered by: ACTIVE leaves expired licenses out, EXPIRED lists only them.
+  if (const auto status = filter_value(call, "status")) {
+    if (*status == "EXPIRED") {
+      filter.stored_status = LicenseStatus::kActive;
+      filter.expired = true;
+    } else {
+      filter.stored_status = parse_license_status(*status);
+      if (!filter.stored_status) {
+        return errors::malformed("status",
+                                 "status is ACTIVE, EXPIRED, SUSPENDED, REFUNDED or REVOKED");
+      }
+      if (*filter.stored_status == LicenseStatus::kActive) filter.expired = false;
     }
+    filter.now = ctx.now;
   }
-  if (const auto deleted = query_value(call, "deleted")) {
+  if (const auto deleted = filter_value(call, "deleted")) {
     if (*deleted != "true" && *deleted != "false") {
       return errors::malformed("deleted", "deleted is true or false");
     }

@@ -30,6 +30,10 @@ struct NewLicense {
 struct LicenseFilter {
   std::optional<int64_t> product_id;
   std::optional<LicenseStatus> stored_status;
+  // Set: only licenses whose expiresAt has passed at `now` (true) or not (false). With a
+  // stored ACTIVE, this selects the effective status EXPIRED or ACTIVE.
+  std::optional<bool> expired;
+  UnixMillis now = 0;
   bool deleted = false;
 };
 

@@ -455,6 +455,15 @@ TEST_F(AdminApi, ListFiltersByProductAndStatus) {
   EXPECT_EQ(keys("?status=REFUNDED"), (std::vector<std::string>{c}));
   EXPECT_EQ(keys("?product=delay&status=ACTIVE&limit=1"), (std::vector<std::string>{b}));
   EXPECT_EQ(keys("?status=SUSPENDED"), std::vector<std::string>{});
+  // Licenses are listed by the status they show, the effective one (spec section 4): an
+  // ACTIVE license past its expiresAt is EXPIRED, not ACTIVE.
+  const std::string d =
+      CreateLicense(R"({"product":"reverb","max":1,"expiresAt":"2020-01-01T00:00:00.000Z"})");
+  EXPECT_EQ(keys("?status=EXPIRED"), (std::vector<std::string>{d}));
+  EXPECT_EQ(keys("?status=ACTIVE"), (std::vector<std::string>{a, b}));
+  EXPECT_EQ(keys("?product=reverb&status=EXPIRED"), (std::vector<std::string>{d}));
+  // Empty filters, as the spec writes the call, filter nothing.
+  EXPECT_EQ(keys("?product=&status="), (std::vector<std::string>{a, b, c, d}));
 }
 
 TEST_F(AdminApi, BadQueriesAndCursorsAre1702) {
@@ -477,7 +486,7 @@ TEST_F(AdminApi, BadQueriesAndCursorsAre1702) {
   HttpResponse r = Api("GET", "/licenses?product=nope");
   EXPECT_API_ERROR(r, 400, 1702, "LICENSE_API_MALFORMED");
   EXPECT_EQ(Str(BodyJson(r), "field"), "product");
-  r = Api("GET", "/licenses?status=EXPIRED");
+  r = Api("GET", "/licenses?status=GONE");
   EXPECT_API_ERROR(r, 400, 1702, "LICENSE_API_MALFORMED");
   EXPECT_EQ(Str(BodyJson(r), "field"), "status");
 }

@@ -14,6 +14,8 @@ const std::string kListLicenses =
     kSelectLicensesSql +
     " WHERE l.id > $1 AND ($2::bigint IS NULL OR l.product_id = $2)"
     " AND ($3::text IS NULL OR l.status = $3) AND (l.deleted_at IS NOT NULL) = $4"
+    " AND ($6::bigint IS NULL OR"
+    " (CASE WHEN l.expires_at IS NOT NULL AND l.expires_at <= $7 THEN 1 ELSE 0 END) = $6)"
     " ORDER BY l.id LIMIT $5";
 
 const std::string kSelectAdminTokens =
@@ -121,6 +123,9 @@ Result<std::vector<License>> PgTx::list_licenses(const LicenseFilter& filter, in
   p.add(filter.stored_status ? std::optional<std::string>(to_string(*filter.stored_status))
                              : std::optional<std::string>());
   p.add(filter.deleted).add(limit);
+  p.add(filter.expired ? std::optional<int64_t>(*filter.expired ? 1 : 0)
+                       : std::optional<int64_t>());
+  p.add(filter.now);
   ASSIGN_OR_RETURN(auto r, conn_.query(kListLicenses, p, "list licenses"));
   std::vector<License> out;
   for (int i = 0; i < r.rows(); ++i) {

@@ -13,6 +13,7 @@ const std::string kSelectLicense = kSelectLicensesSql + " WHERE l.license_key = 
 const std::string kListLicenses =
     kSelectLicensesSql +
     " WHERE l.id > ?1 AND (?2 IS NULL OR l.product_id = ?2) AND (?3 IS NULL OR l.status = ?3)"
+    " AND (?6 IS NULL OR (l.expires_at IS NOT NULL AND l.expires_at <= ?7) = ?6)"
     " AND (l.deleted_at IS NOT NULL) = ?4 ORDER BY l.id LIMIT ?5";
 
 const std::string kSelectAdminTokens =
@@ -115,6 +116,12 @@ Result<std::vector<License>> SqliteTx::list_licenses(const LicenseFilter& filter
     s->bind_null(3);
   }
   s->bind(4, static_cast<int64_t>(filter.deleted ? 1 : 0)).bind(5, limit);
+  if (filter.expired) {
+    s->bind(6, static_cast<int64_t>(*filter.expired ? 1 : 0));
+  } else {
+    s->bind_null(6);
+  }
+  s->bind(7, filter.now);
   std::vector<License> out;
   int rc;
   while ((rc = s->step()) == SQLITE_ROW) {
