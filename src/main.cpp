@@ -330,7 +330,7 @@ int serve(const ServeConfig& config) {
       std::cerr << "licensed: admin listener: " << admin_bound.error().message << "\n";
       return 1;
     }
-    admin_address = admin_bound->address().to_string() + ":" + std::to_string(admin_bound->port());
+    admin_address = endpoint_text(admin_bound.value());
   }
   auto bound = server.start();
   if (!bound.ok()) {
@@ -339,10 +339,9 @@ int serve(const ServeConfig& config) {
   }
   // The API address comes first: scripts and tests take the first HOST:PORT of this line.
   spdlog::info(
-      "licensed ready: listening on {}:{} (store {}, {} signing key(s), health and metrics on "
+      "licensed ready: listening on {} (store {}, {} signing key(s), health and metrics on "
       "{}, nonces and rate limits {})",
-      bound->address().to_string(), bound->port(), redact_url_credentials(config.store),
-      keys.size(), admin_address,
+      endpoint_text(bound.value()), redact_url_credentials(config.store), keys.size(), admin_address,
       state.redis ? "in redis " + state.redis->describe() : "in memory");
   if (config.sentry_dsn) {
     // describe() leaves the DSN's key out.

@@ -291,10 +291,36 @@ HttpServer::~HttpServer() {
   stop(std::chrono::milliseconds(0));
 }
 
+std::string endpoint_text(const tcp::endpoint& endpoint) {
+  const std::string host = endpoint.address().to_string();
+  return (endpoint.address().is_v6() ? "[" + host + "]" : host) + ":" +
+         std::to_string(endpoint.port());
+}
+
+namespace {
+
+// An IP address as it is, or a name (localhost) resolved, an IPv4 address preferred so
+// that a name means what clients connecting to 127.0.0.1 expect.
+Result<net::ip::address> listen_address(net::io_context& io, const std::string& host) {
+  boost::system::error_code ec;
+  const auto address = net::ip::make_address(host, ec);
+  if (!ec) return address;
+  tcp::resolver resolver(io);
+  const auto results = resolver.resolve(host, "", ec);
+  if (ec || results.empty()) {
+    return errors::malformed("listen", "cannot resolve the host to listen on: " + host);
+  }
+  for (const auto& r : results) {
+    if (r.endpoint().address().is_v4()) return r.endpoint().address();
+  }
+  return results.begin()->endpoint().address();
+}
+
+}  // namespace
+
 Result<tcp::endpoint> HttpServer::start() {
   boost::system::error_code ec;
-  const auto address = net::ip::make_address(config_.host, ec);
-  if (ec) return errors::malformed("listen", "not an IP address: " + config_.host);
+  ASSIGN_OR_RETURN(const net::ip::address address, listen_address(network_[0]->io, config_.host));
   tcp::endpoint endpoint(address, config_.port);
   acceptor_ = std::make_unique<tcp::acceptor>(network_[0]->io);
   acceptor_->open(endpoint.protocol(), ec);

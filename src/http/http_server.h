@@ -47,7 +47,8 @@ class HttpServer {
   HttpServer(HttpServerConfig config, const HttpService& service, ServerMetrics* metrics);
   ~HttpServer();
 
-  // Binds and starts accepting; returns the bound endpoint (port 0 picks one).
+  // Binds and starts accepting; returns the bound endpoint (port 0 picks one). The host
+  // is an IP address or a name resolved once here (an IPv4 address of it first).
   Result<boost::asio::ip::tcp::endpoint> start();
   // Stops accepting, lets in-flight requests finish (at most `grace`), closes idle
   // connections, and joins the threads.
@@ -79,5 +80,8 @@ class HttpServer {
   std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
   size_t next_thread_ = 0;
 };
+
+// HOST:PORT for logs, an IPv6 host in brackets ([::1]:8080).
+std::string endpoint_text(const boost::asio::ip::tcp::endpoint& endpoint);
 
 }  // namespace licensed

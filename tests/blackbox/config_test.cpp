@@ -35,6 +35,18 @@ class Config : public BlackboxTest {
 constexpr const char* kBase =
     "listen = \"127.0.0.1:0\"\nrate_limit_ip = \"off\"\nrate_limit_key = \"off\"\n";
 
+// --listen HOST:PORT takes a host name too: localhost is resolved (IPv4 first), and the
+// ready line names the address it became.
+TEST_F(Config, ListenTakesAHostNameSuchAsLocalhost) {
+  ServerOptions o;
+  o.listen_flag = false;
+  o.args = {"--listen", "localhost:0"};
+  Start(o);
+  EXPECT_NE(server().ready_line().find("listening on 127.0.0.1:"), std::string::npos)
+      << server().ready_line();
+  EXPECT_OK(Status(NewLicense(1)));
+}
+
 TEST_F(Config, TomlFileAloneConfiguresTheServer) {
   Start(FromFile(Toml(std::string(kBase) + "timestamp_window = 10\n" +
                       "dashboard_url = \"https://example.com/account/activations\"\n" +
