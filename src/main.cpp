@@ -41,6 +41,8 @@ constexpr int64_t kFailedAdminAuthPerMinute = 20;
 // few; a v4 UUID cannot be guessed, and this bounds the work a client can cause.
 constexpr int64_t kDashboardSignInsPerMinute = 20;
 constexpr int64_t kDashboardSessionMs = 3600'000;
+// Sign-ins of one license per session lifetime, with Redis (whose memory the nonces share).
+constexpr int64_t kDashboardSignInsPerLicense = 100;
 constexpr size_t kDashboardMaxSessions = 100'000;
 
 std::string host_name() {
@@ -143,8 +145,8 @@ Result<VolatileState> make_volatile_state(const ServeConfig& config, const Clock
                      [n = nonces.get()] { return static_cast<double>(n->unavailable_count()); },
                      "counter"});
   s.nonces = std::move(nonces);
-  s.dashboard_sessions = std::make_unique<RedisSessionStore>(*s.redis, std::string(kPrefix), clock,
-                                                             kDashboardSessionMs);
+  s.dashboard_sessions = std::make_unique<RedisSessionStore>(
+      *s.redis, std::string(kPrefix), clock, kDashboardSessionMs, kDashboardSignInsPerLicense);
   std::vector<const RedisRateLimiter*> limiters;
   auto limiter = [&](const std::optional<RateSpec>& spec, std::string_view bucket) {
     if (!spec) return std::unique_ptr<RateLimiter>();
@@ -341,8 +343,8 @@ int serve(const ServeConfig& config) {
   spdlog::info(
       "licensed ready: listening on {} (store {}, {} signing key(s), health and metrics on "
       "{}, nonces and rate limits {})",
-      endpoint_text(bound.value()), redact_url_credentials(config.store), keys.size(), admin_address,
-      state.redis ? "in redis " + state.redis->describe() : "in memory");
+      endpoint_text(bound.value()), redact_url_credentials(config.store), keys.size(),
+      admin_address, state.redis ? "in redis " + state.redis->describe() : "in memory");
   if (config.sentry_dsn) {
     // describe() leaves the DSN's key out.
     spdlog::info("internal errors are reported to sentry at {}", config.sentry_dsn->describe());

@@ -60,7 +60,6 @@ std::string_view trim_blanks(std::string_view s) {
 }
 
 Result<SigningKeyConfig> parse_key_pair(std::string_view pair, const std::string& source) {
-  pair = trim_blanks(pair);  // "a=x, b=y" in a list
   const auto eq = pair.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == pair.size()) {
     return config_error(source + ": signing keys are ID=SECRET");
@@ -127,16 +126,21 @@ std::optional<Sourced> list_env(const EnvLookup& env, const char* plural, const 
   return std::nullopt;
 }
 
-// Every key id must be one a request can name (spec section 2), and name one key.
+// Every key id must be one a request can name (spec section 2), and name one key. The
+// id is not echoed: a secret pasted without its "ID=" would be printed with it.
 Status check_signing_key_ids(const std::vector<SigningKeyConfig>& keys) {
   for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string which =
+        "signing key " + std::to_string(i + 1) + " of " + std::to_string(keys.size());
     if (!valid_key_id(keys[i].id)) {
-      return config_error("signing key id '" + keys[i].id +
-                          "': ids are 1-64 characters of A-Z a-z 0-9 . _ -");
+      return config_error(which +
+                          ": its id must be 1-64 characters of A-Z a-z 0-9 . _ - (is it "
+                          "ID=SECRET?)");
     }
     for (size_t j = 0; j < i; ++j) {
       if (keys[j].id == keys[i].id) {
-        return config_error("signing key id '" + keys[i].id + "' is given twice");
+        return config_error(which + ": its id is also the id of signing key " +
+                            std::to_string(j + 1));
       }
     }
   }
@@ -308,7 +312,8 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
     std::string_view rest = v->value;
     while (!rest.empty()) {
       const auto comma = rest.find(',');
-      ASSIGN_OR_RETURN(auto k, parse_key_pair(rest.substr(0, comma), v->source));
+      // Blanks around a listed pair ("a=x, b=y") are the list's, not the key's.
+      ASSIGN_OR_RETURN(auto k, parse_key_pair(trim_blanks(rest.substr(0, comma)), v->source));
       c.signing_keys.push_back(std::move(k));
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     }

@@ -29,11 +29,12 @@ std::optional<DashboardSession> decode(std::string_view v) {
 }  // namespace
 
 RedisSessionStore::RedisSessionStore(RedisClient& redis, std::string key_prefix, const Clock& clock,
-                                     int64_t lifetime_ms)
+                                     int64_t lifetime_ms, int64_t max_per_license)
     : redis_(redis),
       prefix_(std::move(key_prefix)),
       clock_(clock),
       lifetime_ms_(lifetime_ms),
+      max_per_license_(max_per_license),
       outage_("dashboard sessions", "answered with 503", clock) {}
 
 std::string RedisSessionStore::key_of(std::string_view id) const {
@@ -42,25 +43,40 @@ std::string RedisSessionStore::key_of(std::string_view id) const {
 
 Result<RedisReply> RedisSessionStore::run(std::initializer_list<std::string_view> args) const {
   auto reply = redis_.command(args);
+  std::string cause;
   if (!reply.ok()) {
-    outage_.failed(reply.error().message);
-    return reply.error();
+    cause = reply.error().message;
+  } else if (reply.value()->type == REDIS_REPLY_ERROR) {
+    cause = "redis: " + std::string(reply.value()->str, reply.value()->len);
+  } else {
+    outage_.succeeded();
+    return reply;
   }
-  if (reply.value()->type == REDIS_REPLY_ERROR) {
-    const std::string cause(reply.value()->str, reply.value()->len);
-    outage_.failed(cause);
-    return errors::unavailable(1, "redis: " + cause);
-  }
-  outage_.succeeded();
-  return reply;
+  outage_.failed(cause);
+  // The answer goes to anyone with a cookie: where Redis is and what it said stay in the
+  // log and the detail, which clients never see.
+  ApiError e = errors::unavailable(1, "dashboard sessions are unavailable; retry later");
+  e.detail = std::move(cause);
+  return e;
 }
 
 Result<NewDashboardSession> RedisSessionStore::open(std::string_view license_key) {
+  // Sessions of one license opened within one lifetime are counted, so that a leaked key
+  // signed in from many addresses cannot fill the Redis the nonces live in.
+  const std::string count_key = prefix_ + "dashboard-sign-ins:" + sha256_hex(license_key);
+  const std::string lifetime = std::to_string(lifetime_ms_);
+  RETURN_IF_ERROR(run({"SET", count_key, "0", "PX", lifetime, "NX"}));
+  ASSIGN_OR_RETURN(RedisReply count, run({"INCR", count_key}));
+  if (count->type == REDIS_REPLY_INTEGER && count->integer > max_per_license_) {
+    ASSIGN_OR_RETURN(RedisReply left, run({"PTTL", count_key}));
+    const int64_t ms =
+        left->type == REDIS_REPLY_INTEGER && left->integer > 0 ? left->integer : 1000;
+    return errors::rate_limited("key", (ms + 999) / 1000);
+  }
   auto fresh = new_session_tokens();
   if (!fresh) return errors::internal();
   const DashboardSession session{std::string(license_key), fresh->csrf_token,
                                  clock_.now_ms() + lifetime_ms_};
-  const std::string lifetime = std::to_string(lifetime_ms_);
   RETURN_IF_ERROR(run({"SET", key_of(fresh->id), encode(session), "PX", lifetime}));
   return std::move(*fresh);
 }

@@ -3,7 +3,9 @@
 // instance the load balancer picks next. One key a session, `<prefix>dashboard-session:`
 // followed by the SHA-256 of its id (whoever reads Redis learns no cookie), holding the
 // session's end, CSRF token and license key, with Redis expiring it at that end. When
-// Redis does not answer, the dashboard answers 503 1708 (no session is assumed).
+// Redis does not answer, the dashboard answers 503 1708 (no session is assumed). At most
+// `max_per_license` sign-ins of one license per lifetime (429 1706 beyond), so that the
+// sessions cannot fill the Redis that also holds the nonces.
 #pragma once
 
 #include <string>
@@ -17,7 +19,7 @@ namespace licensed {
 class RedisSessionStore final : public SessionStore {
  public:
   RedisSessionStore(RedisClient& redis, std::string key_prefix, const Clock& clock,
-                    int64_t lifetime_ms);
+                    int64_t lifetime_ms, int64_t max_per_license);
 
   Result<NewDashboardSession> open(std::string_view license_key) override;
   Result<std::optional<DashboardSession>> find(std::string_view id) const override;
@@ -32,6 +34,7 @@ class RedisSessionStore final : public SessionStore {
   const std::string prefix_;
   const Clock& clock_;
   const int64_t lifetime_ms_;
+  const int64_t max_per_license_;
   mutable RedisOutageLog outage_;
 };
 

@@ -35,8 +35,8 @@ std::unique_ptr<SessionsUnderTest> InMemory() {
 std::unique_ptr<SessionsUnderTest> InRedis() {
   auto t = std::make_unique<SessionsUnderTest>();
   t->redis = std::make_unique<RedisClient>(bb::ClientOptionsFor(bb::SharedRedis()));
-  t->store =
-      std::make_unique<RedisSessionStore>(*t->redis, bb::UniqueKeyPrefix(), t->clock, kLifetime);
+  t->store = std::make_unique<RedisSessionStore>(*t->redis, bb::UniqueKeyPrefix(), t->clock,
+                                                 kLifetime, 100);
   return t;
 }
 
@@ -132,13 +132,16 @@ TEST(RedisSessionStore, WhileRedisIsDownTheStoreAnswersUnavailableAndThenResumes
   bb::RedisServer server;
   ManualClock clock(kStart);
   RedisClient client(bb::ClientOptionsFor(server));
-  RedisSessionStore sessions(client, bb::UniqueKeyPrefix(), clock, kLifetime);
+  RedisSessionStore sessions(client, bb::UniqueKeyPrefix(), clock, kLifetime, 100);
   const auto a = sessions.open("key-a");
   ASSERT_TRUE(a.ok());
   server.Stop();
   const auto found = sessions.find(a->id);
   ASSERT_FALSE(found.ok());
   EXPECT_EQ(found.error().code, ErrorCode::kUnavailable);
+  // Whoever holds a cookie is not told where Redis is or what it said.
+  EXPECT_EQ(found.error().message.find("127.0.0.1"), std::string::npos) << found.error().message;
+  EXPECT_EQ(found.error().message.find("redis"), std::string::npos) << found.error().message;
   EXPECT_FALSE(sessions.open("key-b").ok());
   EXPECT_FALSE(sessions.close(a->id).ok());
   server.Start();  // empty: Redis kept nothing
@@ -149,6 +152,20 @@ TEST(RedisSessionStore, WhileRedisIsDownTheStoreAnswersUnavailableAndThenResumes
   }
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_FALSE(again.value().has_value());
+  EXPECT_TRUE(sessions.open("key-b").ok());
+}
+
+// Redis only: one license's sign-ins within a lifetime are bounded, so a leaked key used
+// from many addresses cannot fill the Redis the nonces share; other licenses go on.
+TEST(RedisSessionStore, ALicenseOpensAtMostItsSignInsPerLifetime) {
+  ManualClock clock(kStart);
+  RedisClient client(bb::ClientOptionsFor(bb::SharedRedis()));
+  RedisSessionStore sessions(client, bb::UniqueKeyPrefix(), clock, kLifetime, 3);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(sessions.open("key-a").ok()) << i;
+  const auto refused = sessions.open("key-a");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::kRateLimited);
+  EXPECT_EQ(refused.error().http_status, 429);
   EXPECT_TRUE(sessions.open("key-b").ok());
 }
 

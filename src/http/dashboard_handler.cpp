@@ -104,6 +104,17 @@ HttpResponse asset_response(const EmbeddedFile& file, std::string_view request_i
   return res;
 }
 
+// 256 bits in base64url without padding, as new_session_tokens() makes them.
+bool looks_like_session_id(std::string_view id) {
+  if (id.size() != 43) return false;
+  for (const char c : id) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 ApiError not_signed_in() {
   ApiError e = errors::unauthorized();
   e.message = "sign in with your license key";
@@ -236,7 +247,10 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
       break;
   }
   const auto id = session_cookie(req);
-  if (!id) return reply(dashboard_error(not_signed_in(), ctx.request_id));
+  // Anything but a well-formed id is no session, found without asking the store.
+  if (!id || !looks_like_session_id(*id)) {
+    return reply(dashboard_error(not_signed_in(), ctx.request_id));
+  }
   const auto found = config_.sessions->find(*id);
   if (!found.ok()) return reply(dashboard_error(found.error(), ctx.request_id));
   const std::optional<DashboardSession>& session = found.value();
@@ -297,9 +311,13 @@ void DashboardHandler::sign_in(const HttpRequest& req, const RequestContext& ctx
                    }
                    return reply(dashboard_error(e, job->request_id));
                  }
-                 // A new id at every sign-in, the old one ended: no session fixation
-                 // (the new id is fresh whether or not ending the old one worked).
-                 if (job->previous) (void)sessions->close(*job->previous);
+                 // A new id at every sign-in, the old one ended: no session fixation,
+                 // and no second live session when the old one could not be ended.
+                 if (job->previous && looks_like_session_id(*job->previous)) {
+                   if (auto closed = sessions->close(*job->previous); !closed.ok()) {
+                     return reply(dashboard_error(closed.error(), job->request_id));
+                   }
+                 }
                  auto opened = sessions->open(job->found->value().key);
                  if (!opened.ok()) return reply(dashboard_error(opened.error(), job->request_id));
                  HttpResponse res = dashboard_json(

@@ -2,9 +2,9 @@
 
 #include <openssl/rand.h>
 
+#include <array>
 #include <boost/beast/http/field.hpp>
 #include <boost/json/serialize.hpp>
-#include <array>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -18,7 +18,9 @@ namespace http = boost::beast::http;
 const std::string& http_date_now() {
   thread_local std::time_t cached_second = 0;
   thread_local std::string cached;
-  const std::time_t now = std::time(nullptr);
+  // The clock the timestamp checks read (time() reads a coarser one that may lag a tick),
+  // so the Date a client corrects its clock by is the second its request was judged in.
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   if (now != cached_second) {
     std::tm tm{};
     gmtime_r(&now, &tm);
