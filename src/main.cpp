@@ -26,6 +26,7 @@
 #include "ratelimit/redis_rate_limiter.h"
 #include "redis/redis_client.h"
 #include "store/remembered_nonce_purge.h"
+#include "store/sqlite/sqlite_serve_lock.h"
 #include "store/store.h"
 
 namespace {
@@ -237,6 +238,15 @@ int serve(const ServeConfig& config) {
     return 1;
   }
   VolatileState& state = shared_state.value();
+  // Held until exit; only its verdict is read.
+  const auto serve_lock = state.redis ? nullptr : SqliteServeLock::take(config.store);
+  if (serve_lock && serve_lock->held_elsewhere()) {
+    spdlog::warn(
+        "another licensed serve without --redis serves {}: each instance remembers only its "
+        "own nonces and counts its own rate limits, so a request one accepted could be "
+        "replayed once to the other; run several instances with --redis",
+        redact_url_credentials(config.store));
+  }
   if (auto loaded = load_remembered_nonces(*store.value(), *state.nonces, clock); !loaded.ok()) {
     std::cerr << "licensed: cannot read the store " << redact_url_credentials(config.store) << ": "
               << (loaded.error().detail.empty() ? loaded.error().message : loaded.error().detail)
