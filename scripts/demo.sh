@@ -39,5 +39,6 @@ cat <<TXT
   or a signed request by hand.
 
 TXT
-exec "$bin" serve --listen "$listen" --store "$store" --signing-key "$(cat demo/signing-key)" \
-  --dashboard-url "http://$listen/dashboard"
+# The secret goes in the environment, not the arguments, which any user sees in ps.
+LICENSED_SIGNING_KEYS="$(cat demo/signing-key)" exec "$bin" serve --listen "$listen" \
+  --store "$store" --dashboard-url "http://$listen/dashboard"
