@@ -1,11 +1,11 @@
 #include "admin/admin_api.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "auth/base64.h"
 #include "core/license_json.h"
 #include "core/request_body.h"
+#include "core/text.h"
 #include "core/timestamp.h"
 
 namespace licensed {
@@ -30,13 +30,6 @@ std::optional<std::string_view> filter_value(const AdminCall& call, std::string_
   return value;
 }
 
-std::optional<int64_t> parse_int(std::string_view text) {
-  int64_t n = 0;
-  const auto [ptr, err] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (err != std::errc() || ptr != text.data() + text.size() || text.empty()) return std::nullopt;
-  return n;
-}
-
 struct PageRequest {
   int64_t limit = kDefaultPageLimit;
   std::optional<std::string> after;  // the decoded cursor: the last item of the previous page
@@ -49,7 +42,7 @@ std::string encode_cursor(std::string_view last) {
 Result<PageRequest> parse_page(const AdminCall& call) {
   PageRequest page;
   if (const auto limit = query_value(call, "limit")) {
-    const auto n = parse_int(*limit);
+    const auto n = parse_whole_number<int64_t>(*limit);
     if (!n || *n < 1 || *n > kMaxPageLimit) {
       return errors::malformed("limit", "limit is a whole number from 1 to 500");
     }
@@ -68,7 +61,7 @@ Result<PageRequest> parse_page(const AdminCall& call) {
 // A cursor of a list keyed by id: the last id, in decimal.
 Result<int64_t> after_id(const PageRequest& page) {
   if (!page.after) return int64_t{0};
-  const auto id = parse_int(*page.after);
+  const auto id = parse_whole_number<int64_t>(*page.after);
   if (!id || *id < 1) return errors::malformed("cursor", "cursor is not one this server gave out");
   return *id;
 }

@@ -1,7 +1,6 @@
 #include "admin/admin_cli.h"
 
 #include <boost/json/serialize.hpp>
-#include <charconv>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -12,6 +11,7 @@
 #include "auth/response_key.h"
 #include "core/license_json.h"
 #include "core/private_file.h"
+#include "core/text.h"
 #include "core/timestamp.h"
 #include "store/store.h"
 
@@ -51,9 +51,8 @@ int report(const ApiError& e) {
 
 // A machine cap: a whole number, 0 or more; nullopt (said on stderr) for anything else.
 std::optional<int64_t> parse_max(std::string_view text) {
-  int64_t max = -1;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), max);
-  if (ec != std::errc() || end != text.data() + text.size() || max < 0) {
+  const auto max = parse_whole_number<int64_t>(text);
+  if (!max || *max < 0) {
     std::cerr << "licensed admin: the machine cap is a whole number, 0 or more: " << text << "\n";
     return std::nullopt;
   }

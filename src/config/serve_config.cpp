@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "auth/signing_headers.h"
+#include "core/text.h"
 
 namespace licensed {
 namespace {
@@ -53,12 +54,6 @@ Result<std::pair<std::string, uint16_t>> parse_listen(const Sourced& s) {
   return std::make_pair(host, static_cast<uint16_t>(port));
 }
 
-std::string_view trim_blanks(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 Result<SigningKeyConfig> parse_key_pair(std::string_view pair, const std::string& source) {
   const auto eq = pair.find('=');
   if (eq == std::string_view::npos || eq == 0 || eq + 1 == pair.size()) {
@@ -69,12 +64,11 @@ Result<SigningKeyConfig> parse_key_pair(std::string_view pair, const std::string
 }
 
 Result<int64_t> parse_positive(const Sourced& s) {
-  int64_t v = 0;
-  const auto [ptr, err] = std::from_chars(s.value.data(), s.value.data() + s.value.size(), v);
-  if (err != std::errc() || ptr != s.value.data() + s.value.size() || v <= 0) {
+  const auto v = parse_whole_number<int64_t>(s.value);
+  if (!v || *v <= 0) {
     return config_error(s.source + ": expected a positive whole number, got '" + s.value + "'");
   }
-  return v;
+  return *v;
 }
 
 Result<std::vector<SigningKeyConfig>> file_signing_keys(const toml::table& file) {

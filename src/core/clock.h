@@ -11,14 +11,16 @@ namespace licensed {
 // Milliseconds since the Unix epoch.
 using UnixMillis = int64_t;
 
+// The whole Unix second `ms` falls in (rounded down, also before 1970).
+inline int64_t unix_seconds(UnixMillis ms) {
+  return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+}
+
 class Clock {
  public:
   virtual ~Clock() = default;
   virtual UnixMillis now_ms() const = 0;
-  int64_t now_seconds() const {
-    const UnixMillis ms = now_ms();
-    return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
-  }
+  int64_t now_seconds() const { return unix_seconds(now_ms()); }
 };
 
 class SystemClock final : public Clock {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/text.h"
 #include "observability/utf8.h"
 
 namespace licensed {
@@ -420,12 +421,6 @@ bool is_ows(char c) {
   return c == ' ' || c == '\t';
 }
 
-std::string_view trim_ows(std::string_view s) {
-  while (!s.empty() && is_ows(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_ows(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -465,13 +460,13 @@ bool take_quoted_string(std::string_view& s, std::string& out) {
 
 bool is_json_content_type(std::string_view content_type) {
   const size_t semi = content_type.find(';');
-  if (!iequals(trim_ows(content_type.substr(0, semi)), "application/json")) return false;
+  if (!iequals(trim_blanks(content_type.substr(0, semi)), "application/json")) return false;
   if (semi == std::string_view::npos) return true;
 
   // parameters = *( OWS ";" OWS [ parameter ] ), parameter = token "=" ( token / quoted )
   std::string_view rest = content_type.substr(semi + 1);
   while (true) {
-    rest = trim_ows(rest);
+    rest = trim_blanks(rest);
     if (rest.empty()) return true;
     if (rest.front() == ';') {  // empty parameter
       rest.remove_prefix(1);
@@ -494,7 +489,7 @@ bool is_json_content_type(std::string_view content_type) {
     // We only read UTF-8; a body declared in another charset would be misread.
     if (iequals(name, "charset") && !iequals(value, "utf-8")) return false;
 
-    rest = trim_ows(rest);
+    rest = trim_blanks(rest);
     if (rest.empty()) return true;
     if (rest.front() != ';') return false;
     rest.remove_prefix(1);

@@ -1,8 +1,7 @@
 #include "dashboard/redis_session_store.h"
 
-#include <charconv>
-
 #include "auth/request_signature.h"
+#include "core/text.h"
 
 namespace licensed {
 namespace {
@@ -18,9 +17,10 @@ std::optional<DashboardSession> decode(std::string_view v) {
   if (first == std::string_view::npos) return std::nullopt;
   const size_t second = v.find('\n', first + 1);
   if (second == std::string_view::npos) return std::nullopt;
+  const auto expires_at = parse_whole_number<UnixMillis>(v.substr(0, first));
+  if (!expires_at) return std::nullopt;
   DashboardSession s;
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + first, s.expires_at);
-  if (ec != std::errc() || end != v.data() + first) return std::nullopt;
+  s.expires_at = *expires_at;
   s.csrf_token = std::string(v.substr(first + 1, second - first - 1));
   s.license_key = std::string(v.substr(second + 1));
   return s;

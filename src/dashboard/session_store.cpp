@@ -23,6 +23,17 @@ std::optional<NewDashboardSession> new_session_tokens() {
   return NewDashboardSession{std::move(*id), std::move(*csrf)};
 }
 
+bool is_session_id(std::string_view id) {
+  constexpr size_t kBase64urlOf32Bytes = 43;
+  if (id.size() != kBase64urlOf32Bytes) return false;
+  for (const char c : id) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 bool csrf_token_matches(const DashboardSession& session, std::string_view presented) {
   return presented.size() == session.csrf_token.size() &&
          CRYPTO_memcmp(presented.data(), session.csrf_token.data(), presented.size()) == 0;

@@ -39,6 +39,8 @@ class SessionStore {
 // A fresh session's id and CSRF token, 256 random bits each in base64url; nullopt when
 // the CSPRNG fails.
 std::optional<NewDashboardSession> new_session_tokens();
+// Whether `id` has the shape new_session_tokens() gives ids (43 characters of base64url).
+bool is_session_id(std::string_view id);
 
 // A request's CSRF token against its session's, in constant time.
 bool csrf_token_matches(const DashboardSession& session, std::string_view presented);

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "core/text.h"
+
 namespace licensed {
 namespace {
 
@@ -23,12 +25,6 @@ std::array<uint8_t, 16> to_bytes16(const boost::asio::ip::address& a, bool& v6) 
     }
   }
   return out;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace
@@ -83,7 +79,7 @@ std::string TrustedProxies::client_address(const boost::asio::ip::address& peer,
   while (!rest.empty()) {
     const auto comma = rest.rfind(',');
     const std::string_view hop =
-        trim(comma == std::string_view::npos ? rest : rest.substr(comma + 1));
+        trim_blanks(comma == std::string_view::npos ? rest : rest.substr(comma + 1));
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(0, comma);
     boost::system::error_code ec;
     const auto addr = boost::asio::ip::make_address(std::string(hop), ec);

@@ -3,6 +3,15 @@
 #include "http/routes.h"
 
 namespace licensed {
+namespace {
+
+// A nonce is remembered for twice the window: long enough for any timestamp still
+// accepted (spec section 2).
+UnixMillis nonce_expiry(const PipelineContext& ctx, UnixMillis now) {
+  return now + 2 * ctx.timestamp_window_seconds * 1000;
+}
+
+}  // namespace
 
 std::optional<ApiError> check_ip_bucket(const PipelineContext& ctx, std::string_view client_ip) {
   if (ctx.ip_limiter == nullptr) return std::nullopt;
@@ -43,9 +52,8 @@ std::optional<ApiError> check_signature(const SigningKey& key, const SigningHead
 
 std::optional<ApiError> check_nonce(const PipelineContext& ctx, const SigningHeaders& h) {
   const UnixMillis now = ctx.clock->now_ms();
-  // Remembered for twice the window: long enough for any timestamp still accepted.
-  const UnixMillis expires_at = now + 2 * ctx.timestamp_window_seconds * 1000;
-  switch (ctx.nonces->check_and_insert(h.key_id, h.nonce, now, expires_at, h.timestamp)) {
+  switch (
+      ctx.nonces->check_and_insert(h.key_id, h.nonce, now, nonce_expiry(ctx, now), h.timestamp)) {
     case NonceVerdict::kFresh:
       return std::nullopt;
     case NonceVerdict::kReused:
@@ -98,9 +106,10 @@ PipelineOutcome run_pipeline(const PipelineContext& ctx, Endpoint endpoint,
   req.endpoint = endpoint;
   req.key = key;
   req.nonce = std::string(h.nonce);
-  const int64_t now_seconds = ctx.clock->now_seconds();
+  const UnixMillis now = ctx.clock->now_ms();
+  const int64_t now_seconds = unix_seconds(now);
   req.keep_nonce_durably = h.timestamp > now_seconds;
-  req.nonce_expires_at = ctx.clock->now_ms() + 2 * ctx.timestamp_window_seconds * 1000;
+  req.nonce_expires_at = nonce_expiry(ctx, now);
   if (h.timestamp == now_seconds && ctx.same_second_nonces != nullptr) {
     ctx.same_second_nonces->record(now_seconds, h.key_id, h.nonce, req.nonce_expires_at);
   }

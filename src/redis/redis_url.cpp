@@ -1,20 +1,12 @@
 #include "redis/redis_url.h"
 
-#include <charconv>
+#include "core/text.h"
 
 namespace licensed {
 namespace {
 
 ApiError url_error(std::string message) {
   return errors::malformed("config", std::move(message));
-}
-
-template <class T>
-std::optional<T> parse_number(std::string_view text) {
-  T v{};
-  const auto [ptr, err] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || err != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return v;
 }
 
 }  // namespace
@@ -32,7 +24,7 @@ Result<RedisEndpoint> parse_redis_url(std::string_view url) {
   if (slash != std::string_view::npos) {
     const std::string_view db = rest.substr(slash + 1);
     if (!db.empty()) {
-      const auto n = parse_number<int>(db);
+      const auto n = parse_whole_number<int>(db);
       if (!n || *n < 0) return url_error("the database after / must be a number");
       e.db = *n;
     }
@@ -61,7 +53,7 @@ Result<RedisEndpoint> parse_redis_url(std::string_view url) {
     authority = {};
   }
   if (!authority.empty()) {  // ":PORT"
-    const auto port = parse_number<unsigned>(authority.substr(1));
+    const auto port = parse_whole_number<unsigned>(authority.substr(1));
     if (!port || *port == 0 || *port > 65535) return url_error("the port must be 1 to 65535");
     e.port = static_cast<uint16_t>(*port);
   }

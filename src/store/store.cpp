@@ -7,10 +7,15 @@
 
 namespace licensed {
 
-Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLimits& limits) {
+std::optional<std::string> sqlite_path_of(const std::string& url) {
   constexpr std::string_view kSqlite = "sqlite:";
-  if (url.rfind(kSqlite, 0) == 0) {
-    std::string path = url.substr(kSqlite.size());
+  if (url.rfind(kSqlite, 0) != 0) return std::nullopt;
+  return url.substr(kSqlite.size());
+}
+
+Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLimits& limits) {
+  if (auto sqlite_path = sqlite_path_of(url)) {
+    std::string path = std::move(*sqlite_path);
     if (path.empty())
       return errors::malformed("store", "sqlite: needs a path, as in sqlite:./licensed.db");
     SqliteStoreOptions options;

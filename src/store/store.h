@@ -47,6 +47,9 @@ struct StoreLimits {
 // operator: it names the file or server and why it cannot be used, never a password.
 Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLimits& limits = {});
 
+// The PATH of a `sqlite:PATH` URL (possibly empty); nullopt for any other store.
+std::optional<std::string> sqlite_path_of(const std::string& url);
+
 // Runs one job and waits for it: for the admin CLI and start-up, never the request path.
 template <class Fn>
 auto run_blocking(Store& store, TxKind kind, Fn&& fn) -> decltype(fn(std::declval<StoreTx&>())) {

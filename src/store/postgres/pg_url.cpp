@@ -1,21 +1,20 @@
 #include "store/postgres/pg_url.h"
 
-#include <charconv>
 #include <string_view>
 
+#include "core/text.h"
 #include "observability/redaction.h"
 
 namespace licensed {
 namespace {
 
 Result<int64_t> positive(std::string_view name, std::string_view value, const std::string& url) {
-  int64_t n = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-  if (ec != std::errc() || end != value.data() + value.size() || n <= 0) {
+  const auto n = parse_whole_number<int64_t>(value);
+  if (!n || *n <= 0) {
     return errors::malformed("store", std::string(name) + " in '" + redact_url_credentials(url) +
                                           "' must be a positive whole number");
   }
-  return n;
+  return *n;
 }
 
 }  // namespace

@@ -5,16 +5,15 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <string_view>
+
+#include "store/store.h"
 
 namespace licensed {
 
 std::unique_ptr<SqliteServeLock> SqliteServeLock::take(const std::string& store_url) {
-  constexpr std::string_view kSqlite = "sqlite:";
-  if (store_url.rfind(kSqlite, 0) != 0) return nullptr;
-  const std::string path = store_url.substr(kSqlite.size());
-  if (path.empty() || path == ":memory:") return nullptr;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const auto path = sqlite_path_of(store_url);
+  if (!path || path->empty() || *path == ":memory:") return nullptr;
+  const int fd = ::open(path->c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return nullptr;
   if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
     return std::unique_ptr<SqliteServeLock>(new SqliteServeLock(fd, false));
