@@ -23,7 +23,7 @@ namespace json = boost::json;
 
 namespace {
 
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2;  // 1 held v1-response answers, no longer accepted
 
 std::string random_suffix() {
   uint8_t bytes[8] = {0};
@@ -114,9 +114,8 @@ bool AnswerCache::store(std::string_view license_key, std::string_view machine_i
   if (dir_.empty()) return false;
   json::object o;
   o["version"] = kFormatVersion;
-  o["nonce"] = a.nonce;
+  o["requestSignature"] = a.request_signature;
   o["status"] = a.status;
-  o["date"] = a.date;
   o["body"] = a.body;
   if (a.signature) {
     o["signature"] = *a.signature;
@@ -159,12 +158,10 @@ std::optional<SignedAnswer> AnswerCache::load(std::string_view license_key,
     return std::nullopt;
   }
   SignedAnswer a;
-  auto nonce = string_member(o, "nonce");
-  auto date = string_member(o, "date");
+  auto request_signature = string_member(o, "requestSignature");
   auto body = string_member(o, "body");
-  if (!nonce || !date || !body) return std::nullopt;
-  a.nonce = std::move(*nonce);
-  a.date = std::move(*date);
+  if (!request_signature || !body) return std::nullopt;
+  a.request_signature = std::move(*request_signature);
   a.body = std::move(*body);
   a.status = static_cast<int>(status->as_int64());
   a.signature = string_member(o, "signature");

@@ -1,7 +1,8 @@
 // The local cache of the last good status answer, so a plugin can start offline. It
-// keeps the answer exactly as signed (nonce, status, Date, body, signature): the client
-// verifies it again on every read, so an edited file is ignored, and its age is the
-// signed Date, so it cannot be made younger by editing either.
+// keeps the answer exactly as signed (the request's signature it is bound to, status,
+// body, response signature): the client verifies it again on every read, so an edited
+// file is ignored, and its age is the signed time `t`, so it cannot be made younger by
+// editing either.
 #pragma once
 
 #include <filesystem>
@@ -12,9 +13,10 @@
 namespace licensed::client {
 
 struct SignedAnswer {
-  std::string nonce;  // the request's X-License-Nonce the signature covers
+  // The 64 lowercase hex digits of the request's X-License-Signature: the answer is
+  // valid only when signed over this (spec 13, v2-response).
+  std::string request_signature;
   int status = 0;
-  std::string date;  // the Date header as sent
   std::string body;
   std::optional<std::string> signature;  // X-License-Response-Signature, when there was one
 };

@@ -106,7 +106,6 @@ HttpReply http_exchange(const std::string& url, const HeaderList& headers,
   long status = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
   reply.status = static_cast<int>(status);
-  reply.date = header_of(c, "Date");
   reply.response_signature = header_of(c, "X-License-Response-Signature");
   reply.retry_after = header_of(c, "Retry-After");
   return reply;
@@ -120,12 +119,6 @@ bool is_plain_http_to_remote_host(const std::string& url) {
   if (scheme != "http") return false;  // https; anything else curl refuses to send to
   const auto host = url_part(u.get(), CURLUPART_HOST);
   return !host || !is_loopback_host(*host);
-}
-
-std::optional<int64_t> parse_http_date(const std::string& text) {
-  const time_t t = curl_getdate(text.c_str(), nullptr);
-  if (t < 0) return std::nullopt;
-  return static_cast<int64_t>(t);
 }
 
 }  // namespace licensed::client

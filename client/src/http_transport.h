@@ -14,7 +14,6 @@ struct HttpReply {
   int status = 0;     // 0: no answer; `error` says why
   std::string error;  // the transport failure (curl's text)
   std::string body;
-  std::optional<std::string> date;                // Date, exactly as sent
   std::optional<std::string> response_signature;  // X-License-Response-Signature
   std::optional<std::string> retry_after;         // Retry-After
 };
@@ -30,8 +29,5 @@ HttpReply http_exchange(const std::string& url, const HeaderList& headers,
 // localhost); false for https:// and for loopback. A URL curl cannot parse counts as
 // remote plain http (refused rather than guessed at).
 bool is_plain_http_to_remote_host(const std::string& url);
-
-// Seconds since the epoch of an HTTP date (RFC 7231), or nullopt.
-std::optional<int64_t> parse_http_date(const std::string& text);
 
 }  // namespace licensed::client

@@ -69,8 +69,32 @@ Answer transport_failure(std::string why) {
   return a;
 }
 
-// Clock skew tolerated between the server's Date and the client's clock.
-constexpr int64_t kFutureSkewSeconds = 5 * 60;
+// A cached answer signed further ahead of the local clock than this is refused (spec 21):
+// a clock set back to replay an old answer must not go unnoticed.
+constexpr int64_t kFutureSkewSeconds = 24 * 60 * 60;
+
+bool equal_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The 64 lowercase hex digits of the request's "v1=<hex>" signature header: what an
+// answer to it is bound to.
+std::string bound_signature_of(const HeaderList& headers) {
+  for (const auto& [name, value] : headers) {
+    if (name != "X-License-Signature") continue;
+    std::string hex = value.substr(value.find('=') + 1);
+    for (char& c : hex) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return hex;
+  }
+  return {};
+}
 
 }  // namespace
 
@@ -104,11 +128,13 @@ const char* source_name(Source s) {
   return "none";
 }
 
-bool status_is_about(const std::string& body, std::string_view machine_id,
-                     std::string_view product) {
+bool status_is_about(const std::string& body, std::string_view license_key,
+                     std::string_view machine_id, std::string_view product) {
   json::error_code ec;
   const json::value v = json::parse(body, ec);
   if (ec || !v.is_object()) return false;
+  const auto named_key = string_member(v.as_object(), "licenseKey");
+  if (!named_key || !equal_ignoring_case(*named_key, license_key)) return false;
   const json::value* machine = v.as_object().if_contains("machine");
   if (machine == nullptr || !machine->is_object()) return false;
   const json::value* activated = machine->as_object().if_contains("activated");
@@ -181,19 +207,20 @@ std::unique_ptr<Client> Client::create(ClientConfig config, std::string& error) 
     }
     config.machine_id = *derived;
   }
-  std::optional<Ed25519PublicKey> pinned;
+  std::vector<PinnedResponseKey> pinned;
   if (!config.public_key.empty()) {
-    pinned = parse_response_public_key(config.public_key);
-    if (!pinned) {
+    const auto key = parse_response_public_key(config.public_key);
+    if (!key) {
       error = "the public key is neither base64 of 32 bytes nor a PEM Ed25519 public key";
       return nullptr;
     }
+    pinned.push_back(pin_ed25519(*key));
   }
   if (!config.clock) config.clock = std::make_shared<SystemClock>();
   if (!config.waiter) config.waiter = std::make_shared<RealWaiter>();
   while (!config.url.empty() && config.url.back() == '/') config.url.pop_back();
   std::unique_ptr<Client> client(new Client(std::move(config)));
-  client->pinned_ = pinned;
+  client->pinned_ = std::move(pinned);
   return client;
 }
 
@@ -227,10 +254,11 @@ HeaderList signed_request_headers(std::string_view key_id, std::string_view secr
           {"X-License-Signature", std::move(signature)}};
 }
 
-bool answer_signed_by(const Ed25519PublicKey& key, const SignedAnswer& a) {
-  return a.signature && !a.date.empty() &&
-         verify_response_signature(key, *a.signature, a.nonce, static_cast<unsigned>(a.status),
-                                   a.date, a.body);
+std::optional<int64_t> answer_signed_by(const std::vector<PinnedResponseKey>& pinned,
+                                        const SignedAnswer& a) {
+  if (!a.signature || a.request_signature.size() != 64) return std::nullopt;
+  return verify_response_signature(pinned, *a.signature, a.request_signature,
+                                   static_cast<unsigned>(a.status), a.body);
 }
 
 Answer Client::call(std::string_view endpoint, const std::string& body, milliseconds budget,
@@ -251,16 +279,17 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
     ++attempts;
     const std::string timestamp = std::to_string(config_.clock->now_seconds() + offset_);
     const std::string nonce = fresh_nonce();
-    const HttpReply reply = http_exchange(
-        config_.url + path,
-        signed_request_headers(config_.key_id, config_.secret, path, timestamp, nonce, body), body,
-        remaining);
-    const SignedAnswer signed_answer{nonce, reply.status, reply.date.value_or(""), reply.body,
+    HeaderList headers =
+        signed_request_headers(config_.key_id, config_.secret, path, timestamp, nonce, body);
+    const std::string request_signature = bound_signature_of(headers);
+    const HttpReply reply = http_exchange(config_.url + path, std::move(headers), body, remaining);
+    const SignedAnswer signed_answer{request_signature, reply.status, reply.body,
                                      reply.response_signature};
     if (reply.status == 0) {
       last = transport_failure(reply.error);
-    } else if (pinned_ && !answer_signed_by(*pinned_, signed_answer)) {
-      // Spec 13: an answer the pinned key did not sign for this nonce is no answer.
+    } else if (!pinned_.empty() && !answer_signed_by(pinned_, signed_answer)) {
+      // Spec 13: an answer the pinned key did not sign over this very request (one bound
+      // to "-" or to another request included) is no answer.
       last = transport_failure("answer not signed by the pinned key for this request");
       last.http_status = reply.status;
     } else {
@@ -333,7 +362,8 @@ Answer Client::status_within(milliseconds budget) {
   SignedAnswer signed_answer;
   Answer a = call("status", body(false), budget, &signed_answer);
   if (a.source != Source::kNetwork) return a;
-  if (a.ok() && !status_is_about(a.body, config_.machine_id, config_.product)) {
+  if (a.ok() &&
+      !status_is_about(a.body, config_.license_key, config_.machine_id, config_.product)) {
     // valid:true, but not about this machine (or product): not a yes for this plugin.
     a.outcome = Outcome::kUnavailable;
     a.error = "BAD_ANSWER";
@@ -342,25 +372,27 @@ Answer Client::status_within(milliseconds budget) {
   }
   if (a.ok()) {
     // Without a pinned key nothing could tell a file we wrote from a hand-written one.
-    if (pinned_) cache_.store(config_.license_key, config_.machine_id, signed_answer);
-  } else if (a.outcome == Outcome::kNotUsable) {
-    // The server said no: an old "yes" must not outlive that answer offline.
+    if (!pinned_.empty()) cache_.store(config_.license_key, config_.machine_id, signed_answer);
+  } else if (a.http_status == 200 || a.code == 1703 || a.code == 1704) {
+    // The server said no (valid:false, unknown key, not active): an old "yes" must not
+    // outlive that answer offline. Only these answers replace the cached one (spec 21);
+    // a 1707 or a cap refusal prompts its action but leaves the cache as it is.
     cache_.remove(config_.license_key, config_.machine_id);
   }
   return a;
 }
 
 std::optional<Answer> Client::cached_status() const {
-  if (!pinned_) return std::nullopt;  // offline grace needs a pinned key
+  if (pinned_.empty()) return std::nullopt;  // offline grace needs a pinned key
   const auto entry = cache_.load(config_.license_key, config_.machine_id);
   if (!entry || entry->status != 200) return std::nullopt;
-  if (!answer_signed_by(*pinned_, *entry)) return std::nullopt;
-  const auto signed_at = parse_http_date(entry->date);
+  const auto signed_at = answer_signed_by(pinned_, *entry);
   if (!signed_at) return std::nullopt;
   const int64_t age = config_.clock->now_seconds() - *signed_at;
   if (age > config_.grace.count() || age < -kFutureSkewSeconds) return std::nullopt;
   Answer a = classify_answer(entry->status, entry->body, /*status_endpoint=*/true);
-  if (!a.ok() || !status_is_about(entry->body, config_.machine_id, config_.product)) {
+  if (!a.ok() ||
+      !status_is_about(entry->body, config_.license_key, config_.machine_id, config_.product)) {
     return std::nullopt;
   }
   a.source = Source::kCache;

@@ -85,7 +85,7 @@ class Client {
   std::optional<Answer> cached_status() const;
 
   ClientConfig config_;
-  std::optional<Ed25519PublicKey> pinned_;
+  std::vector<PinnedResponseKey> pinned_;  // empty: answers are not verified
   std::filesystem::path cache_dir_;
   AnswerCache cache_;
   mutable std::mutex mu_;  // one call at a time; guards offset_
@@ -98,15 +98,18 @@ HeaderList signed_request_headers(std::string_view key_id, std::string_view secr
                                   std::string_view path, std::string_view timestamp,
                                   std::string_view nonce, std::string_view body);
 
-// True when `a` carries a signature by `key` over its nonce, status, Date and body.
-bool answer_signed_by(const Ed25519PublicKey& key, const SignedAnswer& a);
+// The signed time `t` when `a` carries a signature by one of `pinned` over its request
+// signature, status and body (plain or batched); nullopt otherwise.
+std::optional<int64_t> answer_signed_by(const std::vector<PinnedResponseKey>& pinned,
+                                        const SignedAnswer& a);
 
-// True when a status answer's body is about this machine: `machine` is an object with
-// `id` equal to `machine_id` and `activated` true, and, when `product` is not "",
-// `product.slug` equals it. A signed "valid" about another machine (or about none: a
-// status asked without machineId) must not unlock this one.
-bool status_is_about(const std::string& body, std::string_view machine_id,
-                     std::string_view product);
+// True when a status answer's body is about this license and machine: `licenseKey`
+// equals `license_key` (case aside), `machine` is an object with `id` equal to
+// `machine_id` and `activated` true, and, when `product` is not "", `product.slug`
+// equals it. A signed "valid" about another license or machine (or about none: a status
+// asked without machineId) must not unlock this one.
+bool status_is_about(const std::string& body, std::string_view license_key,
+                     std::string_view machine_id, std::string_view product);
 
 // The Answer an HTTP answer (status and body) stands for, on its own: no retry logic.
 // `status_endpoint` makes a 200 with valid:false "not usable".

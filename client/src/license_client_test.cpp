@@ -56,39 +56,43 @@ class SdkResponseVectors : public ::testing::Test {
     vectors_ = load(std::string(LICENSED_TEST_VECTORS_DIR) + "/response-signatures.json");
     const auto key = parse_response_public_key(str(vectors_, "publicKey"));
     ASSERT_TRUE(key.has_value());
-    key_ = *key;
+    key_ = {pin_ed25519(*key)};
   }
   static SignedAnswer answer_of(const json::value& c) {
     SignedAnswer a;
-    a.nonce = c.at("nonce").is_null() ? "" : str(c, "nonce");
+    a.request_signature = c.at("requestSignature").is_null() ? "" : str(c, "requestSignature");
     a.status = static_cast<int>(c.at("status").as_int64());
-    a.date = str(c, "date");
     a.body = str(c, "body");
     a.signature = str(c, "header");
     return a;
   }
   json::object vectors_;
-  Ed25519PublicKey key_{};
+  std::vector<PinnedResponseKey> key_;
 };
 
-TEST_F(SdkResponseVectors, EveryVectorWithANonceVerifies) {
+TEST_F(SdkResponseVectors, EveryVectorBoundToARequestVerifiesWithItsSignedTime) {
   int checked = 0;
   for (const auto& c : vectors_.at("cases").as_array()) {
-    if (c.at("nonce").is_null()) continue;  // the SDK always sends a nonce
     SCOPED_TRACE(str(c, "name"));
-    EXPECT_TRUE(answer_signed_by(key_, answer_of(c)));
+    if (c.at("requestSignature").is_null()) {
+      // Bound to "-": never an answer to a request the SDK signed.
+      EXPECT_FALSE(answer_signed_by(key_, answer_of(c)).has_value());
+      continue;
+    }
+    EXPECT_EQ(answer_signed_by(key_, answer_of(c)), c.at("t").as_int64());
     ++checked;
   }
   EXPECT_GT(checked, 0);
 }
 
-TEST_F(SdkResponseVectors, AnyChangeOrAnotherNonceIsRefused) {
+TEST_F(SdkResponseVectors, AnyChangeOrAnotherRequestIsRefused) {
   for (const auto& c : vectors_.at("cases").as_array()) {
-    if (c.at("nonce").is_null()) continue;
+    if (c.at("requestSignature").is_null()) continue;
     SCOPED_TRACE(str(c, "name"));
     const SignedAnswer good = answer_of(c);
     SignedAnswer a = good;
-    a.nonce = "ffffffffffffffffffffffffffffffff";  // an old answer replayed to a new request
+    // An answer to another request (an old one replayed, or a rewritten one).
+    a.request_signature = std::string(64, 'f');
     EXPECT_FALSE(answer_signed_by(key_, a));
     a = good;
     a.body += " ";
@@ -97,7 +101,7 @@ TEST_F(SdkResponseVectors, AnyChangeOrAnotherNonceIsRefused) {
     a.status = a.status == 200 ? 201 : 200;
     EXPECT_FALSE(answer_signed_by(key_, a));
     a = good;
-    a.date[0] = a.date[0] == 'S' ? 'M' : 'S';
+    a.signature = a.signature->replace(a.signature->find(", t=") + 5, 1, "0");
     EXPECT_FALSE(answer_signed_by(key_, a));
     a = good;
     a.signature.reset();
@@ -121,7 +125,7 @@ TEST_F(SdkResponseVectors, ThePinnedKeyMayBeGivenAsPem) {
   BIO_free(out);
   const auto from_pem = parse_response_public_key(public_pem);
   ASSERT_TRUE(from_pem.has_value()) << public_pem;
-  EXPECT_EQ(*from_pem, key_);
+  EXPECT_EQ(pin_ed25519(*from_pem).public_key, key_.front().public_key);
   EXPECT_EQ(response_key_id(*from_pem), str(vectors_, "kid"));
 }
 
@@ -193,20 +197,30 @@ TEST(ClientCreate, PlainHttpNeedsAPinnedKeyOrALoopbackHost) {
   EXPECT_TRUE(make("http://licenses.example.com", key).first);
 }
 
-// Review item 1: a status answer stands for this machine only when it names it.
-TEST(StatusAbout, RequiresThisMachineActivatedAndTheConfiguredProduct) {
+// A status answer stands for this license and machine only when it names them.
+TEST(StatusAbout, RequiresThisLicenseThisMachineActivatedAndTheConfiguredProduct) {
+  const std::string key = "3f2b8c1e-9d4a-4e7b-8c21-5a6f0d9e1b2c";
   const std::string good =
-      R"({"ok":true,"valid":true,"product":{"slug":"reverb","name":"R"},"status":"ACTIVE",)"
+      R"({"ok":true,"valid":true,"licenseKey":"3f2b8c1e-9d4a-4e7b-8c21-5a6f0d9e1b2c",)"
+      R"("product":{"slug":"reverb","name":"R"},"status":"ACTIVE",)"
       R"("machine":{"id":"m1","activated":true,"lastSeenAt":"x"}})";
-  EXPECT_TRUE(status_is_about(good, "m1", ""));
-  EXPECT_TRUE(status_is_about(good, "m1", "reverb"));
-  EXPECT_FALSE(status_is_about(good, "m2", ""));
-  EXPECT_FALSE(status_is_about(good, "m1", "other"));
-  EXPECT_FALSE(status_is_about(R"({"ok":true,"valid":true,"machine":null})", "m1", ""));
-  EXPECT_FALSE(status_is_about(R"({"ok":true,"valid":true})", "m1", ""));
+  EXPECT_TRUE(status_is_about(good, key, "m1", ""));
+  EXPECT_TRUE(status_is_about(good, key, "m1", "reverb"));
+  EXPECT_TRUE(status_is_about(good, "3F2B8C1E-9D4A-4E7B-8C21-5A6F0D9E1B2C", "m1", ""));
+  EXPECT_FALSE(status_is_about(good, "3f2b8c1e-9d4a-4e7b-8c21-5a6f0d9e1b2d", "m1", ""));
+  EXPECT_FALSE(status_is_about(good, key, "m2", ""));
+  EXPECT_FALSE(status_is_about(good, key, "m1", "other"));
+  const std::string unnamed =
+      R"({"ok":true,"valid":true,"machine":{"id":"m1","activated":true,"lastSeenAt":"x"}})";
+  EXPECT_FALSE(status_is_about(unnamed, key, "m1", ""));
   EXPECT_FALSE(status_is_about(
-      R"({"ok":true,"valid":true,"machine":{"id":"m1","activated":false}})", "m1", ""));
-  EXPECT_FALSE(status_is_about("not json", "m1", ""));
+      R"({"ok":true,"valid":true,"licenseKey":"3f2b8c1e-9d4a-4e7b-8c21-5a6f0d9e1b2c","machine":null})",
+      key, "m1", ""));
+  EXPECT_FALSE(status_is_about(
+      R"({"ok":true,"valid":true,"licenseKey":"3f2b8c1e-9d4a-4e7b-8c21-5a6f0d9e1b2c",)"
+      R"("machine":{"id":"m1","activated":false}})",
+      key, "m1", ""));
+  EXPECT_FALSE(status_is_about("not json", key, "m1", ""));
 }
 
 }  // namespace

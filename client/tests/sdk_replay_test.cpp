@@ -1,8 +1,10 @@
-// Issue 8 items 3 and 5, client side: with a pinned key, an answer that is unsigned,
-// signed by another key, or signed for another request's nonce (an old answer replayed)
-// is no answer: the SDK treats it as a network failure. A tiny proxy in the test
-// forwards to the real server and, when told, replays a recorded answer or strips the
-// signature.
+// Signed answers, client side (spec 13, v2-response): with a pinned key, an answer that
+// is unsigned, signed by another key, or bound to another request (an old answer
+// replayed; a rewritten request's genuine answer; a garbled copy's refusal bound to "-")
+// is no answer: the SDK and licensectl treat it as a network failure. A tiny proxy in the
+// test forwards to the real server and, when told, replays a recorded answer, strips
+// the signature, re-signs the request for another license or machine with the plugin's
+// HMAC secret (which ships in every plugin) keeping its nonce, or garbles its body.
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -22,7 +24,7 @@ using tcp = asio::ip::tcp;
 
 class ReplayProxy {
  public:
-  enum class Mode { kForward, kReplay, kStripSignature };
+  enum class Mode { kForward, kReplay, kStripSignature, kSubstitute, kGarble };
 
   explicit ReplayProxy(std::uint16_t upstream)
       : upstream_(upstream), acceptor_(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
@@ -45,6 +47,16 @@ class ReplayProxy {
   int replayed() const {
     std::lock_guard lock(mu_);
     return replayed_;
+  }
+  // kSubstitute rewrites these members of each request's body (when set) before re-signing.
+  void substitute(std::optional<std::string> license_key, std::optional<std::string> machine_id) {
+    std::lock_guard lock(mu_);
+    license_key_ = std::move(license_key);
+    machine_id_ = std::move(machine_id);
+  }
+  int rewritten() const {
+    std::lock_guard lock(mu_);
+    return rewritten_;
   }
 
  private:
@@ -82,6 +94,7 @@ class ReplayProxy {
         out.headers.push_back({name, std::string(field.value())});
       }
       out.body = in.body();
+      Rewrite(out);
       answer = bb::Send(upstream_, out);
       std::lock_guard lock(mu_);
       if (answer.status == 200 && !recorded_) recorded_ = answer;
@@ -106,6 +119,30 @@ class ReplayProxy {
     socket.shutdown(tcp::socket::shutdown_both, ec);
   }
 
+  // What an attacker with the plugin's secret does to a request on its way.
+  void Rewrite(bb::HttpRequest& out) {
+    std::lock_guard lock(mu_);
+    if (mode_ == Mode::kGarble) {
+      // Another body under the same signature headers.
+      out.body = SetMember(out.body, "machineId", "garbled-machine-0001");
+      ++rewritten_;
+    } else if (mode_ == Mode::kSubstitute) {
+      std::string body = out.body;
+      if (license_key_) body = SetMember(body, "licenseKey", *license_key_);
+      if (machine_id_) body = SetMember(body, "machineId", *machine_id_);
+      bb::SignOptions keep;
+      keep.nonce = out.Get("X-License-Nonce").value_or("");
+      keep.timestamp = std::stoll(out.Get("X-License-Timestamp").value_or("0"));
+      out = bb::SignedRequest(bb::kPluginKey, out.target, body, keep);
+      ++rewritten_;
+    }
+  }
+  static std::string SetMember(const std::string& body, const char* name, const std::string& to) {
+    auto v = boost::json::parse(body);
+    v.as_object()[name] = to;
+    return boost::json::serialize(v);
+  }
+
   std::uint16_t upstream_;
   asio::io_context io_;
   tcp::acceptor acceptor_;
@@ -116,6 +153,9 @@ class ReplayProxy {
   Mode mode_ = Mode::kForward;
   std::optional<bb::HttpResponse> recorded_;
   int replayed_ = 0;
+  std::optional<std::string> license_key_;
+  std::optional<std::string> machine_id_;
+  int rewritten_ = 0;
 };
 
 class SdkSignedAnswers : public SdkTest {
@@ -175,6 +215,114 @@ TEST_F(SdkSignedAnswers, AnAnswerSignedByAnotherKeyIsNoAnswer) {
   const Answer a = Make(Through(proxy, license, other_key))->activate();
   EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
   EXPECT_GE(a.attempts, 2);
+}
+
+// The attack of the security review: a local proxy re-signs the plugin's status request
+// for another license (a valid one), keeps the plugin's nonce, and hands back the real
+// server's genuinely signed "valid" answer. Bound to the rewritten request, it is no
+// answer to the plugin's: a REFUNDED license stays locked.
+TEST_F(SdkSignedAnswers, AGenuineAnswerToARequestRewrittenForAnotherLicenseIsRefused) {
+  Start();
+  const std::string refunded = NewLicense(1);
+  const std::string other = NewLicense(1);
+  ReplayProxy proxy(port());
+  auto plugin = Make(Through(proxy, refunded, SigningPublicKey()));
+  ASSERT_TRUE(plugin->activate().ok());
+  admin().SetStatus(refunded, "REFUNDED");
+  ClientConfig direct = Config(other);
+  direct.machine_id = "replay-machine-01";
+  ASSERT_TRUE(Make(direct)->activate().ok());
+
+  proxy.set_mode(ReplayProxy::Mode::kSubstitute);
+  proxy.substitute(other, std::nullopt);
+  const Answer a = plugin->status();
+  EXPECT_GE(proxy.rewritten(), 1);
+  EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
+  EXPECT_EQ(a.error, "NETWORK");
+  EXPECT_EQ(a.http_status, 200) << "the server answered the rewritten request with valid";
+  EXPECT_FALSE(a.valid);
+  // Nothing of it reached the offline cache either.
+  proxy.set_mode(ReplayProxy::Mode::kForward);
+  const Answer truth = plugin->status();
+  EXPECT_EQ(truth.outcome, Outcome::kNotUsable) << Describe(truth);
+  EXPECT_EQ(truth.license_status, "REFUNDED");
+}
+
+// The second shape of it: a license of max 1 used on several machines, each one's
+// heartbeat rewritten to name the one machine that holds the slot.
+TEST_F(SdkSignedAnswers, AGenuineAnswerToARequestRewrittenForAnotherMachineIsRefused) {
+  Start();
+  const std::string license = NewLicense(1);
+  ClientConfig holder = Config(license);
+  holder.machine_id = "slot-holder-0001";
+  ASSERT_TRUE(Make(holder)->activate().ok());
+  ReplayProxy proxy(port());
+  proxy.set_mode(ReplayProxy::Mode::kSubstitute);
+  proxy.substitute(std::nullopt, "slot-holder-0001");
+  for (const char* machine : {"second-machine-01", "third-machine-001"}) {
+    SCOPED_TRACE(machine);
+    ClientConfig config = Through(proxy, license, SigningPublicKey());
+    config.machine_id = machine;
+    auto client = Make(config);
+    for (const Answer& a : {client->heartbeat(), client->status()}) {
+      EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
+      EXPECT_EQ(a.http_status, 200) << "the rewritten request was answered";
+    }
+  }
+}
+
+// Someone on the path sends a garbled copy of the plugin's request ahead of it: the
+// server's genuine 1700 is bound to "-", so the plugin takes it as no answer (retry,
+// keep its cached grace), never as a refusal.
+TEST_F(SdkSignedAnswers, ARefusalOfAGarbledCopyIsNoAnswerAndTheCacheStillServes) {
+  Start();
+  const std::string license = NewLicense(1);
+  ReplayProxy proxy(port());
+  auto plugin = Make(Through(proxy, license, SigningPublicKey()));
+  ASSERT_TRUE(plugin->activate().ok());
+  ASSERT_TRUE(plugin->check_at_startup().ok());
+  proxy.set_mode(ReplayProxy::Mode::kGarble);
+  const Answer a = plugin->status();
+  EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
+  EXPECT_EQ(a.http_status, 401) << "the server refused the garbled copy";
+  const Answer start = plugin->check_at_startup();
+  EXPECT_TRUE(start.ok()) << Describe(start);
+  EXPECT_EQ(start.source, Source::kCache);
+  // Without a pinned key there is nothing to tell the two apart: a refusal it is.
+  const Answer unpinned = Make(Through(proxy, license, ""))->status();
+  EXPECT_EQ(unpinned.outcome, Outcome::kRefused) << Describe(unpinned);
+}
+
+// licensectl is the same client: the rewritten request's "valid" exits 5 (no answer
+// within the timeout), not 0; the garbled copy's refusal exits 5, not 6.
+TEST_F(SdkSignedAnswers, LicensectlTreatsRewrittenAndGarbledAnswersAsNoAnswer) {
+  Start();
+  const std::string refunded = NewLicense(1);
+  const std::string other = NewLicense(1);
+  ReplayProxy proxy(port());
+  auto run = [&](const std::string& command) {
+    return bb::RunCommand(
+        {LICENSECTL_BINARY, "--url", "http://127.0.0.1:" + std::to_string(proxy.port()),
+         "--key-id", bb::kPluginKey.id, "--license-key", refunded, "--machine-id",
+         "replay-machine-01", "--public-key", SigningPublicKey(), "--timeout", "2s", command},
+        {{"LICENSE_SECRET", bb::kPluginKey.secret},
+         {"XDG_CACHE_HOME", (dir().path() / "xdg").string()}},
+        std::chrono::seconds(30));
+  };
+  ASSERT_EQ(run("activate").exit_code, 0);
+  admin().SetStatus(refunded, "REFUNDED");
+  ClientConfig direct = Config(other);
+  direct.machine_id = "replay-machine-01";
+  ASSERT_TRUE(Make(direct)->activate().ok());
+  EXPECT_EQ(run("status").exit_code, 3) << "REFUNDED, answered honestly";
+
+  proxy.set_mode(ReplayProxy::Mode::kSubstitute);
+  proxy.substitute(other, std::nullopt);
+  const bb::CommandResult substituted = run("status");
+  EXPECT_EQ(substituted.exit_code, 5) << substituted.Describe();
+  proxy.set_mode(ReplayProxy::Mode::kGarble);
+  const bb::CommandResult garbled = run("status");
+  EXPECT_EQ(garbled.exit_code, 5) << garbled.Describe();
 }
 
 }  // namespace

@@ -1,29 +1,32 @@
 #include "auth/response_signature.h"
 
 #include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/ec.h>
 #include <openssl/evp.h>
+#include <openssl/param_build.h>
 #include <openssl/pem.h>
 
 #include <memory>
 
 #include "auth/base64.h"
 #include "auth/request_signature.h"
+#include "auth/response_tree.h"
 
 namespace licensed {
 
 namespace {
 
-constexpr std::string_view kKidPrefix = "kid=";
-constexpr std::string_view kSignaturePrefix = ", ed25519=";
 constexpr size_t kMaxKidSize = 64;
-
-bool is_kid_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-         c == '_' || c == '-';
-}
+constexpr uint64_t kMaxTreeSize = 4096;
+constexpr size_t kP256PointSize = 65;
 
 struct PkeyFree {
   void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
+};
+struct PkeyCtxFree {
+  void operator()(EVP_PKEY_CTX* c) const { EVP_PKEY_CTX_free(c); }
 };
 struct MdCtxFree {
   void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
@@ -31,6 +34,76 @@ struct MdCtxFree {
 struct BioFree {
   void operator()(BIO* b) const { BIO_free(b); }
 };
+struct EcdsaSigFree {
+  void operator()(ECDSA_SIG* s) const { ECDSA_SIG_free(s); }
+};
+using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
+
+bool is_kid(std::string_view kid) {
+  if (kid.empty() || kid.size() > kMaxKidSize) return false;
+  for (const char c : kid) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Decimal without sign or leading zeros ("0" itself is fine), at most 18 digits so it
+// fits an int64 without overflow checks.
+std::optional<int64_t> parse_decimal(std::string_view text) {
+  if (text.empty() || text.size() > 18 || (text.size() > 1 && text[0] == '0')) return std::nullopt;
+  int64_t value = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+std::string_view trim_spaces(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+// The header's parameters in order, as (name, value) pairs; nullopt when one is not
+// "name=value" (an empty one included).
+std::optional<std::vector<std::pair<std::string_view, std::string_view>>> split_parameters(
+    std::string_view value) {
+  std::vector<std::pair<std::string_view, std::string_view>> out;
+  for (;;) {
+    const size_t comma = value.find(',');
+    const std::string_view item = trim_spaces(value.substr(0, comma));
+    const size_t eq = item.find('=');
+    if (eq == std::string_view::npos || eq == 0) return std::nullopt;
+    out.emplace_back(item.substr(0, eq), item.substr(eq + 1));
+    if (comma == std::string_view::npos) return out;
+    value.remove_prefix(comma + 1);
+  }
+}
+
+std::optional<TreePosition> parse_tree(std::string_view tree, std::string_view path) {
+  const size_t slash = tree.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  const auto index = parse_decimal(tree.substr(0, slash));
+  const auto size = parse_decimal(tree.substr(slash + 1));
+  if (!index || !size || *size < 1 || *size > static_cast<int64_t>(kMaxTreeSize) ||
+      *index >= *size) {
+    return std::nullopt;
+  }
+  const auto bytes = base64_decode(path);
+  if (!bytes || bytes->size() % 32 != 0) return std::nullopt;
+  TreePosition out;
+  out.index = static_cast<uint32_t>(*index);
+  out.size = static_cast<uint32_t>(*size);
+  out.path.resize(bytes->size() / 32);
+  for (size_t i = 0; i < out.path.size(); ++i) {
+    std::copy(bytes->begin() + static_cast<ptrdiff_t>(i * 32),
+              bytes->begin() + static_cast<ptrdiff_t>((i + 1) * 32), out.path[i].begin());
+  }
+  return out;
+}
 
 std::optional<Ed25519PublicKey> raw_public_key(EVP_PKEY* key) {
   if (key == nullptr || EVP_PKEY_get_id(key) != EVP_PKEY_ED25519) return std::nullopt;
@@ -42,16 +115,77 @@ std::optional<Ed25519PublicKey> raw_public_key(EVP_PKEY* key) {
   return out;
 }
 
+Pkey p256_public_key(const std::vector<uint8_t>& point) {
+  if (point.size() != kP256PointSize || point[0] != 0x04) return nullptr;
+  char group[] = "prime256v1";
+  OSSL_PARAM params[] = {
+      OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, group, 0),
+      OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY,
+                                        const_cast<uint8_t*>(point.data()), point.size()),
+      OSSL_PARAM_construct_end()};
+  const std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> ctx(
+      EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
+  EVP_PKEY* key = nullptr;
+  if (!ctx || EVP_PKEY_fromdata_init(ctx.get()) != 1 ||
+      EVP_PKEY_fromdata(ctx.get(), &key, EVP_PKEY_PUBLIC_KEY, params) != 1) {
+    return nullptr;
+  }
+  return Pkey(key);
+}
+
+// ES256's r || s as the DER ECDSA-Sig-Value OpenSSL verifies.
+std::optional<std::vector<uint8_t>> es256_der(const std::array<uint8_t, 64>& raw) {
+  const std::unique_ptr<ECDSA_SIG, EcdsaSigFree> sig(ECDSA_SIG_new());
+  BIGNUM* r = BN_bin2bn(raw.data(), 32, nullptr);
+  BIGNUM* s = BN_bin2bn(raw.data() + 32, 32, nullptr);
+  if (!sig || r == nullptr || s == nullptr || ECDSA_SIG_set0(sig.get(), r, s) != 1) {
+    BN_free(r);
+    BN_free(s);
+    return std::nullopt;
+  }
+  const int size = i2d_ECDSA_SIG(sig.get(), nullptr);
+  if (size <= 0) return std::nullopt;
+  std::vector<uint8_t> der(static_cast<size_t>(size));
+  uint8_t* out = der.data();
+  if (i2d_ECDSA_SIG(sig.get(), &out) != size) return std::nullopt;
+  return der;
+}
+
+// Signature checks are the library's; nothing secret is compared here.
+bool verify_with(EVP_PKEY* key, const EVP_MD* digest, const uint8_t* signature,
+                 size_t signature_size, std::string_view message) {
+  const std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
+  if (key == nullptr || !ctx ||
+      EVP_DigestVerifyInit(ctx.get(), nullptr, digest, nullptr, key) != 1) {
+    return false;
+  }
+  return EVP_DigestVerify(ctx.get(), signature, signature_size,
+                          reinterpret_cast<const unsigned char*>(message.data()),
+                          message.size()) == 1;
+}
+
 }  // namespace
 
-std::string response_signing_string(std::optional<std::string_view> nonce, unsigned status,
-                                    std::string_view date, std::string_view body) {
-  const std::string status_text = std::to_string(status);
-  const std::string_view nonce_text = nonce ? *nonce : std::string_view("-");
+bool verify_message_signature(const PinnedResponseKey& key, const std::array<uint8_t, 64>& signature,
+                              std::string_view message) {
+  if (key.algorithm == ResponseAlgorithm::kEd25519) {
+    if (key.public_key.size() != 32) return false;
+    const Pkey pkey(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, key.public_key.data(),
+                                                key.public_key.size()));
+    return verify_with(pkey.get(), nullptr, signature.data(), signature.size(), message);
+  }
+  const Pkey pkey = p256_public_key(key.public_key);
+  const auto der = es256_der(signature);
+  return der && verify_with(pkey.get(), EVP_sha256(), der->data(), der->size(), message);
+}
+
+std::string response_signing_string(std::optional<std::string_view> request_signature,
+                                    unsigned status, int64_t t, std::string_view body) {
   std::string out;
-  out.reserve(12 + nonce_text.size() + 1 + status_text.size() + 1 + date.size() + 1 + 64);
-  out.append("v1-response\n").append(nonce_text).append("\n").append(status_text).append("\n");
-  out.append(date).append("\n").append(sha256_hex(body));
+  out.reserve(12 + 64 + 1 + 3 + 1 + 20 + 1 + 64);
+  out.append("v2-response\n").append(request_signature ? *request_signature : "-").append("\n");
+  out.append(std::to_string(status)).append("\n").append(std::to_string(t)).append("\n");
+  out.append(sha256_hex(body));
   return out;
 }
 
@@ -61,51 +195,71 @@ std::string response_key_id(const Ed25519PublicKey& public_key) {
   return "ed25519-" + to_hex(digest.data(), 8);
 }
 
-std::string format_response_signature(std::string_view kid, const Ed25519Signature& signature) {
+std::string format_response_signature(std::string_view kid, int64_t t,
+                                      const Ed25519Signature& signature) {
   std::string out;
-  out.reserve(kKidPrefix.size() + kid.size() + kSignaturePrefix.size() + 88);
-  out.append(kKidPrefix).append(kid).append(kSignaturePrefix);
+  out.append("kid=").append(kid).append(", t=").append(std::to_string(t)).append(", ed25519=");
   out.append(base64_encode(signature.data(), signature.size()));
   return out;
 }
 
 std::optional<ParsedResponseSignature> parse_response_signature(std::string_view value) {
-  if (value.substr(0, kKidPrefix.size()) != kKidPrefix) return std::nullopt;
-  value.remove_prefix(kKidPrefix.size());
-  const size_t kid_size = value.find(',');
-  if (kid_size == 0 || kid_size == std::string_view::npos || kid_size > kMaxKidSize) {
+  const auto params = split_parameters(value);
+  if (!params || (params->size() != 3 && params->size() != 5)) return std::nullopt;
+  const auto& p = *params;
+  if (p[0].first != "kid" || !is_kid(p[0].second) || p[1].first != "t") return std::nullopt;
+  ParsedResponseSignature out;
+  out.kid = std::string(p[0].second);
+  const auto t = parse_decimal(p[1].second);
+  if (!t) return std::nullopt;
+  out.t = *t;
+  if (p[2].first == "ed25519") {
+    out.algorithm = ResponseAlgorithm::kEd25519;
+  } else if (p[2].first == "es256") {
+    out.algorithm = ResponseAlgorithm::kEs256;
+  } else {
     return std::nullopt;
   }
-  ParsedResponseSignature out;
-  out.kid = std::string(value.substr(0, kid_size));
-  for (const char c : out.kid) {
-    if (!is_kid_char(c)) return std::nullopt;
+  const auto signature = base64_decode(p[2].second);
+  if (!signature || signature->size() != out.signature.size()) return std::nullopt;
+  std::copy(signature->begin(), signature->end(), out.signature.begin());
+  if (p.size() == 5) {
+    if (p[3].first != "tree" || p[4].first != "path") return std::nullopt;
+    out.tree = parse_tree(p[3].second, p[4].second);
+    if (!out.tree) return std::nullopt;
   }
-  value.remove_prefix(kid_size);
-  if (value.substr(0, kSignaturePrefix.size()) != kSignaturePrefix) return std::nullopt;
-  value.remove_prefix(kSignaturePrefix.size());
-  const auto bytes = base64_decode(value);
-  if (!bytes || bytes->size() != out.signature.size()) return std::nullopt;
-  std::copy(bytes->begin(), bytes->end(), out.signature.begin());
   return out;
 }
 
-bool verify_response_signature(const Ed25519PublicKey& public_key, std::string_view header_value,
-                               std::optional<std::string_view> nonce, unsigned status,
-                               std::string_view date, std::string_view body) {
+PinnedResponseKey pin_ed25519(const Ed25519PublicKey& public_key) {
+  return {response_key_id(public_key), ResponseAlgorithm::kEd25519,
+          std::vector<uint8_t>(public_key.begin(), public_key.end())};
+}
+
+std::optional<int64_t> verify_response_signature(const std::vector<PinnedResponseKey>& pinned,
+                                                 std::string_view header_value,
+                                                 std::optional<std::string_view> request_signature,
+                                                 unsigned status, std::string_view body) {
   const auto parsed = parse_response_signature(header_value);
-  if (!parsed) return false;
-  const std::unique_ptr<EVP_PKEY, PkeyFree> key(
-      EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, public_key.data(), public_key.size()));
-  const std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
-  if (!key || !ctx || EVP_DigestVerifyInit(ctx.get(), nullptr, nullptr, nullptr, key.get()) != 1) {
-    return false;
+  if (!parsed) return std::nullopt;
+  const PinnedResponseKey* key = nullptr;
+  for (const auto& k : pinned) {
+    if (k.kid == parsed->kid && k.algorithm == parsed->algorithm) {
+      key = &k;
+      break;
+    }
   }
-  const std::string message = response_signing_string(nonce, status, date, body);
-  // Ed25519 verification is the library's; nothing secret is compared here.
-  return EVP_DigestVerify(ctx.get(), parsed->signature.data(), parsed->signature.size(),
-                          reinterpret_cast<const unsigned char*>(message.data()),
-                          message.size()) == 1;
+  if (key == nullptr) return std::nullopt;
+  std::string message = response_signing_string(request_signature, status, parsed->t, body);
+  if (parsed->tree) {
+    const TreePosition& tree = *parsed->tree;
+    const auto root =
+        tree_root_from_path(tree_leaf_hash(message), tree.index, tree.size, tree.path);
+    if (!root) return std::nullopt;
+    message = tree_signing_string(tree.size, *root);
+  }
+  if (!verify_message_signature(*key, parsed->signature, message)) return std::nullopt;
+  return parsed->t;
 }
 
 std::optional<Ed25519PublicKey> parse_response_public_key(std::string_view text) {
@@ -113,8 +267,7 @@ std::optional<Ed25519PublicKey> parse_response_public_key(std::string_view text)
     const std::unique_ptr<BIO, BioFree> bio(
         BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
     if (!bio) return std::nullopt;
-    const std::unique_ptr<EVP_PKEY, PkeyFree> key(
-        PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
+    const Pkey key(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
     return raw_public_key(key.get());
   }
   const auto bytes = base64_decode(text);

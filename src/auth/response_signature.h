@@ -1,7 +1,8 @@
-// Signed responses (spec section 13): the string the server signs with Ed25519, the
-// X-License-Response-Signature header, the key id rule, and verification. Everything a
-// client needs and nothing that touches a private key, so the SDK and licensectl link
-// this file as it is and verify exactly what the server signs.
+// Signed responses (spec sections 13, 13.1, 13.2): the `v2-response` string the server
+// signs, the X-License-Response-Signature header in its plain and batched (tree) forms,
+// the key id rule, and verification against pinned keys. Everything a client needs and
+// nothing that touches a private key, so the SDK and licensectl link this file as it is
+// and verify exactly what the server signs.
 #pragma once
 
 #include <array>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace licensed {
 
@@ -17,35 +19,67 @@ inline constexpr std::string_view kResponseSignatureHeader = "X-License-Response
 using Ed25519PublicKey = std::array<uint8_t, 32>;  // raw, as in RFC 8032
 using Ed25519Signature = std::array<uint8_t, 64>;
 
-// "v1-response\n<nonce or ->\n<status>\n<Date header>\n<lowercase hex SHA-256 of body>".
-// `nonce` is the request's X-License-Nonce as sent; nullopt when it had none ("-").
-std::string response_signing_string(std::optional<std::string_view> nonce, unsigned status,
-                                    std::string_view date, std::string_view body);
+// "v2-response\n<request signature or ->\n<status>\n<t>\n<lowercase hex SHA-256 of body>".
+// `request_signature` is the 64 lowercase hex digits of the request's X-License-Signature
+// when that signature was valid for the request as received; nullopt binds to "-".
+std::string response_signing_string(std::optional<std::string_view> request_signature,
+                                    unsigned status, int64_t t, std::string_view body);
 
-// The key id: "ed25519-" followed by the first 16 lowercase hex digits of the SHA-256 of
-// the raw 32-byte public key. Derived, never configured, so the same key has the same id
-// on every server and after every restart, and a client can recompute it from the key it
-// pinned.
+// The default key id: "ed25519-" followed by the first 16 lowercase hex digits of the
+// SHA-256 of the raw 32-byte public key (spec 21). Derived, never configured, so the
+// same key has the same id on every server and after every restart, and a client can
+// recompute it from the key it pinned.
 std::string response_key_id(const Ed25519PublicKey& public_key);
 
-// "kid=<kid>, ed25519=<base64 of the 64 signature bytes>".
-std::string format_response_signature(std::string_view kid, const Ed25519Signature& signature);
+// "kid=<kid>, t=<t>, ed25519=<base64 of the 64 signature bytes>" (the plain form).
+std::string format_response_signature(std::string_view kid, int64_t t,
+                                      const Ed25519Signature& signature);
+
+enum class ResponseAlgorithm { kEd25519, kEs256 };
+
+// Where an answer sits in a batch signed as one Merkle tree (spec 13.1).
+struct TreePosition {
+  uint32_t index = 0;
+  uint32_t size = 1;
+  std::vector<std::array<uint8_t, 32>> path;  // the audit path, RFC 9162 order
+};
 
 struct ParsedResponseSignature {
   std::string kid;
-  Ed25519Signature signature{};
+  int64_t t = 0;
+  ResponseAlgorithm algorithm = ResponseAlgorithm::kEd25519;
+  std::array<uint8_t, 64> signature{};  // Ed25519, or ES256's r || s
+  std::optional<TreePosition> tree;     // batched form only
 };
-// Strict: exactly "kid=" + 1-64 of [A-Za-z0-9._-] + ", ed25519=" + canonical padded
-// base64 of 64 bytes; anything else (other spacing, order, extra parameters) is nullopt.
+// Strict: "kid=", "t=", then "ed25519=" or "es256=", then optionally "tree=i/n" and
+// "path=", each once, in this order, separated by "," and optional spaces; kid 1-64 of
+// [A-Za-z0-9._-]; t and i/n decimal without leading zeros, 0 <= i < n <= 4096; canonical
+// padded base64; path a whole number of 32-byte hashes (empty when n = 1). Anything else
+// is nullopt.
 std::optional<ParsedResponseSignature> parse_response_signature(std::string_view header_value);
 
-// True when `header_value` is a well-formed signature by `public_key` over this answer
-// to a request that carried `nonce` (nullopt: none). The kid only helps a client that
-// pins several keys pick one; it is not what makes an answer genuine, so it is not
-// compared here.
-bool verify_response_signature(const Ed25519PublicKey& public_key, std::string_view header_value,
-                               std::optional<std::string_view> nonce, unsigned status,
-                               std::string_view date, std::string_view body);
+// A public key a client pins, under the id the server signs with.
+struct PinnedResponseKey {
+  std::string kid;
+  ResponseAlgorithm algorithm = ResponseAlgorithm::kEd25519;
+  std::vector<uint8_t> public_key;  // raw Ed25519 (32 bytes) or uncompressed P-256 (65)
+};
+
+// A pinned Ed25519 key under its default id.
+PinnedResponseKey pin_ed25519(const Ed25519PublicKey& public_key);
+
+// True when `signature` (Ed25519, or ES256's r || s over SHA-256) is `key`'s over
+// `message`. The building block of answer, tree and file verification.
+bool verify_message_signature(const PinnedResponseKey& key, const std::array<uint8_t, 64>& signature,
+                              std::string_view message);
+
+// The signed time `t` when `header_value` is a well-formed signature, plain or batched,
+// by one of `pinned` (matched by kid and algorithm) over this answer to a request whose
+// signature was `request_signature` (nullopt: "-"); nullopt otherwise.
+std::optional<int64_t> verify_response_signature(const std::vector<PinnedResponseKey>& pinned,
+                                                 std::string_view header_value,
+                                                 std::optional<std::string_view> request_signature,
+                                                 unsigned status, std::string_view body);
 
 // A public key as a client is given it: base64 of the raw 32 bytes (what
 // /api/v1/license/public-keys publishes), or a PEM "PUBLIC KEY" (SubjectPublicKeyInfo).

@@ -10,17 +10,35 @@
 #include <thread>
 
 #include "auth/base64.h"
+#include "auth/request_signature.h"
 #include "auth/response_key.h"
 #include "auth/response_signer.h"
+#include "auth/response_tree.h"
 
 namespace licensed {
 namespace {
 
-boost::json::object load_vectors() {
-  std::ifstream in(std::string(LICENSED_TEST_VECTORS_DIR) + "/response-signatures.json");
+boost::json::object load_json(const std::string& path) {
+  std::ifstream in(path);
   std::stringstream ss;
   ss << in.rdbuf();
   return boost::json::parse(ss.str()).as_object();
+}
+
+// Ours, made with the openssl command line (tests/vectors/README.md).
+boost::json::object load_vectors() {
+  return load_json(std::string(LICENSED_TEST_VECTORS_DIR) + "/response-signatures.json");
+}
+
+// The contract's batched and ES256 vectors, made by an independent generator.
+boost::json::object load_tree_vectors() {
+  return load_json(std::string(LICENSED_SPEC_DIR) + "/response-tree-vectors.json");
+}
+
+std::vector<uint8_t> bytes_of(const std::string& b64) {
+  const auto bytes = base64_decode(b64);
+  EXPECT_TRUE(bytes.has_value()) << b64;
+  return bytes.value_or(std::vector<uint8_t>{});
 }
 
 std::string str(const boost::json::value& v, const char* key) {
@@ -28,9 +46,9 @@ std::string str(const boost::json::value& v, const char* key) {
   return {s.data(), s.size()};
 }
 
-std::optional<std::string> nonce_of(const boost::json::value& c) {
-  if (c.at("nonce").is_null()) return std::nullopt;
-  return str(c, "nonce");
+std::optional<std::string> request_signature_of(const boost::json::value& c) {
+  if (c.at("requestSignature").is_null()) return std::nullopt;
+  return str(c, "requestSignature");
 }
 
 std::optional<std::string_view> view(const std::optional<std::string>& s) {
@@ -42,6 +60,13 @@ unsigned status_of(const boost::json::value& c) {
   return static_cast<unsigned>(c.at("status").as_int64());
 }
 
+int64_t t_of(const boost::json::value& c) {
+  return c.at("t").as_int64();
+}
+
+constexpr std::string_view kOtherRequest =
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
 class ResponseSignatureVectors : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -52,12 +77,19 @@ class ResponseSignatureVectors : public ::testing::Test {
     auto pub = parse_response_public_key(str(vectors_, "publicKey"));
     ASSERT_TRUE(pub.has_value());
     public_key_ = *pub;
+    pinned_ = {pin_ed25519(public_key_)};
   }
   const boost::json::array& cases() const { return vectors_.at("cases").as_array(); }
+  bool verifies(const std::string& header, std::optional<std::string_view> request_signature,
+                unsigned status, const std::string& body) const {
+    return verify_response_signature(pinned_, header, request_signature, status, body)
+        .has_value();
+  }
 
   boost::json::object vectors_;
   std::unique_ptr<ResponseKey> key_;
   Ed25519PublicKey public_key_{};
+  std::vector<PinnedResponseKey> pinned_;
 };
 
 TEST_F(ResponseSignatureVectors, KeyLoadsWithThePublishedPublicKeyAndKid) {
@@ -65,6 +97,7 @@ TEST_F(ResponseSignatureVectors, KeyLoadsWithThePublishedPublicKeyAndKid) {
   EXPECT_EQ(key_->public_key(), public_key_);
   EXPECT_EQ(key_->kid(), str(vectors_, "kid"));
   EXPECT_EQ(response_key_id(public_key_), str(vectors_, "kid"));
+  EXPECT_EQ(pinned_.front().kid, str(vectors_, "kid"));
 }
 
 TEST_F(ResponseSignatureVectors, SigningStringSignatureAndHeaderMatchEveryCase) {
@@ -72,22 +105,22 @@ TEST_F(ResponseSignatureVectors, SigningStringSignatureAndHeaderMatchEveryCase) 
   const ResponseSigner signer({*key_});
   for (const auto& c : cases()) {
     SCOPED_TRACE(str(c, "name"));
-    const auto nonce = nonce_of(c);
-    EXPECT_EQ(response_signing_string(view(nonce), status_of(c), str(c, "date"), str(c, "body")),
+    const auto bound = request_signature_of(c);
+    EXPECT_EQ(response_signing_string(view(bound), status_of(c), t_of(c), str(c, "body")),
               str(c, "signingString"));
     const auto signature = signer.sign_message(str(c, "signingString"));
     ASSERT_TRUE(signature.has_value());
     EXPECT_EQ(base64_encode(signature->data(), signature->size()), str(c, "signature"));
-    EXPECT_EQ(signer.sign(view(nonce), status_of(c), str(c, "date"), str(c, "body")),
-              str(c, "header"));
+    EXPECT_EQ(signer.sign(view(bound), status_of(c), t_of(c), str(c, "body")), str(c, "header"));
   }
 }
 
-TEST_F(ResponseSignatureVectors, VerifierAcceptsEveryCase) {
+TEST_F(ResponseSignatureVectors, VerifierAcceptsEveryCaseAndReturnsItsSignedTime) {
   for (const auto& c : cases()) {
     SCOPED_TRACE(str(c, "name"));
-    EXPECT_TRUE(verify_response_signature(public_key_, str(c, "header"), view(nonce_of(c)),
-                                          status_of(c), str(c, "date"), str(c, "body")));
+    EXPECT_EQ(verify_response_signature(pinned_, str(c, "header"), view(request_signature_of(c)),
+                                        status_of(c), str(c, "body")),
+              t_of(c));
   }
 }
 
@@ -95,46 +128,37 @@ TEST_F(ResponseSignatureVectors, VerifierRefusesAnyChangedInput) {
   for (const auto& c : cases()) {
     SCOPED_TRACE(str(c, "name"));
     const std::string header = str(c, "header");
-    const auto nonce = nonce_of(c);
-    const std::string date = str(c, "date");
+    const auto bound = request_signature_of(c);
     const std::string body = str(c, "body");
     const unsigned status = status_of(c);
-    // Another nonce: a replayed answer to another question.
-    EXPECT_FALSE(
-        verify_response_signature(public_key_, header, "0123456789abcdefXXXX", status, date, body));
-    if (nonce) {
-      EXPECT_FALSE(
-          verify_response_signature(public_key_, header, std::nullopt, status, date, body));
+    // An answer to another request, or one bound to "-" taken as an answer to ours.
+    EXPECT_FALSE(verifies(header, kOtherRequest, status, body));
+    if (bound) {
+      EXPECT_FALSE(verifies(header, std::nullopt, status, body));
+    } else {
+      EXPECT_FALSE(verifies(header, kOtherRequest, status, body));
     }
-    EXPECT_FALSE(
-        verify_response_signature(public_key_, header, view(nonce), status + 1, date, body));
-    EXPECT_FALSE(
-        verify_response_signature(public_key_, header, view(nonce), status, date + " ", body));
+    EXPECT_FALSE(verifies(header, view(bound), status + 1, body));
+    // Another signed time.
+    std::string later = header;
+    const size_t t_at = later.find(", t=") + 4;
+    later[t_at + 3] = later[t_at + 3] == '9' ? '8' : static_cast<char>(later[t_at + 3] + 1);
+    EXPECT_FALSE(verifies(later, view(bound), status, body));
     // One body byte changed, one added, one removed.
     std::string changed = body.empty() ? std::string("x") : body;
     if (!body.empty()) changed[changed.size() / 2] ^= 0x01;
-    EXPECT_FALSE(
-        verify_response_signature(public_key_, header, view(nonce), status, date, changed));
-    EXPECT_FALSE(
-        verify_response_signature(public_key_, header, view(nonce), status, date, body + "\n"));
-    if (!body.empty()) {
-      EXPECT_FALSE(verify_response_signature(public_key_, header, view(nonce), status, date,
-                                             body.substr(1)));
-    }
-    // Another key.
+    EXPECT_FALSE(verifies(header, view(bound), status, changed));
+    EXPECT_FALSE(verifies(header, view(bound), status, body + "\n"));
+    if (!body.empty()) EXPECT_FALSE(verifies(header, view(bound), status, body.substr(1)));
+    // Another key under the same kid, and this key under another kid.
     const auto other = ResponseKey::generate();
     ASSERT_TRUE(other.ok());
-    EXPECT_FALSE(
-        verify_response_signature(other->public_key(), header, view(nonce), status, date, body));
-  }
-}
-
-TEST_F(ResponseSignatureVectors, NoNonceIsSignedAsADash) {
-  // "-" is not a valid nonce (16-128 characters), so it cannot collide with one.
-  for (const auto& c : cases()) {
-    if (!c.at("nonce").is_null()) continue;
-    EXPECT_TRUE(verify_response_signature(public_key_, str(c, "header"), "-", status_of(c),
-                                          str(c, "date"), str(c, "body")));
+    PinnedResponseKey impostor = pin_ed25519(other->public_key());
+    impostor.kid = str(vectors_, "kid");
+    EXPECT_FALSE(verify_response_signature({impostor}, header, view(bound), status, body));
+    PinnedResponseKey renamed = pinned_.front();
+    renamed.kid = "another-kid";
+    EXPECT_FALSE(verify_response_signature({renamed}, header, view(bound), status, body));
   }
 }
 
@@ -143,40 +167,154 @@ TEST_F(ResponseSignatureVectors, MalformedHeadersAreRefused) {
   const std::string header = str(c, "header");
   const std::string sig = str(c, "signature");
   const std::string kid = str(vectors_, "kid");
-  const auto nonce = nonce_of(c);
-  auto verifies = [&](const std::string& h) {
-    return verify_response_signature(public_key_, h, view(nonce), status_of(c), str(c, "date"),
-                                     str(c, "body"));
-  };
-  ASSERT_TRUE(verifies(header));
+  const std::string t = std::to_string(t_of(c));
+  const auto bound = request_signature_of(c);
+  auto ok = [&](const std::string& h) { return verifies(h, view(bound), status_of(c), str(c, "body")); };
+  ASSERT_TRUE(ok(header));
+  // Separators are "," with optional spaces (spec 13.1).
+  EXPECT_TRUE(ok("kid=" + kid + ",t=" + t + ",ed25519=" + sig));
+  EXPECT_TRUE(ok("kid=" + kid + " ,  t=" + t + ",   ed25519=" + sig));
   const std::vector<std::string> malformed = {
       "",
       sig,
       "ed25519=" + sig,
+      "kid=" + kid + ", ed25519=" + sig,                             // v1's header: no t
       "kid=" + kid,
-      "ed25519=" + sig + ", kid=" + kid,            // other order
-      "kid=" + kid + ",ed25519=" + sig,             // no space
-      "kid=" + kid + ",  ed25519=" + sig,           // two spaces
-      "kid=" + kid + ", ed25519=" + sig + " ",      // trailing space
-      " kid=" + kid + ", ed25519=" + sig,           // leading space
-      "kid=" + kid + ", ed25519=" + sig + ", x=1",  // extra parameter
-      "KID=" + kid + ", ed25519=" + sig,
-      "kid=" + kid + ", Ed25519=" + sig,
-      "kid=, ed25519=" + sig,
-      "kid=" + std::string(65, 'a') + ", ed25519=" + sig,
-      "kid=a b, ed25519=" + sig,
-      "kid=" + kid + ", ed25519=" + sig.substr(0, sig.size() - 2),             // padding dropped
-      "kid=" + kid + ", ed25519=" + sig.substr(4),                             // 61 bytes
-      "kid=" + kid + ", ed25519=AAAA" + sig,                                   // 67 bytes
-      "kid=" + kid + ", ed25519=" + sig.substr(0, 10) + "-" + sig.substr(11),  // base64url
-      "kid=" + kid + ", ed25519=" + sig.substr(0, 10) + "\n" + sig.substr(11),
+      "t=" + t + ", kid=" + kid + ", ed25519=" + sig,                // other order
+      "kid=" + kid + ", ed25519=" + sig + ", t=" + t,                // other order
+      "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ", x=1",      // extra parameter
+      "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ",",          // empty parameter
+      "kid=" + kid + ", kid=" + kid + ", t=" + t + ", ed25519=" + sig,
+      "KID=" + kid + ", t=" + t + ", ed25519=" + sig,
+      "kid=" + kid + ", t=" + t + ", Ed25519=" + sig,
+      "kid=" + kid + ", t=0" + t + ", ed25519=" + sig,               // leading zero
+      "kid=" + kid + ", t=-" + t + ", ed25519=" + sig,
+      "kid=" + kid + ", t=, ed25519=" + sig,
+      "kid=, t=" + t + ", ed25519=" + sig,
+      "kid=" + std::string(65, 'a') + ", t=" + t + ", ed25519=" + sig,
+      "kid=a b, t=" + t + ", ed25519=" + sig,
+      "kid=" + kid + ", t=" + t + ", ed25519=" + sig.substr(0, sig.size() - 2),  // no padding
+      "kid=" + kid + ", t=" + t + ", ed25519=" + sig.substr(4),                  // 61 bytes
+      "kid=" + kid + ", t=" + t + ", ed25519=AAAA" + sig,                        // 67 bytes
+      "kid=" + kid + ", t=" + t + ", ed25519=" + sig.substr(0, 10) + "-" + sig.substr(11),
+      "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ", tree=0/1",             // no path
+      "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ", path=, tree=0/1",
   };
   for (const auto& h : malformed) {
     EXPECT_FALSE(parse_response_signature(h).has_value()) << h;
-    EXPECT_FALSE(verifies(h)) << h;
+    EXPECT_FALSE(ok(h)) << h;
   }
-  // The kid names the key but does not make the signature: another kid still verifies.
-  EXPECT_TRUE(verifies("kid=other-key, ed25519=" + sig));
+  // A one-leaf tree is the plain signature over another string: not this one.
+  EXPECT_TRUE(parse_response_signature(header + ", tree=0/1, path=").has_value());
+  EXPECT_FALSE(ok(header + ", tree=0/1, path="));
+}
+
+// Batched and ES256 answer signatures (spec 13.1, 13.2) against the contract's
+// response-tree-vectors.json: every case verifies, every must-fail case fails.
+class ResponseTreeVectors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    vectors_ = load_tree_vectors();
+    pinned_ = {PinnedResponseKey{str(vectors_, "kid"), ResponseAlgorithm::kEd25519,
+                                 bytes_of(str(vectors_, "publicKey"))}};
+  }
+  std::optional<int64_t> verify(const boost::json::value& c, const std::string& header) const {
+    return verify_response_signature(pinned_, header, view(request_signature_of(c)), status_of(c),
+                                     str(c, "body"));
+  }
+
+  boost::json::object vectors_;
+  std::vector<PinnedResponseKey> pinned_;
+};
+
+TEST_F(ResponseTreeVectors, ThePlainAnswerVerifiesAndItsSigningStringMatches) {
+  const auto& c = vectors_.at("plain");
+  EXPECT_EQ(response_signing_string(view(request_signature_of(c)), status_of(c),
+                                    std::stoll(str(c, "t")), str(c, "body")),
+            str(c, "signingString"));
+  EXPECT_EQ(verify(c, str(c, "header")), std::stoll(str(c, "t")));
+}
+
+TEST_F(ResponseTreeVectors, EveryLeafFoldsToItsRootAndItsHeaderVerifies) {
+  const auto& cases = vectors_.at("cases").as_array();
+  ASSERT_GE(cases.size(), 19u);
+  for (const auto& c : cases) {
+    const auto size = static_cast<uint64_t>(c.at("treeSize").as_int64());
+    const auto index = static_cast<uint64_t>(c.at("index").as_int64());
+    SCOPED_TRACE(std::to_string(index) + "/" + std::to_string(size));
+    const std::string signing = response_signing_string(
+        view(request_signature_of(c)), status_of(c), std::stoll(str(c, "t")), str(c, "body"));
+    EXPECT_EQ(signing, str(c, "signingString"));
+    const TreeHash leaf = tree_leaf_hash(signing);
+    EXPECT_EQ(to_hex(leaf.data(), leaf.size()), str(c, "leafHash"));
+    std::vector<TreeHash> path;
+    for (const auto& h : c.at("path").as_array()) {  // lowercase hex, one per hash
+      const std::string hex(h.as_string());
+      ASSERT_EQ(hex.size(), 64u);
+      TreeHash node{};
+      for (size_t i = 0; i < node.size(); ++i) {
+        node[i] = static_cast<uint8_t>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
+      }
+      path.push_back(node);
+    }
+    const auto root = tree_root_from_path(leaf, index, size, path);
+    ASSERT_TRUE(root.has_value());
+    EXPECT_EQ(to_hex(root->data(), root->size()), str(c, "rootHash"));
+    EXPECT_EQ(tree_signing_string(size, *root), str(c, "treeString"));
+    EXPECT_EQ(verify(c, str(c, "header")), std::stoll(str(c, "t")));
+  }
+}
+
+TEST_F(ResponseTreeVectors, EveryMustFailCaseFailsToVerify) {
+  const auto& cases = vectors_.at("mustFail").as_array();
+  ASSERT_GE(cases.size(), 12u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(str(c, "why"));
+    EXPECT_FALSE(verify(c, str(c, "header")).has_value());
+  }
+}
+
+TEST_F(ResponseTreeVectors, APathOfTheWrongLengthFoldsToNoRoot) {
+  const TreeHash leaf = tree_leaf_hash("x");
+  EXPECT_FALSE(tree_root_from_path(leaf, 0, 2, {}).has_value());
+  EXPECT_FALSE(tree_root_from_path(leaf, 0, 1, {leaf}).has_value());
+  EXPECT_FALSE(tree_root_from_path(leaf, 2, 2, {leaf}).has_value());
+  EXPECT_EQ(tree_root_from_path(leaf, 0, 1, {}), leaf);
+}
+
+TEST_F(ResponseTreeVectors, TheEs256SignatureVerifiesAndItsAlteredCopiesFail) {
+  const auto& es = vectors_.at("es256").as_object();
+  const std::vector<PinnedResponseKey> pinned = {
+      {str(es, "kid"), ResponseAlgorithm::kEs256, bytes_of(str(es, "publicKey"))}};
+  auto signature_of = [](const std::string& b64) {
+    std::array<uint8_t, 64> out{};
+    const auto bytes = base64_decode(b64);
+    if (!bytes || bytes->size() != out.size()) return std::optional<std::array<uint8_t, 64>>();
+    std::copy(bytes->begin(), bytes->end(), out.begin());
+    return std::optional(out);
+  };
+  auto verifies = [&](const std::string& b64, const std::string& message) {
+    const auto signature = signature_of(b64);
+    return signature && verify_message_signature(pinned.front(), *signature, message);
+  };
+  EXPECT_TRUE(verifies(str(es, "signature"), str(es, "message")));
+  for (const auto& bad : es.at("mustFail").as_array()) {
+    SCOPED_TRACE(str(bad, "why"));
+    const std::string message =
+        bad.as_object().contains("message") ? str(bad, "message") : str(es, "message");
+    EXPECT_FALSE(verifies(str(bad, "signature"), message));
+  }
+  // As an answer header: the vector's message is the first case's signing string.
+  const auto& c = vectors_.at("cases").as_array().at(0);
+  ASSERT_EQ(str(es, "message"), str(c, "signingString"));
+  const std::string prefix = "kid=" + str(es, "kid") + ", t=" + str(c, "t") + ", ";
+  EXPECT_TRUE(verify_response_signature(pinned, prefix + "es256=" + str(es, "signature"),
+                                        view(request_signature_of(c)), status_of(c),
+                                        str(c, "body")));
+  // The same bytes named as Ed25519 are not an ES256 signature.
+  EXPECT_FALSE(verify_response_signature(pinned, prefix + "ed25519=" + str(es, "signature"),
+                                         view(request_signature_of(c)), status_of(c),
+                                         str(c, "body")));
 }
 
 TEST(ResponseSignature, Base64IsStrictAndCanonical) {
@@ -218,23 +356,23 @@ TEST(ResponseSignature, SignerIsDeterministicAcrossThreadsAndSigners) {
   const ResponseSigner first({a.value(), b.value()});
   const ResponseSigner second({b.value()});
   EXPECT_EQ(first.signing_key().kid(), a->kid());
-  const auto expected = first.sign("n0nce-0123456789", 200, "date", "body");
+  const auto expected = first.sign(kOtherRequest, 200, 1795339800, "body");
   ASSERT_TRUE(expected.has_value());
-  EXPECT_EQ(expected->rfind("kid=" + a->kid() + ", ed25519=", 0), 0u);
+  EXPECT_EQ(expected->rfind("kid=" + a->kid() + ", t=1795339800, ed25519=", 0), 0u);
   // Alternating signers on one thread must not mix up their per-thread contexts.
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(first.sign("n0nce-0123456789", 200, "date", "body"), expected);
-    const auto other = second.sign("n0nce-0123456789", 200, "date", "body");
+    EXPECT_EQ(first.sign(kOtherRequest, 200, 1795339800, "body"), expected);
+    const auto other = second.sign(kOtherRequest, 200, 1795339800, "body");
     ASSERT_TRUE(other.has_value());
-    EXPECT_TRUE(verify_response_signature(b->public_key(), *other, "n0nce-0123456789", 200, "date",
-                                          "body"));
+    EXPECT_TRUE(verify_response_signature({pin_ed25519(b->public_key())}, *other, kOtherRequest,
+                                          200, "body"));
   }
   std::vector<std::thread> threads;
   std::atomic<int> mismatches{0};
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 20; ++i) {
-        if (first.sign("n0nce-0123456789", 200, "date", "body") != expected) ++mismatches;
+        if (first.sign(kOtherRequest, 200, 1795339800, "body") != expected) ++mismatches;
       }
     });
   }

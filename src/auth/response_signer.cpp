@@ -65,12 +65,13 @@ std::optional<Ed25519Signature> ResponseSigner::sign_message(std::string_view me
   return std::nullopt;
 }
 
-std::optional<std::string> ResponseSigner::sign(std::optional<std::string_view> nonce,
-                                                unsigned status, std::string_view date,
+std::optional<std::string> ResponseSigner::sign(std::optional<std::string_view> request_signature,
+                                                unsigned status, int64_t t,
                                                 std::string_view body) const {
-  const auto signature = sign_message(response_signing_string(nonce, status, date, body));
+  const auto signature =
+      sign_message(response_signing_string(request_signature, status, t, body));
   if (!signature) return std::nullopt;
-  return format_response_signature(signing_key().kid(), *signature);
+  return format_response_signature(signing_key().kid(), t, *signature);
 }
 
 }  // namespace licensed

@@ -21,11 +21,12 @@ class ResponseSigner {
   const std::vector<ResponseKey>& keys() const { return keys_; }
   const ResponseKey& signing_key() const { return keys_.front(); }
 
-  // The X-License-Response-Signature value for an answer with this status, Date header
-  // and body to a request that carried `nonce` (nullopt: none). Nullopt only when
-  // OpenSSL fails.
-  std::optional<std::string> sign(std::optional<std::string_view> nonce, unsigned status,
-                                  std::string_view date, std::string_view body) const;
+  // The X-License-Response-Signature value (plain form) for an answer with this status
+  // and body, signed at Unix time `t`, to a request whose valid signature was
+  // `request_signature` (64 lowercase hex digits; nullopt binds to "-"). Nullopt only
+  // when OpenSSL fails.
+  std::optional<std::string> sign(std::optional<std::string_view> request_signature,
+                                  unsigned status, int64_t t, std::string_view body) const;
   // The raw Ed25519 signature of `message`.
   std::optional<Ed25519Signature> sign_message(std::string_view message) const;
 

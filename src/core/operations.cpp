@@ -60,6 +60,7 @@ object activation_body(const License& license, std::string_view effective, int64
                        const Activation& a) {
   object body;
   body["ok"] = true;
+  body["licenseKey"] = license.key;  // answers name what they answer (spec 13)
   body["product"] = product_json(license.product);
   body["status"] = effective;
   body["expiresAt"] = optional_timestamp_json(license.expires_at);
@@ -123,6 +124,8 @@ Result<object> heartbeat(StoreTx& tx, const LicenseRequest& req, const Operation
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
   object body;
   body["ok"] = true;
+  body["licenseKey"] = license.key;  // answers name what they answer (spec 13)
+  body["machineId"] = *req.machine_id;
   body["status"] = effective;
   body["expiresAt"] = optional_timestamp_json(license.expires_at);
   body["lastSeenAt"] = format_timestamp(existing->last_seen_at);
@@ -139,6 +142,7 @@ Result<object> status(StoreTx& tx, const LicenseRequest& req, const OperationCon
   object body;
   body["ok"] = true;
   body["valid"] = false;  // placed here so members keep the contract's order
+  body["licenseKey"] = license.key;  // answers name what they answer (spec 13)
   body["product"] = product_json(license.product);
   body["status"] = effective;
   body["expiresAt"] = optional_timestamp_json(license.expires_at);

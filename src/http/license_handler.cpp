@@ -49,14 +49,23 @@ Result<Route> LicenseHandler::route(std::string_view method, std::string_view pa
   return Route{static_cast<int>(endpoint), endpoint_name(endpoint)};
 }
 
-void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader* request,
+void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader* /*request*/,
                                      std::string_view path) const {
-  if (config_.response_signer == nullptr) return;
-  // A request whose header could not be parsed (431, 400) may have been meant for one of
-  // the four endpoints: its answer is signed too, over "-" as no nonce could be read.
+  if (config_.response_signer == nullptr || is_signed(res)) return;
+  // What handle() did not answer: the server's own answers of steps 1 and 2 (404, 405,
+  // 413) and to a header it could not parse (431, 400), which may have been meant for
+  // one of the endpoints. Spec 21 binds them to "-" without checking the signature.
   if (!path.empty() && !license_endpoint_of(path)) return;
-  sign_response(res, *config_.response_signer,
-                request != nullptr ? header(*request, "X-License-Nonce") : std::nullopt);
+  sign_response(res, *config_.response_signer, std::nullopt);
+}
+
+HttpReply LicenseHandler::bound_to(AnswerBinding binding, HttpReply reply) const {
+  const ResponseSigner* signer = config_.response_signer;
+  if (signer == nullptr) return reply;
+  return [signer, binding, reply = std::move(reply)](HttpResponse res) {
+    sign_response(res, *signer, binding);
+    reply(std::move(res));
+  };
 }
 
 void LicenseHandler::serve(const Route& route, const HttpRequest& req, const RequestContext& ctx,
@@ -84,6 +93,7 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
   ErrorReporter* const reporter = config_.error_reporter;
   const Clock* clock = config_.pipeline.clock;
   PipelineOutcome outcome = run_pipeline(config_.pipeline, endpoint, in);
+  reply = bound_to(outcome.binding, std::move(reply));
   if (!outcome.request.ok()) {
     ApiError error = std::move(outcome.request.error());
     if (error.code == ErrorCode::kRateLimited && config_.metrics) {

@@ -1,7 +1,8 @@
 // The License API endpoints: runs the pipeline, then the operation on a store thread,
 // and hands the answer back. Thin: all decisions live in the pipeline and operations.
 // Also publishes the response keys (GET /api/v1/license/public-keys) and signs every
-// answer of the four endpoints (spec section 13) in finish_response.
+// answer of the endpoints (spec section 13): handle() binds its answers to the request's
+// signature, and finish_response signs the server's own answers bound to "-".
 #pragma once
 
 #include <functional>
@@ -12,6 +13,7 @@
 #include "http/http_service.h"
 #include "http/request_pipeline.h"
 #include "http/response.h"
+#include "http/response_signing.h"
 #include "observability/error_reporter.h"
 #include "observability/server_metrics.h"
 #include "store/store.h"
@@ -45,6 +47,9 @@ class LicenseHandler final : public HttpService {
               HttpReply reply) const;
 
  private:
+  // `reply`, signing each answer bound to `binding` first (when answers are signed).
+  HttpReply bound_to(AnswerBinding binding, HttpReply reply) const;
+
   LicenseHandlerConfig config_;
   boost::json::object public_keys_;  // the /public-keys answer, made once
 };

@@ -18,7 +18,26 @@ namespace {
 
 namespace http = boost::beast::http;
 
-constexpr std::string_view kNonce = "nonce-0123456789abcdef";
+// The request signing key of the handler below, and a second second's worth of nonces.
+constexpr std::string_view kKeyId = "k1";
+constexpr std::string_view kSecret = "secret-1";
+constexpr std::string_view kTimestamp = "1795000000";
+
+// The four signing headers of a request to `api_path` with `body`, and the 64 hex digits
+// an answer to it binds to.
+struct SignedHeaders {
+  std::string text;
+  std::string bound;
+};
+SignedHeaders sign_headers(std::string_view api_path, std::string_view body,
+                           std::string_view nonce, std::string_view secret = kSecret) {
+  const std::string signature = sign_request(
+      secret, {"POST", api_path, kKeyId, kTimestamp, nonce, sha256_hex(body)});
+  return {"X-License-Key-Id: " + std::string(kKeyId) + "\r\nX-License-Timestamp: " +
+              std::string(kTimestamp) + "\r\nX-License-Nonce: " + std::string(nonce) +
+              "\r\nX-License-Signature: " + signature + "\r\n",
+          signature.substr(3)};
+}
 
 std::vector<HttpResponse> parse_all(std::string_view bytes) {
   std::vector<HttpResponse> out;
@@ -67,10 +86,11 @@ class SignedAnswers : public ::testing::Test {
     return all.empty() ? HttpResponse{} : all.front();
   }
 
-  bool verifies(const HttpResponse& res, std::optional<std::string_view> nonce) const {
-    return verify_response_signature(signer_->signing_key().public_key(),
-                                     header_of(res, kResponseSignatureHeader), nonce,
-                                     res.result_int(), header_of(res, "Date"), res.body());
+  bool verifies(const HttpResponse& res, std::optional<std::string_view> bound) const {
+    return verify_response_signature({pin_ed25519(signer_->signing_key().public_key())},
+                                     header_of(res, kResponseSignatureHeader), bound,
+                                     res.result_int(), res.body())
+        .has_value();
   }
 
   ManualClock clock_{1'795'000'000'000};
@@ -88,49 +108,54 @@ std::string post(std::string_view target, std::string_view extra_headers, std::s
          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + std::string(body);
 }
 
-TEST_F(SignedAnswers, HandlerRefusalIsSignedOverTheRequestNonce) {
-  const HttpResponse res = one(
-      post("/api/v1/license/activate", "X-License-Nonce: " + std::string(kNonce) + "\r\n", "{}"));
-  EXPECT_EQ(res.result_int(), 401u);
+TEST_F(SignedAnswers, AnAnswerIsBoundToTheRequestsValidSignature) {
+  const auto h = sign_headers("/api/v1/license/activate", "{}", "nonce-0123456789abcdef");
+  const HttpResponse res = one(post("/api/v1/license/activate", h.text, "{}"));
+  EXPECT_EQ(res.result_int(), 400u) << res.body();
   EXPECT_EQ(header_of(res, kResponseSignatureHeader)
-                .rfind("kid=" + signer_->signing_key().kid() + ", ed25519=", 0),
+                .rfind("kid=" + signer_->signing_key().kid() + ", t=", 0),
             0u);
-  EXPECT_TRUE(verifies(res, kNonce));
+  EXPECT_TRUE(verifies(res, h.bound));
   EXPECT_FALSE(verifies(res, std::nullopt));
-  EXPECT_FALSE(verifies(res, "nonce-another-one-0000"));
+  EXPECT_FALSE(verifies(res, std::string(64, '0')));
 }
 
-TEST_F(SignedAnswers, NoNonceIsSignedAsADash) {
-  const HttpResponse res = one(post("/api/v1/license/status", "", "{}"));
-  EXPECT_EQ(res.result_int(), 401u);
-  EXPECT_TRUE(verifies(res, std::nullopt));
-  EXPECT_TRUE(verifies(res, "-"));
+TEST_F(SignedAnswers, AnAnswerToAnUnsignedOrWronglySignedRequestIsBoundToADash) {
+  const HttpResponse unsigned_res = one(post("/api/v1/license/status", "", "{}"));
+  EXPECT_EQ(unsigned_res.result_int(), 401u);
+  EXPECT_TRUE(verifies(unsigned_res, std::nullopt));
+  const auto h = sign_headers("/api/v1/license/status", "{}", "nonce-0123456789abcdef", "wrong");
+  const HttpResponse wrong = one(post("/api/v1/license/status", h.text, "{}"));
+  EXPECT_EQ(wrong.result_int(), 401u);
+  EXPECT_TRUE(verifies(wrong, std::nullopt));
+  EXPECT_FALSE(verifies(wrong, h.bound));
 }
 
-TEST_F(SignedAnswers, RefusalsBeforeTheHandlerAreSignedToo) {
-  const std::string nonce_header = "X-License-Nonce: " + std::string(kNonce) + "\r\n";
+TEST_F(SignedAnswers, RefusalsBeforeTheHandlerAreBoundToADashThoughSigned) {
+  // Steps 1 and 2 answer without checking the signature (spec 21).
+  const auto h = sign_headers("/api/v1/license/heartbeat", "", "nonce-0123456789abcdef");
   // 405: routed but another method; the body was not read.
-  HttpResponse res =
-      one("GET /api/v1/license/heartbeat HTTP/1.1\r\nHost: x\r\n" + nonce_header + "\r\n");
+  HttpResponse res = one("GET /api/v1/license/heartbeat HTTP/1.1\r\nHost: x\r\n" + h.text + "\r\n");
   EXPECT_EQ(res.result_int(), 405u);
   EXPECT_EQ(header_of(res, "Allow"), "POST");
-  EXPECT_TRUE(verifies(res, kNonce));
+  EXPECT_TRUE(verifies(res, std::nullopt));
+  EXPECT_FALSE(verifies(res, h.bound));
   // 413 on the declared length, before the body is read.
-  res = one("POST /api/v1/license/deactivate HTTP/1.1\r\nHost: x\r\n" + nonce_header +
+  res = one("POST /api/v1/license/deactivate HTTP/1.1\r\nHost: x\r\n" + h.text +
             "Content-Length: 20000\r\n\r\n");
   EXPECT_EQ(res.result_int(), 413u);
-  EXPECT_TRUE(verifies(res, kNonce));
+  EXPECT_TRUE(verifies(res, std::nullopt));
   // 413 while reading a chunked body.
   const std::string chunk(limits_.max_body_bytes + 10, 'x');
   std::ostringstream chunked;
   chunked << "POST /api/v1/license/activate HTTP/1.1\r\nHost: x\r\n"
-          << nonce_header << "Transfer-Encoding: chunked\r\n\r\n"
+          << h.text << "Transfer-Encoding: chunked\r\n\r\n"
           << std::hex << chunk.size() << "\r\n"
           << chunk << "\r\n0\r\n\r\n";
   res = one(chunked.str());
   EXPECT_EQ(res.result_int(), 413u);
-  EXPECT_TRUE(verifies(res, kNonce));
-  // 431: the header never parsed, so no nonce could be read.
+  EXPECT_TRUE(verifies(res, std::nullopt));
+  // 431: the header never parsed.
   res = one("POST /api/v1/license/activate HTTP/1.1\r\nX-Big: " +
             std::string(limits_.max_header_bytes, 'a') + "\r\n\r\n");
   EXPECT_EQ(res.result_int(), 431u);
@@ -138,10 +163,10 @@ TEST_F(SignedAnswers, RefusalsBeforeTheHandlerAreSignedToo) {
 }
 
 TEST_F(SignedAnswers, AProxyPrefixIsStillAnEndpoint) {
-  const HttpResponse res = one(post("/licensing/api/v1/license/status?x=1",
-                                    "X-License-Nonce: " + std::string(kNonce) + "\r\n", "{}"));
-  EXPECT_EQ(res.result_int(), 401u);
-  EXPECT_TRUE(verifies(res, kNonce));
+  const auto h = sign_headers("/api/v1/license/status", "{}", "nonce-0123456789abcdef");
+  const HttpResponse res = one(post("/licensing/api/v1/license/status?x=1", h.text, "{}"));
+  EXPECT_EQ(res.result_int(), 400u) << res.body();
+  EXPECT_TRUE(verifies(res, h.bound));
 }
 
 TEST_F(SignedAnswers, OtherPathsAreNotSigned) {
@@ -150,13 +175,15 @@ TEST_F(SignedAnswers, OtherPathsAreNotSigned) {
   EXPECT_EQ(res.find(kResponseSignatureHeader), res.end());
 }
 
-TEST_F(SignedAnswers, PipelinedAnswersAreEachSignedOverTheirOwnNonce) {
-  const auto all =
-      exchange(post("/api/v1/license/status", "X-License-Nonce: first-nonce-000000\r\n", "{}") +
-               post("/api/v1/license/status", "X-License-Nonce: second-nonce-00000\r\n", "{}"));
+TEST_F(SignedAnswers, PipelinedAnswersAreEachBoundToTheirOwnRequest) {
+  const auto first = sign_headers("/api/v1/license/status", "{}", "first-nonce-000000");
+  const auto second = sign_headers("/api/v1/license/status", "{}", "second-nonce-00000");
+  const auto all = exchange(post("/api/v1/license/status", first.text, "{}") +
+                            post("/api/v1/license/status", second.text, "{}"));
   ASSERT_EQ(all.size(), 2u);
-  EXPECT_TRUE(verifies(all[0], "first-nonce-000000"));
-  EXPECT_TRUE(verifies(all[1], "second-nonce-00000"));
+  EXPECT_TRUE(verifies(all[0], first.bound));
+  EXPECT_TRUE(verifies(all[1], second.bound));
+  EXPECT_FALSE(verifies(all[1], first.bound));
 }
 
 TEST_F(SignedAnswers, PublicKeysListsEveryKeyInOrderAndIsCacheable) {

@@ -84,23 +84,44 @@ std::optional<ApiError> check_key_bucket(const PipelineContext& ctx, std::string
   return errors::rate_limited("key", d.retry_after_seconds);
 }
 
-PipelineOutcome run_pipeline(const PipelineContext& ctx, Endpoint endpoint,
-                             const IncomingRequest& in) {
-  if (auto e = check_ip_bucket(ctx, in.client_ip)) return {std::move(*e), std::nullopt};
+std::optional<Sha256Digest> valid_request_signature(const PipelineContext& ctx,
+                                                    const IncomingRequest& in) {
   const SigningKey* key = nullptr;
   auto headers = check_signing_headers(ctx, in.signing, key);
-  if (!headers.ok()) return {std::move(headers.error()), std::nullopt};
+  if (!headers.ok() || key == nullptr) return std::nullopt;
+  if (check_signature(*key, headers.value(), in.method, api_path_of(in.path), in.body)) {
+    return std::nullopt;
+  }
+  return headers.value().signature;
+}
+
+PipelineOutcome run_pipeline(const PipelineContext& ctx, Endpoint endpoint,
+                             const IncomingRequest& in) {
+  if (auto e = check_ip_bucket(ctx, in.client_ip)) {
+    return {std::move(*e), std::nullopt, valid_request_signature(ctx, in)};
+  }
+  const SigningKey* key = nullptr;
+  auto headers = check_signing_headers(ctx, in.signing, key);
+  if (!headers.ok()) return {std::move(headers.error()), std::nullopt, std::nullopt};
   const SigningHeaders& h = headers.value();
   if (key == nullptr) {
     // The same HMAC work as for a known id, so timing does not tell which ids exist.
     (void)check_signature(ctx.keys->decoy(), h, in.method, api_path_of(in.path), in.body);
-    return {errors::bad_signature(errors::kUnknownKey, "unknown signing key id"), std::nullopt};
+    return {errors::bad_signature(errors::kUnknownKey, "unknown signing key id"), std::nullopt,
+            std::nullopt};
   }
-  if (auto e = check_timestamp(ctx, h)) return {std::move(*e), std::nullopt};
-  if (auto e = check_signature(*key, h, in.method, api_path_of(in.path), in.body)) {
-    return {std::move(*e), std::nullopt};
+  // Checked before the timestamp is judged, so a 1701 is bound to a valid signature too;
+  // answered in the contract's order.
+  auto signature_error = check_signature(*key, h, in.method, api_path_of(in.path), in.body);
+  const std::optional<Sha256Digest> binding =
+      signature_error ? std::nullopt : std::optional<Sha256Digest>(h.signature);
+  if (auto e = check_timestamp(ctx, h)) return {std::move(*e), std::nullopt, binding};
+  if (signature_error) return {std::move(*signature_error), std::nullopt, std::nullopt};
+  if (auto e = check_nonce(ctx, h)) {
+    // nonce_reused is the one 1700 check_nonce answers; its answer binds to "-" (spec 21).
+    const bool reused = e->code == ErrorCode::kBadSignature;
+    return {std::move(*e), std::nullopt, reused ? std::nullopt : binding};
   }
-  if (auto e = check_nonce(ctx, h)) return {std::move(*e), std::nullopt};
 
   AuthorizedRequest req;
   req.endpoint = endpoint;
@@ -120,10 +141,12 @@ PipelineOutcome run_pipeline(const PipelineContext& ctx, Endpoint endpoint,
   };
 
   auto body = check_body(endpoint, in.content_type, in.body);
-  if (!body.ok()) return {std::move(body.error()), consumed()};
-  if (auto e = check_key_bucket(ctx, body->license_key)) return {std::move(*e), consumed()};
+  if (!body.ok()) return {std::move(body.error()), consumed(), binding};
+  if (auto e = check_key_bucket(ctx, body->license_key)) {
+    return {std::move(*e), consumed(), binding};
+  }
   req.body = std::move(body.value());
-  return {std::move(req), std::nullopt};
+  return {std::move(req), std::nullopt, binding};
 }
 
 }  // namespace licensed

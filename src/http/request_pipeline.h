@@ -67,15 +67,23 @@ std::optional<ApiError> check_signature(const SigningKey& key, const SigningHead
                                         std::string_view method, std::string_view api_path,
                                         std::string_view body);
 std::optional<ApiError> check_nonce(const PipelineContext& ctx, const SigningHeaders& h);
+// The request's signature when it is valid for the request as received, checked apart
+// from the order of checks: a request refused at step 3 still gets a bound answer.
+std::optional<Sha256Digest> valid_request_signature(const PipelineContext& ctx,
+                                                    const IncomingRequest& in);
 Result<LicenseRequest> check_body(Endpoint endpoint, std::string_view content_type,
                                   std::string_view body);
 std::optional<ApiError> check_key_bucket(const PipelineContext& ctx, std::string_view license_key);
 
 // Outcome of steps 3 to 9. On error, `nonce_to_keep` tells whether the nonce was
 // consumed by a request dated ahead of the clock and must still be stored durably.
+// `binding` is what the answer's signature binds to (spec 13): the request's signature
+// when it is valid for the request as received, whichever step answered, except that
+// an answer `nonce_reused` binds to "-" (spec 21).
 struct PipelineOutcome {
   Result<AuthorizedRequest> request;
   std::optional<AuthorizedRequest> nonce_to_keep;
+  std::optional<Sha256Digest> binding;
 };
 
 PipelineOutcome run_pipeline(const PipelineContext& ctx, Endpoint endpoint,

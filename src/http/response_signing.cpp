@@ -3,17 +3,21 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/beast/http/field.hpp>
+#include <chrono>
 
 namespace licensed {
 
 namespace http = boost::beast::http;
 
-void sign_response(HttpResponse& res, const ResponseSigner& signer,
-                   std::optional<std::string_view> nonce) {
+void sign_response(HttpResponse& res, const ResponseSigner& signer, const AnswerBinding& binding) {
   if (res.find(http::field::date) == res.end()) res.set(http::field::date, http_date_now());
-  const auto date = res[http::field::date];
-  const auto signature =
-      signer.sign(nonce, res.result_int(), std::string_view(date.data(), date.size()), res.body());
+  // The clock the Date header and the timestamp checks read.
+  const int64_t t = std::chrono::duration_cast<std::chrono::seconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
+  std::optional<std::string> bound;
+  if (binding) bound = to_hex(*binding);
+  const auto signature = signer.sign(bound, res.result_int(), t, res.body());
   if (!signature) {
     res.erase(kResponseSignatureHeader);
     spdlog::error("cannot sign an answer with response key {}; it goes out unsigned",
@@ -21,6 +25,10 @@ void sign_response(HttpResponse& res, const ResponseSigner& signer,
     return;
   }
   res.set(kResponseSignatureHeader, *signature);
+}
+
+bool is_signed(const HttpResponse& res) {
+  return res.find(kResponseSignatureHeader) != res.end();
 }
 
 }  // namespace licensed

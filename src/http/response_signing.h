@@ -1,20 +1,26 @@
 // Signing a finished License API answer (spec section 13): the last step before it is
-// written, after which neither its Date header nor its body may change.
+// written, after which neither its status nor its body may change.
 #pragma once
 
 #include <optional>
-#include <string_view>
 
+#include "auth/request_signature.h"
 #include "auth/response_signer.h"
 #include "http/response.h"
 
 namespace licensed {
 
-// Sets X-License-Response-Signature over `res` as it stands, for a request that carried
-// `nonce` (nullopt: none). An answer without a Date header gets one first, so the
-// signed Date is the one sent. When OpenSSL fails the answer goes out unsigned (logged):
-// a client that pins the key treats it as no answer, which is what it is.
-void sign_response(HttpResponse& res, const ResponseSigner& signer,
-                   std::optional<std::string_view> nonce);
+// The request signature an answer is bound to: the request's own when it was valid for
+// the request as received, nullopt ("-") otherwise (spec 13 and 21).
+using AnswerBinding = std::optional<Sha256Digest>;
+
+// Sets X-License-Response-Signature over `res` as it stands, signed at the current Unix
+// second (the header's `t`), bound to `binding`. When OpenSSL fails the answer goes out
+// unsigned (logged): a client that pins the key treats it as no answer, which is what it
+// is.
+void sign_response(HttpResponse& res, const ResponseSigner& signer, const AnswerBinding& binding);
+
+// True when `res` already carries a response signature.
+bool is_signed(const HttpResponse& res);
 
 }  // namespace licensed

@@ -1,6 +1,7 @@
-// Signed responses (spec section 13): every answer of the four endpoints, success or
-// error, including the refusals made before a request reaches them, carries
-// X-License-Response-Signature over this request's nonce, the status, the Date header
+// Signed responses (spec sections 13 and 21, v2-response): every answer of the
+// endpoints, success or error, including the refusals made before a request reaches
+// them, carries X-License-Response-Signature over the request's own signature (when it
+// was valid for the request as received, "-" otherwise), the status, the signed time t
 // and the body, verifiable with the key GET /api/v1/license/public-keys publishes.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -16,10 +17,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-#define EXPECT_SIGNED(resp, key, nonce)                   \
+#define EXPECT_SIGNED(resp, key, bound)                   \
   do {                                                    \
     SCOPED_TRACE("EXPECT_SIGNED");                        \
-    EXPECT_TRUE(::bb::SignedFor((resp), (key), (nonce))); \
+    EXPECT_TRUE(::bb::SignedFor((resp), (key), (bound))); \
   } while (0)
 
 struct GeneratedKey {
@@ -40,11 +41,12 @@ class ResponseSignatures : public BlackboxTest {
     return {path, Str(v, "kid"), Str(v, "publicKey")};
   }
 
-  // A signed request as Call() sends it, with the nonce it carried.
-  std::pair<HttpResponse, std::string> CallWithNonce(std::string_view endpoint, std::string body,
-                                                     const SignOptions& options = {}) const {
+  // A signed request as Call() sends it, with the request signature an answer to it
+  // binds to when that signature is valid.
+  std::pair<HttpResponse, std::string> CallBound(std::string_view endpoint, std::string body,
+                                                 const SignOptions& options = {}) const {
     const HttpRequest request = Signed(endpoint, std::move(body), kPluginKey, options);
-    return {Send(request), request.Get("X-License-Nonce").value()};
+    return {Send(request), BoundTo(request)};
   }
 
   // `licensed serve` that must refuse to start; its result.
@@ -57,94 +59,158 @@ class ResponseSignatures : public BlackboxTest {
   }
 };
 
-TEST_F(ResponseSignatures, EverySuccessIsSignedOverItsNonceStatusDateAndBody) {
+TEST_F(ResponseSignatures, EverySuccessIsSignedOverItsRequestSignatureStatusTimeAndBody) {
   Start();
   const std::string key = SigningPublicKey();
   const std::string license = NewLicense(2);
   for (const char* endpoint : {"activate", "heartbeat", "status", "deactivate"}) {
     SCOPED_TRACE(endpoint);
-    const auto [r, nonce] = CallWithNonce(endpoint, Body(license, "machine-0001"));
+    const int64_t before = UnixNow();
+    const auto [r, bound] = CallBound(endpoint, Body(license, "machine-0001"));
     ASSERT_OK(r);
-    EXPECT_SIGNED(r, key, nonce);
-    EXPECT_TRUE(SignedFor(r, key, nonce, KidOf(key)));
-    // The signature binds the body and the Date: either changed, it fails.
+    EXPECT_SIGNED(r, key, bound);
+    EXPECT_TRUE(SignedFor(r, key, bound, KidOf(key)));
+    // t is the server's time when it signed.
+    const std::string header(r.header(kResponseSignature).value_or(""));
+    const auto t_at = header.find(", t=");
+    ASSERT_NE(t_at, std::string::npos) << header;
+    const int64_t t = std::stoll(header.substr(t_at + 4));
+    EXPECT_GE(t, before);
+    EXPECT_LE(t, UnixNow());
+    // The signature binds the body, the time and the status: any changed, it fails.
     HttpResponse edited = r;
     edited.body[edited.body.size() / 2] ^= 0x01;
-    EXPECT_FALSE(SignedFor(edited, key, nonce));
+    EXPECT_FALSE(SignedFor(edited, key, bound));
+    HttpResponse retimed = r;
+    for (auto& h : retimed.headers) {
+      if (h.name == kResponseSignature) h.value.replace(t_at + 4, 10, std::to_string(t + 1));
+    }
+    EXPECT_FALSE(SignedFor(retimed, key, bound));
+    HttpResponse restatused = r;
+    restatused.status = 404;
+    EXPECT_FALSE(SignedFor(restatused, key, bound));
+    // The Date header is for clock correction only: a proxy may replace it.
     HttpResponse redated = r;
     for (auto& h : redated.headers) {
       if (h.name == "Date" || h.name == "date") h.value = "Mon, 01 Jan 2035 00:00:00 GMT";
     }
-    EXPECT_FALSE(SignedFor(redated, key, nonce));
-    HttpResponse restatused = r;
-    restatused.status = 404;
-    EXPECT_FALSE(SignedFor(restatused, key, nonce));
+    EXPECT_TRUE(SignedFor(redated, key, bound));
   }
 }
 
-TEST_F(ResponseSignatures, EveryErrorKindIsSigned) {
+TEST_F(ResponseSignatures, AnswersNameTheLicenseAndMachineTheyAnswer) {
+  Start();
+  const std::string license = NewLicense(2);
+  for (const char* endpoint : {"activate", "heartbeat", "status"}) {
+    SCOPED_TRACE(endpoint);
+    const auto [r, bound] = CallBound(endpoint, Body(license, "machine-0001"));
+    ASSERT_OK(r);
+    const json::value v = BodyJson(r);
+    EXPECT_EQ(Str(v, "licenseKey"), license) << r.Describe();
+    const bool has_machine = std::string_view(endpoint) != "heartbeat";
+    EXPECT_EQ(has_machine ? Str(v.at("machine"), "id") : Str(v, "machineId"), "machine-0001")
+        << r.Describe();
+  }
+  // An uppercase key is answered with the stored, lowercase one.
+  std::string upper = license;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const auto [r, bound] = CallBound("status", Body(upper));
+  ASSERT_OK(r);
+  EXPECT_EQ(Str(BodyJson(r), "licenseKey"), license);
+}
+
+TEST_F(ResponseSignatures, EveryErrorKindIsSignedAndBoundAsSection21Says) {
   Start();
   const std::string key = SigningPublicKey();
   const std::string license = NewLicense(1);
   ASSERT_OK(Activate(license, "machine-0001"));
 
-  // 400 1702: body not matching the schema.
-  auto [malformed, n1] = CallWithNonce("activate", Body(license, "short"));
+  // 400 1702: body not matching the schema; the signature was valid: bound to it.
+  auto [malformed, b1] = CallBound("activate", Body(license, "short"));
   EXPECT_API_ERROR(malformed, 400, 1702, "LICENSE_API_MALFORMED");
-  EXPECT_SIGNED(malformed, key, n1);
-  // 413 1702: body over 16 KiB, refused on its declared length before it is read.
-  auto [large, n2] = CallWithNonce("activate", PaddedBody(license, 16 * 1024 + 1));
+  EXPECT_SIGNED(malformed, key, b1);
+  // 413 1702: step 2, refused on its declared length before it is read: bound to "-".
+  auto [large, b2] = CallBound("activate", PaddedBody(license, 16 * 1024 + 1));
   EXPECT_API_ERROR(large, 413, 1702, "LICENSE_API_MALFORMED");
-  EXPECT_SIGNED(large, key, n2);
-  // 401 1700: signature mismatch; 401 1701: stale timestamp.
+  EXPECT_SIGNED(large, key, std::nullopt);
+  EXPECT_FALSE(SignedFor(large, key, b2));
+  // 401 1700 signature_mismatch: bound to "-".
   SignOptions wrong;
   wrong.secret = "not the secret";
-  auto [mismatch, n3] = CallWithNonce("status", Body(license), wrong);
+  auto [mismatch, b3] = CallBound("status", Body(license), wrong);
   EXPECT_BAD_SIGNATURE(mismatch, "signature_mismatch");
-  EXPECT_SIGNED(mismatch, key, n3);
+  EXPECT_SIGNED(mismatch, key, std::nullopt);
+  EXPECT_FALSE(SignedFor(mismatch, key, b3));
+  // 401 1701 with a valid signature: bound to it, though the timestamp was refused.
   SignOptions stale;
   stale.timestamp = UnixNow() - 3600;
-  auto [old, n4] = CallWithNonce("status", Body(license), stale);
+  auto [old, b4] = CallBound("status", Body(license), stale);
   EXPECT_API_ERROR(old, 401, 1701, "STALE_TIMESTAMP");
-  EXPECT_SIGNED(old, key, n4);
-  // 401 1700 nonce_reused: the replay is answered, and signed, over its own nonce.
+  EXPECT_SIGNED(old, key, b4);
+  // ... and with a wrong one, bound to "-".
+  SignOptions stale_and_wrong = stale;
+  stale_and_wrong.secret = "not the secret";
+  auto [old_wrong, b4w] = CallBound("status", Body(license), stale_and_wrong);
+  EXPECT_API_ERROR(old_wrong, 401, 1701, "STALE_TIMESTAMP");
+  EXPECT_SIGNED(old_wrong, key, std::nullopt);
+  // 401 1700 nonce_reused: bound to "-", so a replayed request cannot fetch a bound
+  // refusal.
   const HttpRequest once = Signed("status", Body(license));
   ASSERT_OK(Send(once));
   const HttpResponse replay = Send(once);
   EXPECT_BAD_SIGNATURE(replay, "nonce_reused");
-  EXPECT_SIGNED(replay, key, once.Get("X-License-Nonce").value());
-  // 404 1703, 404 1707, 409 1705, 403 1704.
-  auto [unknown, n5] = CallWithNonce("status", Body(RandomUuidV4()));
+  EXPECT_SIGNED(replay, key, std::nullopt);
+  EXPECT_FALSE(SignedFor(replay, key, BoundTo(once)));
+  // 404 1703, 404 1707, 409 1705, 403 1704: bound to the request.
+  auto [unknown, b5] = CallBound("status", Body(RandomUuidV4()));
   EXPECT_API_ERROR(unknown, 404, 1703, "LICENSE_API_NOT_FOUND");
-  EXPECT_SIGNED(unknown, key, n5);
-  auto [not_activated, n6] = CallWithNonce("heartbeat", Body(license, "machine-0002"));
+  EXPECT_SIGNED(unknown, key, b5);
+  auto [not_activated, b6] = CallBound("heartbeat", Body(license, "machine-0002"));
   EXPECT_API_ERROR(not_activated, 404, 1707, "LICENSE_API_MACHINE_NOT_ACTIVATED");
-  EXPECT_SIGNED(not_activated, key, n6);
-  auto [full, n7] = CallWithNonce("activate", Body(license, "machine-0002"));
+  EXPECT_SIGNED(not_activated, key, b6);
+  auto [full, b7] = CallBound("activate", Body(license, "machine-0002"));
   EXPECT_API_ERROR(full, 409, 1705, "LICENSE_API_LIMIT_REACHED");
-  EXPECT_SIGNED(full, key, n7);
+  EXPECT_SIGNED(full, key, b7);
   admin().SetStatus(license, "SUSPENDED");
-  auto [inactive, n8] = CallWithNonce("activate", Body(license, "machine-0001"));
+  auto [inactive, b8] = CallBound("activate", Body(license, "machine-0001"));
   EXPECT_API_ERROR(inactive, 403, 1704, "LICENSE_API_INACTIVE");
-  EXPECT_SIGNED(inactive, key, n8);
+  EXPECT_SIGNED(inactive, key, b8);
 }
 
-TEST_F(ResponseSignatures, RefusalsBeforeTheEndpointRunsAreSigned) {
+TEST_F(ResponseSignatures, AGarbledCopyOfARequestGetsAnAnswerBoundToDashNotToTheRequest) {
+  // Someone on the path sends the plugin's signature headers with another body: the
+  // refusal must not verify as an answer to the plugin's own request, or it could cut
+  // its offline grace short.
+  Start();
+  const std::string key = SigningPublicKey();
+  const std::string license = NewLicense(1);
+  HttpRequest genuine = Signed("status", Body(license, "machine-0001"));
+  HttpRequest garbled = genuine;
+  garbled.body = Body(RandomUuidV4(), "machine-0001");
+  const HttpResponse refused = Send(garbled);
+  EXPECT_BAD_SIGNATURE(refused, "signature_mismatch");
+  EXPECT_SIGNED(refused, key, std::nullopt);
+  EXPECT_FALSE(SignedFor(refused, key, BoundTo(genuine)));
+  // The genuine request still goes through afterwards: its nonce was not consumed.
+  const HttpResponse answered = Send(genuine);
+  ASSERT_OK(answered);
+  EXPECT_SIGNED(answered, key, BoundTo(genuine));
+}
+
+TEST_F(ResponseSignatures, RefusalsBeforeTheEndpointRunsAreBoundToDash) {
   Start();
   const std::string key = SigningPublicKey();
   const std::string nonce = RandomNonce();
   // 405: another method on an endpoint.
   for (const char* endpoint : {"activate", "heartbeat", "status", "deactivate"}) {
-    HttpRequest get;
+    HttpRequest get = Signed(endpoint, Body(RandomUuidV4()));
     get.method = "GET";
-    get.target = Endpoint(endpoint);
-    get.Set("X-License-Nonce", nonce);
     const HttpResponse r = Send(get);
     EXPECT_ROUTE_ERROR(r, 405, "METHOD_NOT_ALLOWED");
     EXPECT_EQ(r.header("Allow"), "POST") << r.Describe();
-    EXPECT_SIGNED(r, key, nonce);
+    EXPECT_SIGNED(r, key, std::nullopt);
   }
-  // 401 1700 missing_header, with no nonce at all: signed over "-".
+  // 401 1700 missing_header: bound to "-".
   HttpRequest unsigned_req;
   unsigned_req.target = Endpoint("status");
   unsigned_req.body = Body(RandomUuidV4());
@@ -152,7 +218,11 @@ TEST_F(ResponseSignatures, RefusalsBeforeTheEndpointRunsAreSigned) {
   const HttpResponse missing = Send(unsigned_req);
   EXPECT_BAD_SIGNATURE(missing, "missing_header");
   EXPECT_SIGNED(missing, key, std::nullopt);
-  EXPECT_FALSE(SignedFor(missing, key, nonce));
+  // 401 1700 unknown_key: bound to "-".
+  SigningKey stranger{"not-a-key-id", "whatever"};
+  const HttpResponse unknown = Send(Signed("status", Body(RandomUuidV4()), stranger));
+  EXPECT_BAD_SIGNATURE(unknown, "unknown_key");
+  EXPECT_SIGNED(unknown, key, std::nullopt);
   // 413 on a chunked body that outgrows the limit while it is read.
   RawConnection c(port());
   ASSERT_TRUE(c.connected());
@@ -165,51 +235,59 @@ TEST_F(ResponseSignatures, RefusalsBeforeTheEndpointRunsAreSigned) {
   ASSERT_TRUE(c.Write(bytes.str()));
   const HttpResponse chunked = c.Read();
   EXPECT_API_ERROR(chunked, 413, 1702, "LICENSE_API_MALFORMED");
-  EXPECT_SIGNED(chunked, key, nonce);
-  // 431: the header could not be parsed, so no nonce was read: signed over "-".
+  EXPECT_SIGNED(chunked, key, std::nullopt);
+  // 431: the header could not be parsed: bound to "-".
   const HttpResponse huge =
       SendRaw("POST " + Endpoint("status") +
               " HTTP/1.1\r\nHost: x\r\nX-Filler: " + std::string(9 * 1024, 'a') + "\r\n\r\n");
   EXPECT_EQ(huge.status, 431) << huge.Describe();
   EXPECT_SIGNED(huge, key, std::nullopt);
-  // A prefix added by a proxy still names an endpoint.
+  // A prefix added by a proxy still names an endpoint, and the answer is bound.
   HttpRequest prefixed = Signed("status", Body(RandomUuidV4()));
   prefixed.target = "/licensing" + prefixed.target;
   const HttpResponse behind_proxy = Send(prefixed);
   EXPECT_API_ERROR(behind_proxy, 404, 1703, "LICENSE_API_NOT_FOUND");
-  EXPECT_SIGNED(behind_proxy, key, prefixed.Get("X-License-Nonce").value());
+  EXPECT_SIGNED(behind_proxy, key, BoundTo(prefixed));
 }
 
-TEST_F(ResponseSignatures, RateLimitedAnswersAreSigned) {
+TEST_F(ResponseSignatures, RateLimitedAnswersAreBoundToAValidRequestSignature) {
   Start(WithRateLimits("1/1m", "off"));
   const std::string key = SigningPublicKey();
   const std::string license = NewLicense(1);
   ASSERT_OK(Status(license));
-  auto [limited, nonce] = CallWithNonce("status", Body(license));
+  // Step 3 answers before the signature is checked in order, but the binding checks it.
+  auto [limited, bound] = CallBound("status", Body(license));
   EXPECT_RATE_LIMITED(limited, "ip", 60);
-  EXPECT_SIGNED(limited, key, nonce);
+  EXPECT_SIGNED(limited, key, bound);
+  SignOptions wrong;
+  wrong.secret = "not the secret";
+  auto [limited_wrong, bound_wrong] = CallBound("status", Body(license), wrong);
+  EXPECT_RATE_LIMITED(limited_wrong, "ip", 60);
+  EXPECT_SIGNED(limited_wrong, key, std::nullopt);
+  EXPECT_FALSE(SignedFor(limited_wrong, key, bound_wrong));
 
   Stop();
   Start(WithRateLimits("off", "1/1m"));
   const std::string key_after = SigningPublicKey();
   EXPECT_EQ(key_after, key) << "the store's key changed across a restart";
   ASSERT_OK(Status(license));
-  auto [key_limited, nonce2] = CallWithNonce("status", Body(license));
+  auto [key_limited, bound2] = CallBound("status", Body(license));
   EXPECT_RATE_LIMITED(key_limited, "key", 60);
-  EXPECT_SIGNED(key_limited, key, nonce2);
+  EXPECT_SIGNED(key_limited, key, bound2);
 }
 
-TEST_F(ResponseSignatures, AReplayedAnswerDoesNotVerifyForANewNonce) {
+TEST_F(ResponseSignatures, AnAnswerDoesNotVerifyForAnotherRequest) {
   Start();
   const std::string key = SigningPublicKey();
   const std::string license = NewLicense(1);
   ASSERT_OK(Activate(license, "machine-0001"));
-  auto [valid, nonce] = CallWithNonce("status", Body(license, "machine-0001"));
+  auto [valid, bound] = CallBound("status", Body(license, "machine-0001"));
   ASSERT_OK(valid);
-  EXPECT_SIGNED(valid, key, nonce);
-  // An attacker who kept this "valid" answer cannot serve it to the next question.
-  const std::string next_nonce = RandomNonce();
-  EXPECT_FALSE(SignedFor(valid, key, next_nonce));
+  EXPECT_SIGNED(valid, key, bound);
+  // An attacker who kept this "valid" answer cannot serve it to the next question, nor
+  // pass it off as bound to "-".
+  const HttpRequest next = Signed("status", Body(license, "machine-0001"));
+  EXPECT_FALSE(SignedFor(valid, key, BoundTo(next)));
   EXPECT_FALSE(SignedFor(valid, key, std::nullopt));
 }
 
@@ -229,8 +307,8 @@ TEST_F(ResponseSignatures, PublicKeysPublishesTheSigningKeyAndIsCacheable) {
   ASSERT_EQ(Base64Decode(public_key).value_or("").size(), 32u) << public_key;
   EXPECT_EQ(Str(keys[0], "kid"), KidOf(public_key));
   // The answers name that kid.
-  const auto [status, nonce] = CallWithNonce("status", Body(RandomUuidV4()));
-  EXPECT_TRUE(SignedFor(status, public_key, nonce, KidOf(public_key)));
+  const auto [status, bound] = CallBound("status", Body(RandomUuidV4()));
+  EXPECT_TRUE(SignedFor(status, public_key, bound, KidOf(public_key)));
   // Unsigned requests are fine; other methods are 405 with Allow: GET.
   for (const char* method : {"POST", "PUT", "DELETE"}) {
     HttpRequest other;
@@ -256,8 +334,8 @@ TEST_F(ResponseSignatures, TheStoredDefaultKeySurvivesARestart) {
   RestartServer();
   EXPECT_EQ(GetPublicKeys().body, before);
   EXPECT_EQ(server().log().find("made response key"), std::string::npos) << server().log();
-  const auto [r, nonce] = CallWithNonce("status", Body(RandomUuidV4()));
-  EXPECT_SIGNED(r, key, nonce);
+  const auto [r, bound] = CallBound("status", Body(RandomUuidV4()));
+  EXPECT_SIGNED(r, key, bound);
 }
 
 TEST_F(ResponseSignatures, RotationPublishesEveryKeyInOrderAndTheFirstSigns) {
@@ -275,16 +353,16 @@ TEST_F(ResponseSignatures, RotationPublishesEveryKeyInOrderAndTheFirstSigns) {
   EXPECT_EQ(Str(keys[0], "publicKey"), current.public_key);
   EXPECT_EQ(Str(keys[1], "kid"), next.kid);
   EXPECT_EQ(Str(keys[1], "publicKey"), next.public_key);
-  const auto [r, nonce] = CallWithNonce("status", Body(RandomUuidV4()));
-  EXPECT_TRUE(SignedFor(r, current.public_key, nonce, current.kid));
-  EXPECT_FALSE(SignedFor(r, next.public_key, nonce));
+  const auto [r, bound] = CallBound("status", Body(RandomUuidV4()));
+  EXPECT_TRUE(SignedFor(r, current.public_key, bound, current.kid));
+  EXPECT_FALSE(SignedFor(r, next.public_key, bound));
 
   // The next step of a rotation: the new key first.
   Stop();
   options.args = {"--response-key", next.path, "--response-key", current.path};
   Start(options);
-  const auto [r2, nonce2] = CallWithNonce("status", Body(RandomUuidV4()));
-  EXPECT_TRUE(SignedFor(r2, next.public_key, nonce2, next.kid));
+  const auto [r2, bound2] = CallBound("status", Body(RandomUuidV4()));
+  EXPECT_TRUE(SignedFor(r2, next.public_key, bound2, next.kid));
 }
 
 TEST_F(ResponseSignatures, FlagListBeatsEnvironmentListBeatsConfigFile) {

@@ -22,50 +22,53 @@ public_key=$(base64 -w0 < "$work/pub.raw")
 kid="ed25519-$(sha256sum < "$work/pub.raw" | cut -c1-16)"
 
 cases=()
-# name, nonce ("" = the request had none), status, Date, body file
+# name, request signature ("" = bound to "-"), status, t, body file
 add_case() {
-  local name=$1 nonce=$2 status=$3 date=$4 body_file=$5
-  local body_sha nonce_field signing signature
+  local name=$1 request_signature=$2 status=$3 t=$4 body_file=$5
+  local body_sha bound signing signature
   body_sha=$(sha256sum < "$body_file" | cut -d' ' -f1)
-  nonce_field=${nonce:--}
-  printf 'v1-response\n%s\n%s\n%s\n%s' "$nonce_field" "$status" "$date" "$body_sha" \
+  bound=${request_signature:--}
+  printf 'v2-response\n%s\n%s\n%s\n%s' "$bound" "$status" "$t" "$body_sha" \
     > "$work/$name.msg"
   signature=$(openssl pkeyutl -sign -inkey "$work/key.pem" -rawin -in "$work/$name.msg" |
               base64 -w0)
-  cases+=("$(jq -n --arg name "$name" --arg nonce "$nonce" --argjson status "$status" \
-    --arg date "$date" --rawfile body "$body_file" --arg bodySha256 "$body_sha" \
-    --rawfile signingString "$work/$name.msg" --arg signature "$signature" --arg kid "$kid" \
-    '{name: $name, nonce: (if $nonce == "" then null else $nonce end), status: $status,
-      date: $date, body: $body, bodySha256: $bodySha256, signingString: $signingString,
-      signature: $signature, header: ("kid=" + $kid + ", ed25519=" + $signature)}')")
+  cases+=("$(jq -n --arg name "$name" --arg requestSignature "$request_signature" \
+    --argjson status "$status" --arg t "$t" --rawfile body "$body_file" \
+    --arg bodySha256 "$body_sha" --rawfile signingString "$work/$name.msg" \
+    --arg signature "$signature" --arg kid "$kid" \
+    '{name: $name,
+      requestSignature: (if $requestSignature == "" then null else $requestSignature end),
+      status: $status, t: ($t | tonumber), body: $body, bodySha256: $bodySha256,
+      signingString: $signingString, signature: $signature,
+      header: ("kid=" + $kid + ", t=" + $t + ", ed25519=" + $signature)}')")
 }
 
 printf '%s' '{"ok":true,"licenseKey":"3f2b8c1e-9d4a-4e7b-8c21-5a6f0d9e1b2c","machine":{"id":"build-agent-07","name":"Studio PC"}}' \
   > "$work/activate.json"
-add_case activate-ok 0123456789abcdef0123456789abcdef 200 'Sun, 22 Nov 2026 09:30:00 GMT' \
+add_case activate-ok 91d1b1334b6fcee0304de7ce4076625c7efe532bb1e441b279835ee07cff83ca 200 1795339800 \
   "$work/activate.json"
 
 printf '%s' '{"ok":false,"error":"NOT_FOUND","message":"no such endpoint","requestId":"req_0123456789abcdef01234567"}' \
   > "$work/not-found.json"
-add_case no-nonce-404 "" 404 'Mon, 23 Nov 2026 00:00:01 GMT' "$work/not-found.json"
+add_case unbound-404 "" 404 1795392001 "$work/not-found.json"
 
 : > "$work/empty"
-add_case empty-body q8Jm0vX2c1Tn4YwZs6Lb3A 413 'Tue, 01 Dec 2026 23:59:59 GMT' "$work/empty"
+add_case empty-body "" 413 1796169599 "$work/empty"
 
-printf '%s' '{"ok":false,"error":"LICENSE_API_BAD_SIGNATURE","code":1700,"message":"nonce already used","reason":"nonce_reused","requestId":"req_aa"}' \
+printf '%s' '{"ok":false,"error":"STALE_TIMESTAMP","code":1701,"message":"timestamp outside the window","serverTime":1796212800,"requestId":"req_aa"}' \
   > "$work/bad-signature.json"
-add_case nonce-reused nonce_with-dash_and_underscore 401 'Wed, 02 Dec 2026 12:00:00 GMT' \
+add_case stale-timestamp 00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff 401 1796212800 \
   "$work/bad-signature.json"
 
 printf '%s' '{"ok":true,"machine":{"name":"Studio PC \u00e9","nameUtf8":"Pièce ☃"}}' \
   > "$work/utf8.json"
-add_case utf8-body ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 200 \
-  'Thu, 03 Dec 2026 08:00:00 GMT' "$work/utf8.json"
+add_case utf8-body abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789 200 \
+  1796284800 "$work/utf8.json"
 
 jq -n --rawfile privateKeyPem "$work/key.pem" --arg publicKey "$public_key" --arg kid "$kid" \
   --slurpfile cases <(printf '%s\n' "${cases[@]}") \
-  '{scheme: "v1-response",
+  '{scheme: "v2-response",
     note: ("Ed25519 over the UTF-8 signing string of spec section 13; signature and publicKey are "
-           + "standard padded base64; kid is \"ed25519-\" + the first 16 hex digits of the SHA-256 "
+           + "standard padded base64; requestSignature null means the answer is bound to \"-\"; kid is \"ed25519-\" + the first 16 hex digits of the SHA-256 "
            + "of the raw public key. Made by make-response-signatures.sh with the openssl CLI."),
     privateKeyPem: $privateKeyPem, publicKey: $publicKey, kid: $kid, cases: $cases}'

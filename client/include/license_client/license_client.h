@@ -81,8 +81,8 @@ LICENSE_CLIENT_API lc_status lc_status_check(lc_client* client, lc_result** resu
 LICENSE_CLIENT_API lc_status lc_deactivate(lc_client* client, lc_result** result);
 /* Status from the network within the start-up budget, else from the cache within the
  * grace period; lc_result_source says which. The cache is used only with a pinned
- * public_key, and only an answer about this machine id (and product, when set), signed
- * at most 5 minutes ahead of the local clock, is taken from it. */
+ * public_key, and only an answer about this license key and machine id (and product,
+ * when set), signed at most 24 hours ahead of the local clock, is taken from it. */
 LICENSE_CLIENT_API lc_status lc_check_at_startup(lc_client* client, lc_result** result);
 
 LICENSE_CLIENT_API void lc_result_free(lc_result* result);
