@@ -115,6 +115,10 @@ bool AnswerCache::store(std::string_view license_key, std::string_view machine_i
   json::object o;
   o["version"] = kFormatVersion;
   o["requestSignature"] = a.request_signature;
+  o["request"] = json::object{{"path", a.request.path},
+                              {"timestamp", a.request.timestamp},
+                              {"nonce", a.request.nonce},
+                              {"body", a.request.body}};
   o["status"] = a.status;
   o["body"] = a.body;
   if (a.signature) {
@@ -160,12 +164,47 @@ std::optional<SignedAnswer> AnswerCache::load(std::string_view license_key,
   SignedAnswer a;
   auto request_signature = string_member(o, "requestSignature");
   auto body = string_member(o, "body");
-  if (!request_signature || !body) return std::nullopt;
+  const json::value* request = o.if_contains("request");
+  if (!request_signature || !body || request == nullptr || !request->is_object()) {
+    return std::nullopt;
+  }
+  auto path = string_member(request->as_object(), "path");
+  auto timestamp = string_member(request->as_object(), "timestamp");
+  auto nonce = string_member(request->as_object(), "nonce");
+  auto request_body = string_member(request->as_object(), "body");
+  if (!path || !timestamp || !nonce || !request_body) return std::nullopt;
   a.request_signature = std::move(*request_signature);
+  a.request = {std::move(*path), std::move(*timestamp), std::move(*nonce),
+               std::move(*request_body)};
   a.body = std::move(*body);
   a.status = static_cast<int>(status->as_int64());
   a.signature = string_member(o, "signature");
   return a;
+}
+
+std::optional<int64_t> AnswerCache::latest_time() const {
+  if (dir_.empty()) return std::nullopt;
+  std::ifstream in(dir_ / "latest-time", std::ios::binary);
+  int64_t value = 0;
+  if (!(in >> value) || value < 0) return std::nullopt;
+  return value;
+}
+
+void AnswerCache::remember_time(int64_t unix_seconds) const {
+  if (dir_.empty()) return;
+  const auto latest = latest_time();
+  if (latest && *latest >= unix_seconds) return;
+  if (!make_private_dir(dir_)) return;
+  std::error_code ec;
+  const auto target = dir_ / "latest-time";
+  auto temp = target;
+  temp += ".tmp-" + random_suffix();
+  if (!write_new_file(temp, std::to_string(unix_seconds))) {
+    std::filesystem::remove(temp, ec);
+    return;
+  }
+  std::filesystem::rename(temp, target, ec);
+  if (ec) std::filesystem::remove(temp, ec);
 }
 
 void AnswerCache::remove(std::string_view license_key, std::string_view machine_id) const {

@@ -12,10 +12,20 @@
 
 namespace licensed::client {
 
+// The request an answer answered, as sent: what its signature covers besides the key id
+// and the secret (spec 13: the cache keeps it and verifies it again when read).
+struct SentRequest {
+  std::string path;
+  std::string timestamp;
+  std::string nonce;
+  std::string body;
+};
+
 struct SignedAnswer {
   // The 64 lowercase hex digits of the request's X-License-Signature: the answer is
   // valid only when signed over this (spec 13, v2-response).
   std::string request_signature;
+  SentRequest request;
   int status = 0;
   std::string body;
   std::optional<std::string> signature;  // X-License-Response-Signature, when there was one
@@ -40,6 +50,12 @@ class AnswerCache {
   // nullopt when there is no file or it is not a well-formed entry. Not verified here.
   std::optional<SignedAnswer> load(std::string_view license_key, std::string_view machine_id) const;
   void remove(std::string_view license_key, std::string_view machine_id) const;
+
+  // The latest time this client has seen (signed answers' t, its own clock), kept
+  // across restarts: a clock set back more than 24 h behind it invalidates cached
+  // answers until it is right again (spec 16.7 and 21). nullopt before the first.
+  std::optional<int64_t> latest_time() const;
+  void remember_time(int64_t unix_seconds) const;
 
  private:
   std::filesystem::path dir_;

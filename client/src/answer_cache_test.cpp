@@ -12,8 +12,11 @@ namespace licensed::client {
 namespace {
 
 SignedAnswer sample() {
-  return {"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", 200,
-          "{\"ok\":true,\"valid\":true}", "kid=k, t=1795339800, ed25519=AAAA"};
+  return {"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+          {"/api/v1/license/status", "1795339800", "0123456789abcdef", "{\"licenseKey\":\"k\"}"},
+          200,
+          "{\"ok\":true,\"valid\":true}",
+          "kid=k, t=1795339800, ed25519=AAAA"};
 }
 
 TEST(AnswerCache, StoresAndLoadsTheSignedAnswerAsItWas) {
@@ -23,6 +26,10 @@ TEST(AnswerCache, StoresAndLoadsTheSignedAnswerAsItWas) {
   const auto loaded = cache.load("license", "machine");
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->request_signature, sample().request_signature);
+  EXPECT_EQ(loaded->request.path, sample().request.path);
+  EXPECT_EQ(loaded->request.timestamp, sample().request.timestamp);
+  EXPECT_EQ(loaded->request.nonce, sample().request.nonce);
+  EXPECT_EQ(loaded->request.body, sample().request.body);
   EXPECT_EQ(loaded->status, 200);
   EXPECT_EQ(loaded->body, sample().body);
   EXPECT_EQ(loaded->signature, sample().signature);
@@ -59,6 +66,17 @@ TEST(AnswerCache, AMalformedFileIsNoEntry) {
     std::ofstream(cache.file_for("l", "m")) << text;
     EXPECT_FALSE(cache.load("l", "m").has_value()) << text;
   }
+}
+
+TEST(AnswerCache, TheLatestTimeSeenOnlyMovesForward) {
+  bb::TempDir dir;
+  const AnswerCache cache(dir.path() / "cache");
+  EXPECT_FALSE(cache.latest_time().has_value());
+  cache.remember_time(1795339800);
+  cache.remember_time(1795000000);
+  EXPECT_EQ(cache.latest_time(), 1795339800);
+  cache.remember_time(1795339801);
+  EXPECT_EQ(AnswerCache(dir.path() / "cache").latest_time(), 1795339801) << "kept on disk";
 }
 
 TEST(AnswerCache, DefaultDirectoryIsPerUser) {

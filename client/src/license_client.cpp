@@ -261,6 +261,20 @@ std::optional<int64_t> answer_signed_by(const std::vector<PinnedResponseKey>& pi
                                    static_cast<unsigned>(a.status), a.body);
 }
 
+bool answer_bound_to_dash(const std::vector<PinnedResponseKey>& pinned, const SignedAnswer& a) {
+  return a.signature && verify_response_signature(pinned, *a.signature, std::nullopt,
+                                                  static_cast<unsigned>(a.status), a.body);
+}
+
+bool request_is_ours(const SignedAnswer& a, std::string_view key_id, std::string_view secret,
+                     std::string_view endpoint_path) {
+  if (a.request.path != endpoint_path) return false;
+  const std::string signature =
+      sign_request(secret, {"POST", a.request.path, key_id, a.request.timestamp, a.request.nonce,
+                            sha256_hex(a.request.body)});
+  return signature == "v1=" + a.request_signature;
+}
+
 Answer Client::call(std::string_view endpoint, const std::string& body, milliseconds budget,
                     SignedAnswer* signed_out) {
   std::lock_guard lock(mu_);
@@ -283,10 +297,24 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
         signed_request_headers(config_.key_id, config_.secret, path, timestamp, nonce, body);
     const std::string request_signature = bound_signature_of(headers);
     const HttpReply reply = http_exchange(config_.url + path, std::move(headers), body, remaining);
-    const SignedAnswer signed_answer{request_signature, reply.status, reply.body,
+    const SignedAnswer signed_answer{request_signature,
+                                     {path, timestamp, nonce, body},
+                                     reply.status,
+                                     reply.body,
                                      reply.response_signature};
     if (reply.status == 0) {
       last = transport_failure(reply.error);
+    } else if (!pinned_.empty() && !answer_signed_by(pinned_, signed_answer) &&
+               answer_bound_to_dash(pinned_, signed_answer) &&
+               !is_transient_status(reply.status)) {
+      // A genuine refusal of the request as it arrived (spec 21): reported with its code
+      // (licensectl exits 6 for 1700 and 1702), never resent, never acted on (a 1701's
+      // serverTime included), and nothing for the cache.
+      last = classify_answer(reply.status, reply.body, status_endpoint);
+      last.bound_to_dash = true;
+      last.attempts = attempts;
+      last.source = Source::kNetwork;
+      return last;
     } else if (!pinned_.empty() && !answer_signed_by(pinned_, signed_answer)) {
       // Spec 13: an answer the pinned key did not sign over this very request (one bound
       // to "-" or to another request included) is no answer.
@@ -361,7 +389,7 @@ Answer Client::status() {
 Answer Client::status_within(milliseconds budget) {
   SignedAnswer signed_answer;
   Answer a = call("status", body(false), budget, &signed_answer);
-  if (a.source != Source::kNetwork) return a;
+  if (a.source != Source::kNetwork || a.bound_to_dash) return a;
   if (a.ok() &&
       !status_is_about(a.body, config_.license_key, config_.machine_id, config_.product)) {
     // valid:true, but not about this machine (or product): not a yes for this plugin.
@@ -372,7 +400,10 @@ Answer Client::status_within(milliseconds budget) {
   }
   if (a.ok()) {
     // Without a pinned key nothing could tell a file we wrote from a hand-written one.
-    if (!pinned_.empty()) cache_.store(config_.license_key, config_.machine_id, signed_answer);
+    if (!pinned_.empty()) {
+      cache_.store(config_.license_key, config_.machine_id, signed_answer);
+      if (const auto t = answer_signed_by(pinned_, signed_answer)) cache_.remember_time(*t);
+    }
   } else if (a.http_status == 200 || a.code == 1703 || a.code == 1704) {
     // The server said no (valid:false, unknown key, not active): an old "yes" must not
     // outlive that answer offline. Only these answers replace the cached one (spec 21);
@@ -388,6 +419,17 @@ std::optional<Answer> Client::cached_status() const {
   if (!entry || entry->status != 200) return std::nullopt;
   const auto signed_at = answer_signed_by(pinned_, *entry);
   if (!signed_at) return std::nullopt;
+  // The request it answered, verified again: this client's own status request.
+  if (!request_is_ours(*entry, config_.key_id, config_.secret,
+                       std::string(kApiPrefix) + "status") ||
+      entry->request.body != body(false)) {
+    return std::nullopt;
+  }
+  // A clock set back more than 24 h behind the latest time seen (spec 16.7, 21).
+  const int64_t now = config_.clock->now_seconds();
+  const auto latest = cache_.latest_time();
+  if (latest && now < *latest - kFutureSkewSeconds) return std::nullopt;
+  cache_.remember_time(now);
   const int64_t age = config_.clock->now_seconds() - *signed_at;
   if (age > config_.grace.count() || age < -kFutureSkewSeconds) return std::nullopt;
   Answer a = classify_answer(entry->status, entry->body, /*status_endpoint=*/true);
@@ -401,7 +443,8 @@ std::optional<Answer> Client::cached_status() const {
 
 Answer Client::check_at_startup() {
   Answer network = status_within(config_.startup_budget);
-  if (network.source == Source::kNetwork) return network;
+  // An answer bound to "-" is no answer about the license: the cache may still speak.
+  if (network.source == Source::kNetwork && !network.bound_to_dash) return network;
   if (auto cached = cached_status()) {
     cached->attempts = network.attempts;
     return *cached;

@@ -103,6 +103,15 @@ HeaderList signed_request_headers(std::string_view key_id, std::string_view secr
 std::optional<int64_t> answer_signed_by(const std::vector<PinnedResponseKey>& pinned,
                                         const SignedAnswer& a);
 
+// True when `a` carries a signature by one of `pinned` bound to "-": a genuine refusal
+// of a request as the server received it, not an answer to this client's request.
+bool answer_bound_to_dash(const std::vector<PinnedResponseKey>& pinned, const SignedAnswer& a);
+
+// True when `a.request` is a request to `endpoint_path` whose signature under this key
+// id and secret is the one `a` is bound to: the cached answer answered this client.
+bool request_is_ours(const SignedAnswer& a, std::string_view key_id, std::string_view secret,
+                     std::string_view endpoint_path);
+
 // True when a status answer's body is about this license and machine: `licenseKey`
 // equals `license_key` (case aside), `machine` is an object with `id` equal to
 // `machine_id` and `activated` true, and, when `product` is not "", `product.slug`

@@ -55,7 +55,8 @@ class SdkCache : public SdkTest {
     const HttpReply reply = http_exchange(url_ + path, headers, body, std::chrono::seconds(10));
     EXPECT_EQ(reply.status, 200) << reply.error << reply.body;
     EXPECT_NE(reply.body.find("\"machine\":null"), std::string::npos) << reply.body;
-    return {request_signature, reply.status, reply.body, reply.response_signature};
+    return {request_signature, {path, timestamp, nonce, body}, reply.status, reply.body,
+            reply.response_signature};
   }
   std::string ReadCache() const {
     std::ifstream in(cache_file_, std::ios::binary);
@@ -84,10 +85,13 @@ TEST_F(SdkCache, StartupCheckAnswersFromTheNetworkAndKeepsTheSignedAnswer) {
   const auto key = parse_response_public_key(public_key_);
   ASSERT_TRUE(key.has_value());
   EXPECT_TRUE(answer_signed_by({pin_ed25519(*key)}, *entry).has_value());
-  // Nothing else is left in the directory (written by rename).
+  // Nothing else is left in the directory (written by rename) but the latest time seen.
   int files = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(CacheDir())) ++files;
+  for (const auto& e : std::filesystem::directory_iterator(CacheDir())) {
+    if (e.path().filename() != "latest-time") ++files;
+  }
   EXPECT_EQ(files, 1);
+  EXPECT_TRUE(AnswerCache(CacheDir()).latest_time().has_value());
 }
 
 TEST_F(SdkCache, ServerDownAnswersFromTheCacheWithinTheGracePeriod) {

@@ -271,10 +271,10 @@ TEST_F(SdkSignedAnswers, AGenuineAnswerToARequestRewrittenForAnotherMachineIsRef
   }
 }
 
-// Someone on the path sends a garbled copy of the plugin's request ahead of it: the
-// server's genuine 1700 is bound to "-", so the plugin takes it as no answer (retry,
-// keep its cached grace), never as a refusal.
-TEST_F(SdkSignedAnswers, ARefusalOfAGarbledCopyIsNoAnswerAndTheCacheStillServes) {
+// Someone on the path garbles the plugin's request: the server's genuine 1700 is bound
+// to "-", so the plugin reports its code (spec 21: a configuration error as far as it
+// can tell) but takes it as no answer about the license: the cached grace still serves.
+TEST_F(SdkSignedAnswers, ARefusalBoundToADashIsReportedButLeavesTheCachedAnswerServing) {
   Start();
   const std::string license = NewLicense(1);
   ReplayProxy proxy(port());
@@ -283,18 +283,24 @@ TEST_F(SdkSignedAnswers, ARefusalOfAGarbledCopyIsNoAnswerAndTheCacheStillServes)
   ASSERT_TRUE(plugin->check_at_startup().ok());
   proxy.set_mode(ReplayProxy::Mode::kGarble);
   const Answer a = plugin->status();
-  EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
-  EXPECT_EQ(a.http_status, 401) << "the server refused the garbled copy";
+  EXPECT_EQ(a.outcome, Outcome::kRefused) << Describe(a);
+  EXPECT_EQ(a.code, 1700);
+  EXPECT_TRUE(a.bound_to_dash);
+  EXPECT_EQ(a.attempts, 1) << "never resent";
   const Answer start = plugin->check_at_startup();
   EXPECT_TRUE(start.ok()) << Describe(start);
   EXPECT_EQ(start.source, Source::kCache);
-  // Without a pinned key there is nothing to tell the two apart: a refusal it is.
-  const Answer unpinned = Make(Through(proxy, license, ""))->status();
-  EXPECT_EQ(unpinned.outcome, Outcome::kRefused) << Describe(unpinned);
+  // A 200 bound to this very request is still the only "yes" from the network.
+  proxy.set_mode(ReplayProxy::Mode::kForward);
+  const Answer fresh = plugin->check_at_startup();
+  EXPECT_TRUE(fresh.ok()) << Describe(fresh);
+  EXPECT_EQ(fresh.source, Source::kNetwork);
+  EXPECT_FALSE(fresh.bound_to_dash);
 }
 
 // licensectl is the same client: the rewritten request's "valid" exits 5 (no answer
-// within the timeout), not 0; the garbled copy's refusal exits 5, not 6.
+// within the timeout), not 0; the garbled request's refusal, bound to "-", is reported
+// with its code: exit 6 (spec 21), never 0.
 TEST_F(SdkSignedAnswers, LicensectlTreatsRewrittenAndGarbledAnswersAsNoAnswer) {
   Start();
   const std::string refunded = NewLicense(1);
@@ -322,7 +328,7 @@ TEST_F(SdkSignedAnswers, LicensectlTreatsRewrittenAndGarbledAnswersAsNoAnswer) {
   EXPECT_EQ(substituted.exit_code, 5) << substituted.Describe();
   proxy.set_mode(ReplayProxy::Mode::kGarble);
   const bb::CommandResult garbled = run("status");
-  EXPECT_EQ(garbled.exit_code, 5) << garbled.Describe();
+  EXPECT_EQ(garbled.exit_code, 6) << garbled.Describe();
 }
 
 }  // namespace

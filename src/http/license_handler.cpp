@@ -56,14 +56,15 @@ void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader*
   // 413) and to a header it could not parse (431, 400), which may have been meant for
   // one of the endpoints. Spec 21 binds them to "-" without checking the signature.
   if (!path.empty() && !license_endpoint_of(path)) return;
-  sign_response(res, *config_.response_signer, std::nullopt);
+  sign_response(res, *config_.response_signer, *config_.pipeline.clock, std::nullopt);
 }
 
 HttpReply LicenseHandler::bound_to(AnswerBinding binding, HttpReply reply) const {
   const ResponseSigner* signer = config_.response_signer;
   if (signer == nullptr) return reply;
-  return [signer, binding, reply = std::move(reply)](HttpResponse res) {
-    sign_response(res, *signer, binding);
+  const Clock* clock = config_.pipeline.clock;
+  return [signer, clock, binding, reply = std::move(reply)](HttpResponse res) {
+    sign_response(res, *signer, *clock, binding);
     reply(std::move(res));
   };
 }

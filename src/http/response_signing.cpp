@@ -3,18 +3,15 @@
 #include <spdlog/spdlog.h>
 
 #include <boost/beast/http/field.hpp>
-#include <chrono>
 
 namespace licensed {
 
 namespace http = boost::beast::http;
 
-void sign_response(HttpResponse& res, const ResponseSigner& signer, const AnswerBinding& binding) {
+void sign_response(HttpResponse& res, const ResponseSigner& signer, const Clock& clock,
+                   const AnswerBinding& binding) {
   if (res.find(http::field::date) == res.end()) res.set(http::field::date, http_date_now());
-  // The clock the Date header and the timestamp checks read.
-  const int64_t t = std::chrono::duration_cast<std::chrono::seconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
+  const int64_t t = clock.now_seconds();
   std::optional<std::string> bound;
   if (binding) bound = to_hex(*binding);
   const auto signature = signer.sign(bound, res.result_int(), t, res.body());

@@ -6,6 +6,7 @@
 
 #include "auth/request_signature.h"
 #include "auth/response_signer.h"
+#include "core/clock.h"
 #include "http/response.h"
 
 namespace licensed {
@@ -14,11 +15,13 @@ namespace licensed {
 // the request as received, nullopt ("-") otherwise (spec 13 and 21).
 using AnswerBinding = std::optional<Sha256Digest>;
 
-// Sets X-License-Response-Signature over `res` as it stands, signed at the current Unix
-// second (the header's `t`), bound to `binding`. When OpenSSL fails the answer goes out
+// Sets X-License-Response-Signature over `res` as it stands, signed at `clock`'s current
+// Unix second (the header's `t`: the clock the timestamp checks and serverTime read),
+// bound to `binding`. When OpenSSL fails the answer goes out
 // unsigned (logged): a client that pins the key treats it as no answer, which is what it
 // is.
-void sign_response(HttpResponse& res, const ResponseSigner& signer, const AnswerBinding& binding);
+void sign_response(HttpResponse& res, const ResponseSigner& signer, const Clock& clock,
+                   const AnswerBinding& binding);
 
 // True when `res` already carries a response signature.
 bool is_signed(const HttpResponse& res);
