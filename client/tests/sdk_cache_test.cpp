@@ -269,5 +269,23 @@ TEST_F(SdkCache, AnAnswerDatedInTheFutureIsIgnored) {
   EXPECT_EQ(a.source, Source::kNone) << "dated 25 hours ahead " << Describe(a);
 }
 
+// Spec 16.7 and 21: the SDK remembers the latest time it has seen; a clock set back more
+// than 24 h behind it makes the cached answer invalid until the clock is right.
+TEST_F(SdkCache, AClockSetBackMoreThanADayBehindTheLatestTimeSeenIgnoresTheCache) {
+  StartAndCache("cache-machine-14");
+  Stop();
+  clock_->advance_ms(std::chrono::duration_cast<milliseconds>(hours(72)).count());
+  EXPECT_EQ(Pinned(license_, "cache-machine-14")->check_at_startup().source, Source::kCache);
+  clock_->advance_ms(-std::chrono::duration_cast<milliseconds>(hours(23)).count());
+  EXPECT_EQ(Pinned(license_, "cache-machine-14")->check_at_startup().source, Source::kCache)
+      << "23 hours back is tolerated";
+  clock_->advance_ms(-std::chrono::duration_cast<milliseconds>(hours(26)).count());
+  const Answer a = Pinned(license_, "cache-machine-14")->check_at_startup();
+  EXPECT_EQ(a.source, Source::kNone) << "49 hours behind the latest time seen " << Describe(a);
+  clock_->advance_ms(std::chrono::duration_cast<milliseconds>(hours(48)).count());
+  EXPECT_EQ(Pinned(license_, "cache-machine-14")->check_at_startup().source, Source::kCache)
+      << "valid again once the clock is right";
+}
+
 }  // namespace
 }  // namespace licensed::client::test
