@@ -13,6 +13,7 @@
 #include "auth/same_second_nonces.h"
 #include "auth/stored_response_key.h"
 #include "config/serve_config.h"
+#include "core/private_file.h"
 #include "dashboard/memory_session_store.h"
 #include "dashboard/redis_session_store.h"
 #include "http/admin_service.h"
@@ -97,6 +98,19 @@ void keep_same_second_nonces(Store& store, SameSecondNonces& same_second, const 
         "could not keep the nonces of requests dated this second ({}): a restart "
         "within this second would accept their replay",
         kept.error().message);
+  }
+}
+
+// A SQLite store holds the response key in clear (unless --response-key gives it) and
+// every license: files made before this process, or by another, may be open to others.
+void warn_if_store_open_to_others(const std::string& store_url) {
+  const auto path = sqlite_path_of(store_url);
+  if (!path) return;
+  for (const auto& f : files_open_to_others({*path, *path + "-wal", *path + "-shm"})) {
+    spdlog::warn(
+        "store file {} is open to other users (mode {:04o}): it holds the response key and "
+        "every license; chmod 600 it, or keep the key apart with --response-key FILE",
+        f.path, f.mode);
   }
 }
 
@@ -224,6 +238,7 @@ int serve(const ServeConfig& config) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  warn_if_store_open_to_others(config.store);
   SystemClock clock;
   auto store = open_store(config.store, StoreLimits{config.max_queue, config.store_pool_size});
   if (!store.ok()) {
@@ -383,6 +398,8 @@ int serve(const ServeConfig& config) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any command creates a file: the store, its -wal and -shm files, exports.
+  make_created_files_private();
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
   CLI::App app{"licensed: license activation server for software plugins"};
   app.require_subcommand(1);
