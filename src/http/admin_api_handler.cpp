@@ -240,8 +240,9 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
                      call->touch_token_id = t.id;
                    }
                  }
-                 call->outcome.emplace(
-                     run_admin_call(tx, call->call.value(), AdminContext{now, t.name}));
+                 call->outcome.emplace(run_admin_call(
+                     tx, call->call.value(),
+                     AdminContext{now, t.name, Actor::kAdmin, call->client_ip}));
                  return call->outcome->ok();
                },
                [call, reply, self, store, clock, reporter](const std::optional<ApiError>& failure) {
