@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <thread>
 
 #include "admin/admin_cli.h"
 #include "auth/memory_nonce_store.h"
@@ -13,6 +14,7 @@
 #include "auth/same_second_nonces.h"
 #include "auth/stored_response_key.h"
 #include "config/serve_config.h"
+#include "core/private_file.h"
 #include "dashboard/memory_session_store.h"
 #include "dashboard/redis_session_store.h"
 #include "http/admin_service.h"
@@ -97,6 +99,26 @@ void keep_same_second_nonces(Store& store, SameSecondNonces& same_second, const 
         "could not keep the nonces of requests dated this second ({}): a restart "
         "within this second would accept their replay",
         kept.error().message);
+  }
+}
+
+// A SQLite store holds the response key in clear (unless --response-key gives it) and
+// every license: files made before this process, or by another, may be open to others.
+void warn_if_store_open_to_others(const std::string& store_url) {
+  const auto path = sqlite_path_of(store_url);
+  if (!path) return;
+  for (const auto& f : files_open_to_others({*path, *path + "-wal", *path + "-shm"})) {
+    spdlog::warn(
+        "store file {} is open to other users (mode {:04o}): it holds the response key and "
+        "every license; chmod 600 it, or keep the key apart with --response-key FILE",
+        f.path, f.mode);
+  }
+}
+
+// Sleeps until the clock reaches `second` (Unix seconds).
+void wait_until_second(const Clock& clock, int64_t second) {
+  for (UnixMillis now = clock.now_ms(); unix_seconds(now) < second; now = clock.now_ms()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000 - now % 1000));
   }
 }
 
@@ -224,7 +246,15 @@ int serve(const ServeConfig& config) {
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  warn_if_store_open_to_others(config.store);
   SystemClock clock;
+  // With the in-memory nonce store, the restart rule of spec section 2 refuses requests
+  // dated before this second. The process before this one may have accepted requests
+  // dated up to the second this one begins in, and after a crash (SIGKILL, power loss)
+  // their nonces are nowhere; those dated later were ahead of its clock and are in the
+  // store. So the rule counts from the next second, and the listener waits for it: a
+  // client whose clock matches ours is never told it is dated before our start.
+  const int64_t first_second_served = clock.now_seconds() + 1;
   auto store = open_store(config.store, StoreLimits{config.max_queue, config.store_pool_size});
   if (!store.ok()) {
     std::cerr << "licensed: " << store.error().message << "\n";
@@ -298,7 +328,7 @@ int serve(const ServeConfig& config) {
   // keeps nonces across restarts of this process, and the Redis store applies the same
   // rule to Redis losing its data, so a fresh instance of a deployment (a rolling
   // restart) need not refuse requests signed just before it started.
-  handler_config.pipeline.started_at_seconds = state.redis ? 0 : clock.now_seconds();
+  handler_config.pipeline.started_at_seconds = state.redis ? 0 : first_second_served;
   handler_config.store = store.value().get();
   handler_config.dashboard_url = config.dashboard_url;
   handler_config.metrics = &metrics;
@@ -344,6 +374,7 @@ int serve(const ServeConfig& config) {
     }
     admin_address = endpoint_text(admin_bound.value());
   }
+  if (!state.redis) wait_until_second(clock, first_second_served);
   auto bound = server.start();
   if (!bound.ok()) {
     std::cerr << "licensed: " << bound.error().message << "\n";
@@ -383,6 +414,8 @@ int serve(const ServeConfig& config) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any command creates a file: the store, its -wal and -shm files, exports.
+  make_created_files_private();
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
   CLI::App app{"licensed: license activation server for software plugins"};
   app.require_subcommand(1);

@@ -251,7 +251,12 @@ Result<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call,
   if (const json::value* v = member(body, "machineTtl"); v != nullptr) {
     ASSIGN_OR_RETURN(patch.machine_ttl_seconds, machine_ttl_of(*v));
   }
-  RETURN_IF_ERROR(patch_license(tx, existing.key, patch, ctx));
+  AdminContext with_reason = ctx;
+  if (const json::value* v = member(body, "reason"); v != nullptr && !v->is_null()) {
+    if (!v->is_string()) return wrong("reason", "a string of at most 500 characters");
+    with_reason.reason = std::string(v->as_string());
+  }
+  RETURN_IF_ERROR(patch_license(tx, existing.key, patch, with_reason));
   return license_answer(tx, existing.key, ctx);
 }
 

@@ -33,6 +33,7 @@ struct AdminArgs {
   std::string machine_ttl;
   std::string key;
   std::string status;
+  std::optional<std::string> reason;  // kept in the audit record
   std::string ttl_value;
   std::string out_file;
   std::string token_name;
@@ -205,6 +206,8 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
 
   auto* lstatus = key_command("set-status", "set ACTIVE, SUSPENDED, REFUNDED or REVOKED");
   lstatus->add_option("STATUS", a->status, "new status")->required();
+  lstatus->add_option("--reason", a->reason,
+                      "why, kept in the audit record (at most 500 characters)");
   lstatus->callback([a, chosen] {
     *chosen = [a] {
       const auto st = parse_license_status(a->status);
@@ -212,9 +215,11 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         std::cerr << "licensed admin: status is ACTIVE, SUSPENDED, REFUNDED or REVOKED\n";
         return kExitRefused;
       }
+      AdminContext ctx = admin_context();
+      ctx.reason = a->reason;
       return with_store(*a, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
-          return set_license_status(tx, a->key, *st, admin_context());
+          return set_license_status(tx, a->key, *st, ctx);
         });
         if (!r.ok()) return report(r.error());
         std::cout << r->key << " status " << to_string(r->status) << "\n";

@@ -24,7 +24,14 @@ struct AdminContext {
   std::optional<std::string> actor_name;  // the admin token's name, when there is one
   Actor actor = Actor::kAdmin;
   std::optional<std::string> ip;  // the client's address, recorded where known
+  // Why, in the admin's words: kept in every audit record of the call (spec section 22).
+  std::optional<std::string> reason;
 };
+
+// A reason is at most this many characters (Unicode code points).
+inline constexpr size_t kMaxReasonCharacters = 500;
+// 1702 naming `reason` when it is longer than kMaxReasonCharacters.
+Status check_reason(const std::optional<std::string>& reason);
 
 std::string generate_license_key();  // UUID v4 from the CSPRNG
 // Lowercases a UUID v4; nullopt when it is not one.

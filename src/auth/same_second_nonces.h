@@ -1,9 +1,11 @@
 // Nonces consumed by requests dated in the server's current second, for a graceful stop
 // to keep in the store. With the in-memory nonce store, a restart refuses requests dated
-// before its start (the restart rule) and finds the nonces of requests dated ahead of the
-// clock in the store; a request dated in the very second the restart happens is neither,
-// so its replay to the new process would pass. Kept at the stop, those nonces are loaded
-// at the next start like the others. Bounded by one second of requests.
+// in or before the second it began in (the restart rule, counted from the next second:
+// see main.cpp) and finds the nonces of requests dated ahead of the clock in the store.
+// That covers every request the previous process accepted while the clock moves
+// forward; these kept nonces also cover a clock stepped back between a graceful stop and
+// the next start. Loaded at the next start like the others. Bounded by one second of
+// requests.
 #pragma once
 
 #include <cstdint>

@@ -3,6 +3,7 @@
 #include <toml++/toml.h>
 
 #include <charconv>
+#include <cstdint>
 #include <cstdlib>
 
 #include "auth/signing_headers.h"
@@ -10,6 +11,15 @@
 
 namespace licensed {
 namespace {
+
+// Bounds of the duration settings: beyond any sane use, and small enough that a
+// duration added to a Unix time in milliseconds (a nonce's expiry is now plus two
+// windows) can never overflow. A larger value is a typo or an attack on the arithmetic.
+constexpr int64_t kMaxTimestampWindowSeconds = 86'400;  // a day of clock skew
+constexpr int64_t kMaxRedisTimeoutMs = 60'000;
+constexpr int64_t kMaxHeaderTimeoutSeconds = 3'600;
+constexpr int64_t kMaxIdleTimeoutSeconds = 86'400;
+constexpr int64_t kNoBound = INT64_MAX;
 
 ApiError config_error(std::string message) {
   return errors::malformed("config", std::move(message));
@@ -63,10 +73,13 @@ Result<SigningKeyConfig> parse_key_pair(std::string_view pair, const std::string
   return k;
 }
 
-Result<int64_t> parse_positive(const Sourced& s) {
+Result<int64_t> parse_positive(const Sourced& s, int64_t max) {
   const auto v = parse_whole_number<int64_t>(s.value);
   if (!v || *v <= 0) {
     return config_error(s.source + ": expected a positive whole number, got '" + s.value + "'");
+  }
+  if (*v > max) {
+    return config_error(s.source + ": at most " + std::to_string(max) + ", got '" + s.value + "'");
   }
   return *v;
 }
@@ -151,7 +164,7 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
                  "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] for nonces and rate-limit buckets "
                  "shared by several instances");
   app.add_option("--redis-timeout", f.redis_timeout,
-                 "milliseconds a Redis connect or command may take (default 250)");
+                 "milliseconds a Redis connect or command may take (default 250, at most 60000)");
   app.add_option("--signing-key", f.signing_keys, "ID=SECRET, repeatable");
   app.add_option("--response-key", f.response_keys,
                  "PKCS#8 PEM Ed25519 key file that signs answers, repeatable: the first signs, "
@@ -159,16 +172,16 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
   app.add_option("--dashboard-url", f.dashboard_url, "where a customer frees a slot (409 hint)");
   app.add_option("--rate-limit-key", f.rate_limit_key, "per-license bucket: N/PERIOD or off");
   app.add_option("--rate-limit-ip", f.rate_limit_ip, "per-IP bucket: N/PERIOD or off");
-  app.add_option("--timestamp-window", f.timestamp_window, "accepted clock skew in seconds");
+  app.add_option("--timestamp-window", f.timestamp_window, "accepted clock skew in seconds (default 300, 1 to 86400)");
   app.add_option("--threads", f.threads, "network threads (default: one per core)");
   app.add_option("--admin-listen", f.admin_listen,
                  "HOST:PORT for /healthz, /readyz and /metrics, or off (default "
                  "127.0.0.1:9464)");
   app.add_option("--max-connections", f.max_connections, "open connections at most");
   app.add_option("--header-timeout", f.header_timeout,
-                 "seconds a request's header may take to arrive (default 10)");
+                 "seconds a request's header may take to arrive (default 10, at most 3600)");
   app.add_option("--idle-timeout", f.idle_timeout,
-                 "seconds an idle keep-alive connection is kept open (default 60)");
+                 "seconds an idle keep-alive connection is kept open (default 60, at most 86400)");
   app.add_option("--max-queue", f.max_queue,
                  "store jobs queued at most before 503 (default 10000)");
   app.add_option("--store-pool-size", f.store_pool_size,
@@ -191,14 +204,15 @@ EnvLookup process_environment() {
 Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLookup& env) {
   ServeConfig c;
   const toml::table* t = nullptr;
-  // A positive whole number from the first level that sets it, else `fallback`.
+  // A whole number from 1 to `max` from the first level that sets it, else `fallback`.
   auto pick_positive = [&](const auto& flag, const char* flag_name, const char* env_name,
-                           const char* file_key, auto fallback) -> Result<decltype(fallback)> {
+                           const char* file_key, auto fallback,
+                           int64_t max = kNoBound) -> Result<decltype(fallback)> {
     std::optional<std::string> flag_text;
     if (flag) flag_text = std::to_string(*flag);
     auto s = pick(flag_text, flag_name, env, env_name, t, file_key);
     if (!s) return fallback;
-    ASSIGN_OR_RETURN(const int64_t v, parse_positive(*s));
+    ASSIGN_OR_RETURN(const int64_t v, parse_positive(*s, max));
     return static_cast<decltype(fallback)>(v);
   };
   std::optional<toml::table> file;
@@ -230,7 +244,7 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
   }
   ASSIGN_OR_RETURN(c.redis_timeout_ms,
                    pick_positive(flags.redis_timeout, "redis-timeout", "LICENSED_REDIS_TIMEOUT",
-                                 "redis_timeout", c.redis_timeout_ms));
+                                 "redis_timeout", c.redis_timeout_ms, kMaxRedisTimeoutMs));
   if (auto s = pick(flags.dashboard_url, "dashboard-url", env, "LICENSED_DASHBOARD_URL", t,
                     "dashboard_url")) {
     if (!s->value.empty()) c.dashboard_url = s->value;
@@ -249,7 +263,8 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
   }
   ASSIGN_OR_RETURN(c.timestamp_window, pick_positive(flags.timestamp_window, "timestamp-window",
                                                      "LICENSED_TIMESTAMP_WINDOW",
-                                                     "timestamp_window", c.timestamp_window));
+                                                     "timestamp_window", c.timestamp_window,
+                                                     kMaxTimestampWindowSeconds));
   ASSIGN_OR_RETURN(
       c.threads, pick_positive(flags.threads, "threads", "LICENSED_THREADS", "threads", c.threads));
   ASSIGN_OR_RETURN(c.max_connections,
@@ -257,10 +272,10 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
                                  "LICENSED_MAX_CONNECTIONS", "max_connections", c.max_connections));
   ASSIGN_OR_RETURN(c.header_timeout,
                    pick_positive(flags.header_timeout, "header-timeout", "LICENSED_HEADER_TIMEOUT",
-                                 "header_timeout", c.header_timeout));
+                                 "header_timeout", c.header_timeout, kMaxHeaderTimeoutSeconds));
   ASSIGN_OR_RETURN(c.idle_timeout,
                    pick_positive(flags.idle_timeout, "idle-timeout", "LICENSED_IDLE_TIMEOUT",
-                                 "idle_timeout", c.idle_timeout));
+                                 "idle_timeout", c.idle_timeout, kMaxIdleTimeoutSeconds));
   bool admin_listen_given = false;
   if (auto s = pick(flags.admin_listen, "admin-listen", env, "LICENSED_ADMIN_LISTEN", t,
                     "admin_listen")) {

@@ -1,5 +1,6 @@
-// Precedence and validation of the observability, Redis and signing-key settings; the
-// others are covered by the black-box Config suite.
+// Precedence and validation of the observability, Redis and signing-key settings, and
+// the bounds of the duration settings; the others are covered by the black-box Config
+// suite.
 #include "config/serve_config.h"
 
 #include <gtest/gtest.h>
@@ -8,7 +9,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <string>
+#include <vector>
 
 namespace licensed {
 namespace {
@@ -281,6 +285,54 @@ TEST(ServeConfigSigningKeys, AnIdNoRequestCouldNameOrGivenTwiceIsRefused) {
   EXPECT_FALSE(resolve_serve_config(flags, Env({})).ok());
   flags.signing_keys = {std::string(64, 'k') + "=x"};
   EXPECT_TRUE(resolve_serve_config(flags, Env({})).ok());
+}
+
+// A duration is added to Unix milliseconds (a nonce's expiry is now plus two windows):
+// an absurd one would overflow, so each is bounded, at every level, naming the setting.
+TEST(ServeConfigDurations, EachIsRefusedBeyondItsBoundNamingTheSetting) {
+  struct Case {
+    std::string env_name;
+    std::string file_key;
+    int64_t max;
+    std::function<int64_t(const ServeConfig&)> read;
+  };
+  const std::vector<Case> cases = {
+      {"LICENSED_TIMESTAMP_WINDOW", "timestamp_window", 86'400,
+       [](const ServeConfig& c) { return c.timestamp_window; }},
+      {"LICENSED_REDIS_TIMEOUT", "redis_timeout", 60'000,
+       [](const ServeConfig& c) { return c.redis_timeout_ms; }},
+      {"LICENSED_HEADER_TIMEOUT", "header_timeout", 3'600,
+       [](const ServeConfig& c) { return c.header_timeout; }},
+      {"LICENSED_IDLE_TIMEOUT", "idle_timeout", 86'400,
+       [](const ServeConfig& c) { return c.idle_timeout; }},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.env_name);
+    auto at_max = resolve_serve_config({}, Env({{k.env_name, std::to_string(k.max)}}));
+    ASSERT_TRUE(at_max.ok()) << at_max.error().message;
+    EXPECT_EQ(k.read(at_max.value()), k.max);
+    EXPECT_TRUE(resolve_serve_config({}, Env({{k.env_name, "1"}})).ok());
+    for (const std::string& v : {std::to_string(k.max + 1), std::string("4600000000000000")}) {
+      auto over = resolve_serve_config({}, Env({{k.env_name, v}}));
+      ASSERT_FALSE(over.ok()) << v;
+      EXPECT_NE(over.error().message.find(k.env_name + ": at most " + std::to_string(k.max)),
+                std::string::npos)
+          << over.error().message;
+    }
+    const TomlFile file(k.file_key + " = " + std::to_string(k.max + 1) + "\n");
+    ServeFlags flags;
+    flags.config = file.path();
+    auto from_file = resolve_serve_config(flags, Env({}));
+    ASSERT_FALSE(from_file.ok());
+    EXPECT_NE(from_file.error().message.find("config " + k.file_key), std::string::npos)
+        << from_file.error().message;
+  }
+  ServeFlags flags;
+  flags.timestamp_window = 4'600'000'000'000'000;
+  auto flagged = resolve_serve_config(flags, Env({}));
+  ASSERT_FALSE(flagged.ok());
+  EXPECT_NE(flagged.error().message.find("--timestamp-window: at most 86400"), std::string::npos)
+      << flagged.error().message;
 }
 
 }  // namespace

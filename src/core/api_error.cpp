@@ -84,22 +84,30 @@ ApiError method_not_allowed(std::string_view allow) {
   return e;
 }
 
-ApiError header_too_large(int64_t limit_bytes) {
+namespace {
+// A refusal at the HTTP level: no numeric code, and the connection closes after it.
+ApiError http_refusal(int http_status, std::string error, std::string message) {
   ApiError e;
-  e.http_status = 431;
-  e.error = "REQUEST_HEADER_FIELDS_TOO_LARGE";
-  e.message = "the request header exceeds " + std::to_string(limit_bytes) + " bytes";
+  e.http_status = http_status;
+  e.error = std::move(error);
+  e.message = std::move(message);
   e.close_connection = true;
   return e;
 }
+}  // namespace
 
-ApiError bad_http_request() {
-  ApiError e;
-  e.http_status = 400;
-  e.error = "BAD_REQUEST";
-  e.message = "malformed HTTP request";
-  e.close_connection = true;
-  return e;
+ApiError header_too_large(int64_t limit_bytes) {
+  return http_refusal(431, "REQUEST_HEADER_FIELDS_TOO_LARGE",
+                      "the request header exceeds " + std::to_string(limit_bytes) + " bytes");
+}
+
+ApiError bad_http_request(std::string message) {
+  return http_refusal(400, "BAD_REQUEST", std::move(message));
+}
+
+ApiError transfer_coding_not_implemented() {
+  return http_refusal(501, "NOT_IMPLEMENTED",
+                      "the only transfer coding accepted is chunked, alone");
 }
 
 ApiError unauthorized() {

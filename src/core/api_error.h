@@ -56,7 +56,9 @@ ApiError method_not_allowed(std::string_view allow = "POST");
 // HTTP-level refusals before a request reaches an endpoint: the shape of the routing
 // errors, no numeric code, and the connection closes after them.
 ApiError header_too_large(int64_t limit_bytes);
-ApiError bad_http_request();
+ApiError bad_http_request(std::string message = "malformed HTTP request");
+// 501: a request framed with a transfer coding other than chunked alone (RFC 9112 6.1).
+ApiError transfer_coding_not_implemented();
 // The admin API's bearer-token refusals (spec section 12): the shape of the routing
 // errors, no numeric code (the contract's codes are the License API's).
 ApiError unauthorized();  // 401: token missing or unknown

@@ -67,6 +67,10 @@ struct AuditEntry {
   std::optional<std::string> ip;
   std::optional<std::string> key_id;
   std::optional<std::string> request_id;
+  // On license.update and license.status: the JSON object {"<field>": {"from", "to"}}
+  // (spec section 8), as stored.
+  std::optional<std::string> changes;
+  std::optional<std::string> reason;  // why, in the admin's words (spec section 22)
 };
 
 namespace audit_action {

@@ -1,5 +1,7 @@
 #include "core/license_json.h"
 
+#include <boost/json/parse.hpp>
+
 #include "core/timestamp.h"
 
 namespace licensed {
@@ -58,6 +60,13 @@ boost::json::object audit_json(const AuditEntry& e) {
   if (e.ip) o["ip"] = *e.ip;
   if (e.key_id) o["keyId"] = *e.key_id;
   if (e.request_id) o["requestId"] = *e.request_id;
+  if (e.changes) {
+    // Written by admin_operations as an object; anything else is left out, not guessed at.
+    boost::system::error_code ec;
+    boost::json::value changes = boost::json::parse(*e.changes, ec);
+    if (!ec && changes.is_object()) o["changes"] = std::move(changes);
+  }
+  if (e.reason) o["reason"] = *e.reason;
   return o;
 }
 

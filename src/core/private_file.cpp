@@ -1,6 +1,7 @@
 #include "core/private_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,6 +35,19 @@ std::optional<std::string> write_new_private_file(const std::string& path, std::
     return path + ": cannot write the file: " + std::strerror(err);
   }
   return std::nullopt;
+}
+
+void make_created_files_private() { ::umask(077); }
+
+std::vector<ExposedFile> files_open_to_others(const std::vector<std::string>& paths) {
+  std::vector<ExposedFile> out;
+  for (const auto& path : paths) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) continue;
+    const unsigned mode = st.st_mode & 07777;
+    if ((mode & 077) != 0) out.push_back({path, mode});
+  }
+  return out;
 }
 
 }  // namespace licensed

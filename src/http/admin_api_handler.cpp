@@ -170,8 +170,17 @@ void AdminApiHandler::refuse_token(const RequestContext& ctx, HttpReply reply) c
   reply(answer_error(errors::unauthorized(), ctx.request_id));
 }
 
+std::optional<HttpResponse> AdminApiHandler::locked_out(const RequestContext& ctx) const {
+  if (config_.failed_auth_limiter == nullptr) return std::nullopt;
+  const RateDecision d = config_.failed_auth_limiter->peek(ctx.client_ip, config_.clock->now_ms());
+  if (d.allowed) return std::nullopt;
+  return answer_error(errors::rate_limited("ip", d.retry_after_seconds), ctx.request_id);
+}
+
 void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const RequestContext& ctx,
                             HttpReply reply) const {
+  // Asked before the token is looked up, so a right one is refused like the guesses.
+  if (auto refused = locked_out(ctx)) return reply(std::move(*refused));
   const auto admin_route = static_cast<AdminRoute>(route.id - kFirstRouteId);
   std::optional<std::string> token = bearer_token(req);
   if (!token) return refuse_token(ctx, std::move(reply));
@@ -231,8 +240,9 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
                      call->touch_token_id = t.id;
                    }
                  }
-                 call->outcome.emplace(
-                     run_admin_call(tx, call->call.value(), AdminContext{now, t.name}));
+                 call->outcome.emplace(run_admin_call(
+                     tx, call->call.value(),
+                     AdminContext{now, t.name, Actor::kAdmin, call->client_ip}));
                  return call->outcome->ok();
                },
                [call, reply, self, store, clock, reporter](const std::optional<ApiError>& failure) {

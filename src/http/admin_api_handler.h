@@ -6,7 +6,7 @@
 
 #include "http/http_service.h"
 #include "observability/error_reporter.h"
-#include "ratelimit/rate_limiter.h"
+#include "ratelimit/memory_rate_limiter.h"
 #include "store/store.h"
 
 namespace licensed {
@@ -14,9 +14,11 @@ namespace licensed {
 struct AdminApiConfig {
   Store* store = nullptr;
   const Clock* clock = nullptr;
-  // Counts failed token checks per client IP; once it refuses, they answer 429 1706
-  // instead of 401. Null: no limit.
-  RateLimiter* failed_auth_limiter = nullptr;
+  // Counts failed token checks per client IP. Once its bucket is empty every call from
+  // that IP, a right token's too, answers 429 1706 until it refills: a guess that
+  // happened to be right must not be told apart from the wrong ones. In memory, per
+  // instance, whatever the deployment keeps elsewhere. Null: no limit.
+  MemoryRateLimiter* failed_auth_limiter = nullptr;
   // Where 500s (1709) are reported besides the log; null: only logged.
   ErrorReporter* error_reporter = nullptr;
 };
@@ -39,6 +41,8 @@ class AdminApiHandler final : public HttpService {
 
  private:
   void refuse_token(const RequestContext& ctx, HttpReply reply) const;
+  // The 429 while the client's failed-token bucket is empty; nullopt otherwise.
+  std::optional<HttpResponse> locked_out(const RequestContext& ctx) const;
 
   AdminApiConfig config_;
 };

@@ -147,6 +147,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     HeaderDecision decision = decide_after_header(server_.service(), *parser_, ec, config().limits);
     path_ = std::move(decision.path);
     route_ = decision.route.value_or(Route{});
+    header_fields_ = decision.header_fields;
     if (decision.refusal) {
       return send(error_response(*decision.refusal, request_id_),
                   decision.refusal->close_connection);
@@ -168,6 +169,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         return close();
       case BodyOutcome::kComplete:
         break;
+    }
+    if (auto refused = refuse_trailer_fields(*parser_, header_fields_)) {
+      return send(error_response(*refused, request_id_), true);
     }
     // The store bounds its own work (queue limit, busy timeout); the write that follows
     // sets the next deadline.
@@ -252,6 +256,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string client_ip_;
   std::optional<net::ip::address> peer_;  // the connection's peer, once known
   Route route_;
+  size_t header_fields_ = 0;  // fields before the body: any more came in a trailer
   std::chrono::steady_clock::time_point started_;
   bool busy_ = false;
   std::array<char, 4096> discard_{};

@@ -4,9 +4,13 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/serializer.hpp>
 #include <boost/beast/http/write.hpp>
+#include <cctype>
 #include <future>
+#include <iterator>
 #include <sstream>
+#include <vector>
 
+#include "core/text.h"
 #include "http/routes.h"
 
 namespace licensed {
@@ -18,6 +22,84 @@ void apply_limits(RequestParser& parser, const HttpLimits& limits) {
   parser.header_limit(static_cast<uint32_t>(limits.max_header_bytes));
   parser.body_limit(limits.max_body_bytes);
 }
+
+namespace {
+
+// RFC 9110 5.6.2: a token's characters.
+bool is_token(std::string_view s) {
+  constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";
+  if (s.empty()) return false;
+  for (const char c : s) {
+    const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    if (!alnum && kSymbols.find(c) == std::string_view::npos) return false;
+  }
+  return true;
+}
+
+bool is_chunked(std::string_view coding) {
+  constexpr std::string_view kChunked = "chunked";
+  if (coding.size() != kChunked.size()) return false;
+  for (size_t i = 0; i < coding.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(coding[i])) != kChunked[i]) return false;
+  }
+  return true;
+}
+
+// The coding names of Transfer-Encoding's lists (RFC 9112 6.1), parameters dropped and
+// empty list elements skipped; nullopt when one is not a token or there is none.
+std::optional<std::vector<std::string_view>> transfer_codings(const HttpRequestHeader& req) {
+  std::vector<std::string_view> codings;
+  const auto [first, last] = req.equal_range(http::field::transfer_encoding);
+  for (auto it = first; it != last; ++it) {
+    std::string_view list(it->value().data(), it->value().size());
+    for (;;) {
+      const size_t comma = list.find(',');
+      const std::string_view element = trim_blanks(list.substr(0, comma));
+      const std::string_view name = trim_blanks(element.substr(0, element.find(';')));
+      if (!element.empty() && !is_token(name)) return std::nullopt;
+      if (!element.empty()) codings.push_back(name);
+      if (comma == std::string_view::npos) break;
+      list.remove_prefix(comma + 1);
+    }
+  }
+  if (codings.empty()) return std::nullopt;
+  return codings;
+}
+
+// Transfer-Encoding: chunked alone, or none. Beast reads a list not ending in chunked as
+// a request without a body, and the bytes after the header (its body) as the next
+// request: a smuggled one (RFC 9112 6.3). A list that is not one of codings is malformed
+// (400); a coding besides chunked is one we do not implement (501, as nginx answers).
+// Beast's own verdict (`chunked()`) must agree, since it is what frames the body.
+std::optional<ApiError> check_transfer_coding(const RequestParser& parser) {
+  const auto& req = parser.get();
+  if (req.find(http::field::transfer_encoding) == req.end()) return std::nullopt;
+  // RFC 9112 6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing.
+  if (req.version() < 11) return errors::bad_http_request("Transfer-Encoding in HTTP/1.0");
+  const auto codings = transfer_codings(req);
+  if (!codings) return errors::bad_http_request("malformed Transfer-Encoding");
+  if (codings->size() != 1 || !is_chunked(codings->front()) || !parser.chunked()) {
+    return errors::transfer_coding_not_implemented();
+  }
+  return std::nullopt;
+}
+
+// HTTP-level faults of a parsed header that Beast lets through: the framing above, and
+// RFC 9112 3.2's Host, exactly one on HTTP/1.1.
+std::optional<ApiError> check_framing(const RequestParser& parser) {
+  if (auto e = check_transfer_coding(parser)) return e;
+  const auto& req = parser.get();
+  if (req.version() >= 11 && req.count(http::field::host) != 1) {
+    return errors::bad_http_request("an HTTP/1.1 request needs exactly one Host header");
+  }
+  return std::nullopt;
+}
+
+size_t field_count(const HttpRequestHeader& req) {
+  return static_cast<size_t>(std::distance(req.begin(), req.end()));
+}
+
+}  // namespace
 
 HeaderDecision decide_after_header(const HttpService& service, const RequestParser& parser,
                                    beast::error_code ec, const HttpLimits& limits) {
@@ -35,6 +117,11 @@ HeaderDecision decide_after_header(const HttpService& service, const RequestPars
   }
   const auto& req = parser.get();
   d.path = std::string(path_of(req.target()));
+  d.header_fields = field_count(req);
+  if (auto e = check_framing(parser)) {
+    d.refusal = std::move(*e);
+    return d;
+  }
   auto route = service.route(req.method_string(), d.path);
   if (!route.ok()) {
     // The body was not read: the connection cannot carry another request after it.
@@ -57,6 +144,11 @@ BodyOutcome classify_body_read(beast::error_code ec) {
   if (!ec) return BodyOutcome::kComplete;
   if (ec == http::error::body_limit) return BodyOutcome::kTooLarge;
   return BodyOutcome::kBroken;
+}
+
+std::optional<ApiError> refuse_trailer_fields(const RequestParser& parser, size_t header_fields) {
+  if (field_count(parser.get()) == header_fields) return std::nullopt;
+  return errors::bad_http_request("trailer fields are not accepted");
 }
 
 void finalize_response(const HttpService& service, HttpResponse& res, unsigned version,
@@ -139,6 +231,11 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
         return out;
       case BodyOutcome::kComplete:
         break;
+    }
+    if (auto refused = refuse_trailer_fields(parser, decision.header_fields)) {
+      HttpResponse res = error_response(*refused, request_id);
+      out += serialize(service, res, version, false, parser, decision.path);
+      return out;
     }
     const RequestContext ctx{decision.path, client_ip, request_id};
     HttpResponse res = wait_for_answer(service, *decision.route, parser.get(), ctx);

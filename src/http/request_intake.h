@@ -1,6 +1,7 @@
 // How a request is taken in, shared by the socket session (http_server.cpp) and the
 // in-process exchange that fuzzers and tests drive: header limit (431), malformed
-// requests (400), check 1 (route) before check 2 (declared size), then the body limit.
+// requests (400: also no Host on HTTP/1.1, a trailer), transfer codings besides chunked
+// (501), check 1 (route) before check 2 (declared size), then the body limit.
 #pragma once
 
 #include <boost/beast/core/error.hpp>
@@ -31,6 +32,7 @@ struct HeaderDecision {
   std::optional<Route> route;
   std::optional<ApiError> refusal;
   std::string path;
+  size_t header_fields = 0;  // the header's fields, for refuse_trailer_fields
 };
 HeaderDecision decide_after_header(const HttpService& service, const RequestParser& parser,
                                    boost::beast::error_code ec, const HttpLimits& limits);
@@ -50,6 +52,11 @@ void finalize_response(const HttpService& service, HttpResponse& res, unsigned v
 // error. A broken connection (anything but the body limit) answers nothing.
 enum class BodyOutcome { kComplete, kTooLarge, kBroken };
 BodyOutcome classify_body_read(boost::beast::error_code ec);
+
+// Once a body is read: 400 when a chunked body ended with trailer fields. Beast adds them
+// to the request's own fields, where a signing header, Authorization or
+// X-Forwarded-For sent after the body would pass for one sent before it.
+std::optional<ApiError> refuse_trailer_fields(const RequestParser& parser, size_t header_fields);
 
 // Answers every request in `bytes` (pipelined requests included) through `service`, as
 // a connection from `client_ip` would see them, and returns the serialized answers.

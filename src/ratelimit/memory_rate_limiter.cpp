@@ -32,39 +32,51 @@ MemoryRateLimiter::Instant MemoryRateLimiter::plus_interval(const Instant& t) co
   return r;
 }
 
-MemoryRateLimiter::Shard& MemoryRateLimiter::shard_for(std::string_view key) {
+MemoryRateLimiter::Shard& MemoryRateLimiter::shard_for(std::string_view key) const {
   // Remix so the shard index does not correlate with the map's own bucket choice.
   const uint64_t h = static_cast<uint64_t>(KeyHash{}(key)) * 0x9E3779B97F4A7C15ULL;
   return shards_[(h >> 32) % shard_count_];
 }
 
-RateDecision MemoryRateLimiter::admit(std::string_view bucket_key, UnixMillis now) {
-  Shard& shard = shard_for(bucket_key);
-  std::lock_guard lock(shard.mu);
-
-  auto it = shard.tat.find(bucket_key);
+MemoryRateLimiter::Instant MemoryRateLimiter::next_tat(const Instant* current,
+                                                       UnixMillis now) const {
   // A TAT in the past means the bucket is full again: the same as no entry.
-  Instant tat{now, 0};
-  if (it != shard.tat.end() && !is_past(it->second, now)) tat = it->second;
+  const Instant tat = current != nullptr && !is_past(*current, now) ? *current : Instant{now, 0};
+  return plus_interval(tat);
+}
 
+RateDecision MemoryRateLimiter::decide(const Instant& next, UnixMillis now) const {
   // GCRA with burst N: admit when the new TAT is at most one period ahead of now.
-  const Instant next = plus_interval(tat);
   const int64_t limit_ms = now + spec_.period_ms;
-  if (next.ms < limit_ms || (next.ms == limit_ms && next.frac == 0)) {
-    if (it != shard.tat.end()) {
-      it->second = next;
-    } else {
-      shard.tat.emplace(std::string(bucket_key), next);
-      ++shard.inserts_since_sweep;
-      maybe_sweep(shard, now);
-    }
-    return {true, 0};
-  }
-
+  if (next.ms < limit_ms || (next.ms == limit_ms && next.frac == 0)) return {true, 0};
   // Refused: the bucket admits one request once next - period <= now, which is
   // (next.ms - limit_ms) whole ms plus a fraction; round that up to seconds.
   const int64_t wait_ms = next.ms - limit_ms + (next.frac > 0 ? 1 : 0);
   return refused_for_ms(wait_ms);
+}
+
+RateDecision MemoryRateLimiter::admit(std::string_view bucket_key, UnixMillis now) {
+  Shard& shard = shard_for(bucket_key);
+  std::lock_guard lock(shard.mu);
+  auto it = shard.tat.find(bucket_key);
+  const Instant next = next_tat(it != shard.tat.end() ? &it->second : nullptr, now);
+  const RateDecision d = decide(next, now);
+  if (!d.allowed) return d;
+  if (it != shard.tat.end()) {
+    it->second = next;
+  } else {
+    shard.tat.emplace(std::string(bucket_key), next);
+    ++shard.inserts_since_sweep;
+    maybe_sweep(shard, now);
+  }
+  return d;
+}
+
+RateDecision MemoryRateLimiter::peek(std::string_view bucket_key, UnixMillis now) const {
+  Shard& shard = shard_for(bucket_key);
+  std::lock_guard lock(shard.mu);
+  const auto it = shard.tat.find(bucket_key);
+  return decide(next_tat(it != shard.tat.end() ? &it->second : nullptr, now), now);
 }
 
 void MemoryRateLimiter::maybe_sweep(Shard& shard, UnixMillis now) {

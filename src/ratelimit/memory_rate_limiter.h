@@ -23,6 +23,9 @@ class MemoryRateLimiter final : public RateLimiter {
   explicit MemoryRateLimiter(RateSpec spec, size_t shards = 64);
 
   RateDecision admit(std::string_view bucket_key, UnixMillis now) override;
+  // What admit would answer at `now`, counting nothing: a caller that counts only
+  // failures (wrong admin tokens) asks first, so an empty bucket refuses every attempt.
+  RateDecision peek(std::string_view bucket_key, UnixMillis now) const;
 
   // Buckets currently remembered; swept ones are not counted.
   size_t size() const;
@@ -51,8 +54,12 @@ class MemoryRateLimiter final : public RateLimiter {
 
   bool is_past(const Instant& t, UnixMillis now) const;
   Instant plus_interval(const Instant& t) const;
+  // The TAT after admitting one more at `now`, from the bucket's current one (if any).
+  Instant next_tat(const Instant* current, UnixMillis now) const;
+  // Admitted when `next` is at most one period ahead of now; else the refusal.
+  RateDecision decide(const Instant& next, UnixMillis now) const;
   void maybe_sweep(Shard& shard, UnixMillis now);
-  Shard& shard_for(std::string_view key);
+  Shard& shard_for(std::string_view key) const;
 
   RateSpec spec_;
   Instant interval_;  // the emission interval, period/count

@@ -70,6 +70,17 @@ TEST(RateLimiter, RefusedRequestsCostNothing) {
   EXPECT_FALSE(rl.admit("k", kT0 + 500).allowed);
 }
 
+TEST(RateLimiter, PeekTellsWhatAdmitWouldAnswerWithoutCounting) {
+  MemoryRateLimiter rl(RateSpec{2, 1'000});
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(rl.peek("k", kT0).allowed);
+  EXPECT_EQ(admitted_in_burst(rl, "k", kT0, 2), 2);
+  const RateDecision peeked = rl.peek("k", kT0 + 100);
+  EXPECT_FALSE(peeked.allowed);
+  EXPECT_EQ(peeked.retry_after_seconds, rl.admit("k", kT0 + 100).retry_after_seconds);
+  EXPECT_TRUE(rl.peek("k", kT0 + 500).allowed);
+  EXPECT_TRUE(rl.admit("k", kT0 + 500).allowed);
+}
+
 TEST(RateLimiter, RecoversOneSlotPerIntervalAndTheFullBurstAfterAPeriod) {
   MemoryRateLimiter rl(RateSpec{120, 60'000});
   EXPECT_EQ(admitted_in_burst(rl, "k", kT0, 200), 120);

@@ -237,8 +237,19 @@ TEST_F(AdminApi, RepeatedWrongTokensFromOneIpAreRateLimited) {
   EXPECT_GE(unauthorized, 1);
   EXPECT_LT(unauthorized, 40);
   EXPECT_RATE_LIMITED(last, "ip", 60);
-  // A good token still works.
-  EXPECT_EQ(Api("GET", "/products").status, 200);
+}
+
+// Were a right token served while the bucket is empty, a guesser would tell the right
+// guess from the others by its answer; so every attempt waits for the refill.
+TEST_F(AdminApi, WhileWrongTokensAreRateLimitedTheRightTokenIsRefusedToo) {
+  Start();
+  HttpResponse last;
+  for (int i = 0; i < 40 && last.status != 429; ++i) {
+    last = Api("GET", "/products", std::nullopt, "lic_adm_guess" + std::to_string(i));
+  }
+  ASSERT_EQ(last.status, 429) << last.Describe();
+  EXPECT_RATE_LIMITED(Api("GET", "/products"), "ip", 60);
+  EXPECT_RATE_LIMITED(Api("POST", "/products", R"({"slug":"delay","name":"Delay"})"), "ip", 60);
 }
 
 TEST_F(AdminApi, TokensNeverReachTheLog) {
@@ -330,6 +341,73 @@ TEST_F(AdminApi, PatchChangesStatusMaxExpiryAndMachineTtlWithAnAuditRecordEach) 
   EXPECT_EQ(actions, (std::vector<std::string>{"license.create", "license.status", "license.update",
                                                "license.update", "license.update", "license.status",
                                                "license.update", "license.update"}));
+}
+
+// Spec section 8: an admin change's records carry the caller's ip and, on
+// license.status and license.update, what changed; section 22: PATCH's reason is kept
+// in each of them.
+TEST_F(AdminApi, PatchAuditsTheCallersIpWhatChangedFromWhatToWhatAndTheReason) {
+  Start();
+  const std::string key = CreateLicense(R"({"product":"reverb","max":1})");
+  HttpResponse r = Api("PATCH", "/licenses/" + key,
+                       R"({"status":"SUSPENDED","max":4,"expiresAt":"2099-06-01T00:00:00Z",)"
+                       R"("machineTtl":600,"reason":"chargeback #1234"})");
+  ASSERT_EQ(r.status, 200) << r.Describe();
+  r = Api("PATCH", "/licenses/" + key, R"({"status":"ACTIVE","machineTtl":null})");
+  ASSERT_EQ(r.status, 200) << r.Describe();
+
+  std::vector<json::value> records = AdminAudit(key);
+  ASSERT_EQ(records.size(), 7u);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"license.status", R"({"status":{"from":"ACTIVE","to":"SUSPENDED"}})"},
+      {"license.update", R"({"max":{"from":1,"to":4}})"},
+      {"license.update", R"({"expiresAt":{"from":null,"to":"2099-06-01T00:00:00.000Z"}})"},
+      {"license.update", R"({"machineTtl":{"from":null,"to":600}})"},
+      {"license.status", R"({"status":{"from":"SUSPENDED","to":"ACTIVE"}})"},
+      {"license.update", R"({"machineTtl":{"from":600,"to":null}})"},
+  };
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const json::value& e = records[i + 1];
+    SCOPED_TRACE(Dump(e));
+    EXPECT_EQ(Str(e, "action"), expected[i].first);
+    EXPECT_EQ(Str(e, "ip"), "127.0.0.1");
+    ASSERT_TRUE(Has(e, "changes"));
+    EXPECT_EQ(Dump(At(e, "changes")), expected[i].second);
+    // The first call's reason is in each of its four records; the second gave none.
+    if (i < 4) {
+      EXPECT_EQ(Str(e, "reason"), "chargeback #1234");
+    } else {
+      EXPECT_FALSE(Has(e, "reason"));
+    }
+  }
+  EXPECT_EQ(Str(records[0], "ip"), "127.0.0.1");  // license.create, no changes
+  EXPECT_FALSE(Has(records[0], "changes"));
+  // The command line's records have no address to give, and say what changed too.
+  admin().SetMax(key, 2);
+  const json::value cli = Arr(admin().Audit(key), "").back();
+  EXPECT_FALSE(Has(cli, "ip"));
+  EXPECT_EQ(Dump(At(cli, "changes")), R"({"max":{"from":4,"to":2}})");
+}
+
+TEST_F(AdminApi, AReasonOfMoreThan500CharactersIs1702AndChangesNothing) {
+  Start();
+  const std::string key = CreateLicense(R"({"product":"reverb","max":1})");
+  // Characters, not bytes: 500 two-byte ones are accepted.
+  std::string at_limit;
+  for (int i = 0; i < 500; ++i) at_limit += "\xc3\xa9";
+  HttpResponse r = Api("PATCH", "/licenses/" + key,
+                       R"({"status":"SUSPENDED","reason":")" + at_limit + R"("})");
+  ASSERT_EQ(r.status, 200) << r.Describe();
+  EXPECT_EQ(Str(AdminAudit(key).back(), "reason"), at_limit);
+  r = Api("PATCH", "/licenses/" + key,
+          R"({"status":"REVOKED","reason":")" + std::string(501, 'x') + R"("})");
+  EXPECT_API_ERROR(r, 400, 1702, "LICENSE_API_MALFORMED");
+  EXPECT_EQ(Str(BodyJson(r), "field"), "reason");
+  r = Api("PATCH", "/licenses/" + key, R"({"status":"REVOKED","reason":5})");
+  EXPECT_API_ERROR(r, 400, 1702, "LICENSE_API_MALFORMED");
+  EXPECT_EQ(Str(BodyJson(r), "field"), "reason");
+  EXPECT_EQ(Str(admin().Show(key), "status"), "SUSPENDED");
+  EXPECT_EQ(AdminAudit(key).size(), 2u);
 }
 
 TEST_F(AdminApi, SoftDeleteAnswers1703ToClientsAndRestoreBringsTheLicenseBack) {

@@ -105,6 +105,22 @@ TEST_F(AdminCli, UsageErrorExitsTwo) {
   EXPECT_EQ(RunCommand({LicensedBinary(), "no-such-command"}).exit_code, 2);
 }
 
+TEST_F(AdminCli, SetStatusKeepsItsReasonAndWhatChangedInTheAuditRecord) {
+  const std::string license = admin().CreateLicense("reverb", 1);
+  CommandResult r =
+      admin().Run({"license", "set-status", license, "SUSPENDED", "--reason", "fraud check"});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  const json::value record = Arr(admin().Audit(license), "").back();
+  EXPECT_EQ(Str(record, "action"), "license.status");
+  EXPECT_EQ(Str(record, "reason"), "fraud check");
+  EXPECT_EQ(Dump(At(record, "changes")), R"({"status":{"from":"ACTIVE","to":"SUSPENDED"}})");
+  // Longer than 500 characters: refused as bad input, nothing changed.
+  r = admin().Run({"license", "set-status", license, "REVOKED", "--reason", std::string(501, 'x')});
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_NE(r.err.find("reason"), std::string::npos) << r.Describe();
+  EXPECT_EQ(Str(admin().Show(license), "status"), "SUSPENDED");
+}
+
 TEST_F(AdminCli, DeletedLicenseIsShownButChangesAreRefused) {
   const std::string license = NewLicense(1);
   admin().Delete(license);

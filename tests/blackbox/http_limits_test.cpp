@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "support/fixture.h"
 #include "support/raw_connection.h"
+#include "support/response_verifier.h"
 
 namespace bb {
 namespace {
@@ -22,6 +25,34 @@ class HttpLimits : public BlackboxTest {
     HttpRequest r = Signed(endpoint, std::move(body));
     for (const auto& h : extra) r.Set(h.name, h.value);
     return Serialize(port(), r);
+  }
+
+  // The header fields of serialized `request`, without its Content-Length and without
+  // the blank line that ends the header: framing lines go after it.
+  static std::string FieldsWithoutLength(std::string request) {
+    request.erase(request.find("\r\n\r\n") + 2);
+    const size_t length = request.find("Content-Length:");
+    request.erase(length, request.find("\r\n", length) + 2 - length);
+    return request;
+  }
+
+  // `request`'s body sent as one chunk, then `trailer` (field lines).
+  std::string Chunked(const HttpRequest& request, const std::string& trailer = "") const {
+    std::ostringstream out;
+    out << FieldsWithoutLength(Serialize(port(), request)) << "Transfer-Encoding: chunked\r\n\r\n"
+        << std::hex << request.body.size() << "\r\n"
+        << request.body << "\r\n0\r\n"
+        << trailer << "\r\n";
+    return out.str();
+  }
+
+  // A signed request to `endpoint` with `framing` (header lines) in place of its
+  // Content-Length, and nothing after the header; returns it and its nonce.
+  std::pair<std::string, std::string> Reframed(std::string_view endpoint,
+                                               const std::string& framing) const {
+    const HttpRequest r = Signed(endpoint, Body(RandomUuidV4()));
+    return {FieldsWithoutLength(Serialize(port(), r)) + framing + "\r\n",
+            r.Get("X-License-Nonce").value()};
   }
 };
 
@@ -204,6 +235,94 @@ TEST_F(HttpLimits, MalformedRequestsAre400WithoutHarmToOtherConnections) {
   }
   ASSERT_TRUE(bystander.Write(SignedBytes("status", Body(license))));
   EXPECT_OK(bystander.Read());
+}
+
+// RFC 9112 6.3: with a transfer coding other than chunked the body's length cannot be
+// known. Read as bodiless, the bytes after the header would be taken for a second
+// request that no proxy in front saw: a smuggled one. Refused as nginx does, and closed.
+TEST_F(HttpLimits, ATransferCodingOtherThanChunkedIs501AndWhatFollowsIsNeverServed) {
+  Start();
+  const std::string license = NewLicense(1);
+  const std::string public_key = SigningPublicKey();
+  for (const std::string coding : {"gzip", "chunked, gzip", "gzip, chunked"}) {
+    SCOPED_TRACE(coding);
+    const auto [head, nonce] = Reframed("status", "Transfer-Encoding: " + coding + "\r\n");
+    const std::string smuggled = SignedBytes("status", Body(license));
+    RawConnection c(port());
+    ASSERT_TRUE(c.Write(head + smuggled));
+    const HttpResponse r = c.Read();
+    ExpectRouteError(r, 501, "NOT_IMPLEMENTED");
+    EXPECT_EQ(r.header("Connection"), "close");
+    EXPECT_TRUE(SignedFor(r, public_key, nonce));  // a License API answer, as 413 and 431
+    EXPECT_TRUE(c.ClosedByPeer(5s)) << "the bytes after the header were answered";
+    // Never served: its nonce is still unused.
+    RawConnection again(port());
+    ASSERT_TRUE(again.Write(smuggled));
+    EXPECT_OK(again.Read());
+  }
+}
+
+TEST_F(HttpLimits, AMalformedTransferEncodingIs400AndCloses) {
+  Start();
+  for (const std::string coding : {"", " , ", "chunked, x y", "\"chunked\""}) {
+    SCOPED_TRACE(coding);
+    RawConnection c(port());
+    ASSERT_TRUE(c.Write(Reframed("status", "Transfer-Encoding: " + coding + "\r\n").first));
+    ExpectRouteError(c.Read(), 400, "BAD_REQUEST");
+    EXPECT_TRUE(c.ClosedByPeer(5s));
+  }
+}
+
+// Beast adds a chunked body's trailer fields to the request's own, where signing headers
+// sent after the body (so after any proxy looked at the header) would count as sent.
+TEST_F(HttpLimits, AChunkedRequestWithATrailerIs400AndNotServed) {
+  Start();
+  const std::string license = NewLicense(1);
+  const HttpRequest request = Signed("status", Body(license));
+  // The signature moves from the header to the trailer.
+  HttpRequest header_unsigned = request;
+  header_unsigned.Remove("X-License-Signature");
+  RawConnection c(port());
+  ASSERT_TRUE(c.Write(Chunked(header_unsigned,
+                              "X-License-Signature: " + *request.Get("X-License-Signature") + "\r\n")));
+  ExpectRouteError(c.Read(), 400, "BAD_REQUEST");
+  EXPECT_TRUE(c.ClosedByPeer(5s));
+  // Not served: the same request, signed in its header, still has an unused nonce.
+  RawConnection again(port());
+  ASSERT_TRUE(again.Write(Chunked(request)));
+  EXPECT_OK(again.Read());
+}
+
+TEST_F(HttpLimits, AChunkedRequestWithoutATrailerIsServed) {
+  Start();
+  RawConnection c(port());
+  ASSERT_TRUE(c.Write(Chunked(Signed("status", Body(NewLicense(1))))));
+  EXPECT_OK(c.Read());
+}
+
+// RFC 9112 3.2: a server must answer 400 to an HTTP/1.1 request without exactly one
+// Host; HTTP/1.0 needs none.
+TEST_F(HttpLimits, AnHttp11RequestWithoutHostIs400) {
+  Start();
+  const std::string license = NewLicense(1);
+  const std::string request = SignedBytes("status", Body(license));
+  const size_t at = request.find("Host:");
+  ASSERT_NE(at, std::string::npos);
+  const std::string host_line = request.substr(at, request.find("\r\n", at) + 2 - at);
+  std::string without = request;
+  without.erase(at, host_line.size());
+  std::string twice = request;
+  twice.insert(at, "Host: other.example\r\n");
+  for (const std::string& bytes : {without, twice}) {
+    RawConnection c(port());
+    ASSERT_TRUE(c.Write(bytes));
+    ExpectRouteError(c.Read(), 400, "BAD_REQUEST");
+    EXPECT_TRUE(c.ClosedByPeer(5s));
+  }
+  // The same request with its one Host is served: neither refusal used its nonce.
+  RawConnection c(port());
+  ASSERT_TRUE(c.Write(request));
+  EXPECT_OK(c.Read());
 }
 
 }  // namespace

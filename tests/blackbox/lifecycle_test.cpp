@@ -13,7 +13,18 @@
 namespace bb {
 namespace {
 
-class Lifecycle : public BlackboxTest {};
+class Lifecycle : public BlackboxTest {
+ protected:
+  // `licensed serve` on the test's store with `extra` flags, for starts that must fail;
+  // one that does not is killed after 10 s.
+  CommandResult ServeWith(const std::vector<std::string>& extra) const {
+    std::vector<std::string> argv = {LicensedBinary(), "serve",       "--listen",
+                                     "127.0.0.1:0",    "--store",     store(),
+                                     "--signing-key",  kPluginKey.id + "=" + kPluginKey.secret};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return RunCommand(argv, {}, std::chrono::seconds(10));
+  }
+};
 
 TEST_F(Lifecycle, ReadyLineNamesThePort) {
   Start();
@@ -45,13 +56,19 @@ TEST_F(Lifecycle, SigtermRightAfterStartExitsZero) {
 }
 
 TEST_F(Lifecycle, InvalidRateLimitRefusesToStart) {
-  const CommandResult r = RunCommand(
-      {LicensedBinary(), "serve", "--listen", "127.0.0.1:0", "--store", store(), "--signing-key",
-       kPluginKey.id + "=" + kPluginKey.secret, "--rate-limit-ip", "lots"},
-      {}, std::chrono::seconds(10));
+  const CommandResult r = ServeWith({"--rate-limit-ip", "lots"});
   EXPECT_NE(r.exit_code, 0) << r.Describe();
   EXPECT_EQ(r.err.find("listening on"), std::string::npos) << r.Describe();
   EXPECT_NE(r.exit_code, 128 + SIGKILL) << "still running after 10 s\n" << r.Describe();
+}
+
+// A window of 4.6e15 s once overflowed a nonce's expiry (now + two windows, in ms), so
+// the same request was accepted again and again: durations are bounded at start.
+TEST_F(Lifecycle, AnAbsurdTimestampWindowRefusesToStart) {
+  const CommandResult r = ServeWith({"--timestamp-window", "4600000000000000"});
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find("--timestamp-window: at most 86400"), std::string::npos) << r.Describe();
+  EXPECT_EQ(r.err.find("listening on"), std::string::npos) << r.Describe();
 }
 
 TEST_F(Lifecycle, SecretsNeverAppearInTheLog) {

@@ -79,6 +79,10 @@ CREATE TABLE admin_tokens (
 );
 CREATE INDEX licenses_by_product ON licenses (product_id, id);
 )sql"},
+    // What an admin change changed, and why; see SQLite's migration 4.
+    {4, R"sql(
+ALTER TABLE audit_log ADD COLUMN changes TEXT, ADD COLUMN reason TEXT;
+)sql"},
 };
 
 // Any constant both the server and the admin CLI use: pg_advisory_lock takes a bigint.

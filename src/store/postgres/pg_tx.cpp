@@ -209,11 +209,11 @@ Status PgTx::append_audit(const AuditEntry& e) {
   PgParams p;
   p.add(e.at).add(std::string_view(e.action)).add(std::string_view(e.license_key));
   p.add(e.machine_id).add(e.refresh).add(to_string(e.actor)).add(e.actor_name).add(e.ip);
-  p.add(e.key_id).add(e.request_id);
+  p.add(e.key_id).add(e.request_id).add(e.changes).add(e.reason);
   conn_.defer(
       "INSERT INTO audit_log (at, action, license_key, machine_id, refresh, actor,"
-      " actor_name, ip, key_id, request_id)"
-      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+      " actor_name, ip, key_id, request_id, changes, reason)"
+      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
       p, "append audit record");
   return Ok{};
 }
@@ -221,7 +221,8 @@ Status PgTx::append_audit(const AuditEntry& e) {
 Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, int64_t after_id,
                                                  int64_t limit) {
   ASSIGN_OR_RETURN(auto r, conn_.query("SELECT id, at, action, license_key, machine_id, refresh,"
-                                       " actor, actor_name, ip, key_id, request_id FROM audit_log"
+                                       " actor, actor_name, ip, key_id, request_id, changes,"
+                                       " reason FROM audit_log"
                                        " WHERE license_key = $1 AND id > $2 ORDER BY id LIMIT $3",
                                        PgParams().add(license_key).add(after_id).add(limit),
                                        "list audit records"));
@@ -239,6 +240,8 @@ Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, i
     e.ip = r.optional_text(i, 8);
     e.key_id = r.optional_text(i, 9);
     e.request_id = r.optional_text(i, 10);
+    e.changes = r.optional_text(i, 11);
+    e.reason = r.optional_text(i, 12);
     out.push_back(std::move(e));
   }
   return out;

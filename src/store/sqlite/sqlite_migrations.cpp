@@ -82,6 +82,11 @@ CREATE TABLE admin_tokens (
 );
 CREATE INDEX licenses_by_product ON licenses (product_id, id);
 )sql"},
+    // What an admin change changed, and why (spec sections 8 and 22).
+    {4, R"sql(
+ALTER TABLE audit_log ADD COLUMN changes TEXT;
+ALTER TABLE audit_log ADD COLUMN reason TEXT;
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {

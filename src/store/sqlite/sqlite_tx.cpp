@@ -206,12 +206,13 @@ Result<std::vector<std::string>> SqliteTx::delete_stale_activations(int64_t lice
 Status SqliteTx::append_audit(const AuditEntry& e) {
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare("INSERT INTO audit_log (at, action, license_key, machine_id,"
-                                 " refresh, actor, actor_name, ip, key_id, request_id)"
-                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                 " refresh, actor, actor_name, ip, key_id, request_id,"
+                                 " changes, reason)"
+                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   s->bind(1, e.at).bind(2, std::string_view(e.action)).bind(3, std::string_view(e.license_key));
   s->bind(4, e.machine_id).bind(5, static_cast<int64_t>(e.refresh ? 1 : 0));
   s->bind(6, to_string(e.actor)).bind(7, e.actor_name).bind(8, e.ip).bind(9, e.key_id);
-  s->bind(10, e.request_id);
+  s->bind(10, e.request_id).bind(11, e.changes).bind(12, e.reason);
   return s->run("append audit record");
 }
 
@@ -219,7 +220,8 @@ Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_ke
                                                      int64_t limit) {
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare("SELECT id, at, action, license_key, machine_id, refresh, actor,"
-                                 " actor_name, ip, key_id, request_id FROM audit_log"
+                                 " actor_name, ip, key_id, request_id, changes, reason"
+                                 " FROM audit_log"
                                  " WHERE license_key = ? AND id > ? ORDER BY id LIMIT ?"));
   s->bind(1, license_key).bind(2, after_id).bind(3, limit);
   std::vector<AuditEntry> out;
@@ -237,6 +239,8 @@ Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_ke
     e.ip = s->optional_text(8);
     e.key_id = s->optional_text(9);
     e.request_id = s->optional_text(10);
+    e.changes = s->optional_text(11);
+    e.reason = s->optional_text(12);
     out.push_back(std::move(e));
   }
   if (rc != SQLITE_DONE) return s->failure(rc, "list audit records");
