@@ -41,12 +41,14 @@ TEST_F(Connections, OneAddressHoldingItsCapCannotStopAnotherFromBeingServed) {
   std::vector<std::unique_ptr<RawConnection>> held;
   for (int i = 0; i < 4; ++i) held.push_back(ServedConnection("127.0.0.1", license));
 
-  // Enough more to fill the whole cap, were they let in: each is closed at once.
+  // Enough more to fill the whole cap, were they let in, all held at once: each is
+  // closed at accept.
+  std::vector<std::unique_ptr<RawConnection>> extra;
   for (int i = 0; i < 4; ++i) {
-    RawConnection extra(port(), "127.0.0.1");
-    ASSERT_TRUE(extra.connected());  // the kernel accepts; the server closes
-    (void)extra.Write(StatusBytes(license));
-    EXPECT_TRUE(extra.ClosedByPeer(5s)) << "extra connection " << i << " was kept";
+    extra.push_back(std::make_unique<RawConnection>(port(), "127.0.0.1"));
+    ASSERT_TRUE(extra.back()->connected());  // the kernel accepts; the server closes
+    (void)extra.back()->Write(StatusBytes(license));
+    EXPECT_TRUE(extra.back()->ClosedByPeer(5s)) << "extra connection " << i << " was kept";
   }
   EXPECT_TRUE(server().LogEventually("closed a connection from 127.0.0.1")) << server().log();
 

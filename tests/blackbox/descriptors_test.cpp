@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <memory>
 #include <regex>
 #include <thread>
@@ -98,7 +99,7 @@ TEST_F(Descriptors, MoreConnectionsThanTheDescriptorLimitAreClosedAtAcceptWithou
   // One address holds them all here: the per-address cap is another test's business.
   StartUnderLowLimit({"--max-connections-per-ip", "off"});
   const long cap = LoweredCap(server().log());
-  ASSERT_GT(cap, 0) << server().log();
+  EXPECT_GT(cap, 0) << server().log();
   const std::string license = NewLicense(1);
   constexpr int kHeld = kLowLimit + 88;
   std::vector<std::unique_ptr<RawConnection>> held;
@@ -109,7 +110,8 @@ TEST_F(Descriptors, MoreConnectionsThanTheDescriptorLimitAreClosedAtAcceptWithou
   // The server keeps its cap of them and closes the rest as it accepts them.
   std::vector<bool> closed(held.size(), false);
   long closed_count = 0;
-  for (int round = 0; round < 300 && closed_count < kHeld - cap; ++round) {
+  const long over_cap = kHeld - std::max(cap, 0L);
+  for (int round = 0; round < 100 && closed_count < over_cap; ++round) {
     for (size_t i = 0; i < held.size(); ++i) {
       if (!closed[i] && held[i]->ClosedByPeer(0ms)) {
         closed[i] = true;
@@ -118,7 +120,7 @@ TEST_F(Descriptors, MoreConnectionsThanTheDescriptorLimitAreClosedAtAcceptWithou
     }
     std::this_thread::sleep_for(50ms);
   }
-  EXPECT_EQ(closed_count, kHeld - cap);
+  EXPECT_EQ(closed_count, over_cap);
 
   const double share = CpuShareOver(2s);
   EXPECT_LT(share, kMostCpuWhileHeld) << "the server used " << share * 100
@@ -150,7 +152,7 @@ TEST_F(Descriptors, WhenAcceptRunsOutOfDescriptorsTheServerWaitsLogsAndServesAga
     held.push_back(std::make_unique<RawConnection>(port()));
     ASSERT_TRUE(held.back()->connected()) << "connection " << i;
   }
-  ASSERT_TRUE(server().LogEventually("cannot accept connections")) << server().log();
+  EXPECT_TRUE(server().LogEventually("cannot accept connections", 10s)) << server().log();
   EXPECT_NE(server().log().find("Too many open files"), std::string::npos) << server().log();
 
   const double share = CpuShareOver(2s);
