@@ -19,6 +19,7 @@
 #include "dashboard/redis_session_store.h"
 #include "http/admin_service.h"
 #include "http/api_service.h"
+#include "http/descriptor_limit.h"
 #include "http/http_server.h"
 #include "http/license_handler.h"
 #include "observability/log_format.h"
@@ -205,6 +206,24 @@ Result<ResponseKey> store_response_key(Store& store, const Clock& clock) {
   return made;
 }
 
+// The connection cap the descriptors allow, after raising their soft limit to the hard
+// one; a cap lowered from the configured one is said at start, with the way to raise it.
+size_t connection_cap(const ServeConfig& config) {
+  const auto descriptors = raise_descriptor_limit();
+  if (!descriptors) return config.max_connections;
+  const size_t kept =
+      descriptors_kept_aside(network_thread_count(config.threads), config.store_pool_size);
+  const size_t cap = connections_within(*descriptors, kept, config.max_connections);
+  if (cap < config.max_connections) {
+    spdlog::warn(
+        "at most {} open connections, not {} (--max-connections): the process may open {} "
+        "descriptors (RLIMIT_NOFILE) and keeps {} of them for the store, Redis, logs and the "
+        "admin listener; raise the hard limit (systemd: LimitNOFILE=) to allow more",
+        cap, config.max_connections, *descriptors, *descriptors - cap);
+  }
+  return cap;
+}
+
 int serve(const ServeConfig& config) {
   if (config.signing_keys.empty()) {
     std::cerr << "licensed: no signing keys: give --signing-key ID=SECRET, LICENSED_SIGNING_KEYS "
@@ -247,6 +266,8 @@ int serve(const ServeConfig& config) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   warn_if_store_open_to_others(config.store);
+  // Before anything opens descriptors, so that the store and Redis get the raised limit.
+  const size_t max_connections = connection_cap(config);
   SystemClock clock;
   // With the in-memory nonce store, the restart rule of spec section 2 refuses requests
   // dated before this second. The process before this one may have accepted requests
@@ -352,7 +373,8 @@ int serve(const ServeConfig& config) {
   http_config.port = config.listen_port;
   http_config.threads = config.threads;
   http_config.trusted_proxies = proxies;
-  http_config.max_connections = config.max_connections;
+  http_config.max_connections = max_connections;
+  http_config.max_connections_per_address = config.max_connections_per_ip;
   http_config.header_timeout = std::chrono::seconds(config.header_timeout);
   http_config.idle_timeout = std::chrono::seconds(config.idle_timeout);
   HttpServer server(http_config, api, &metrics);

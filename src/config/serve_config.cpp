@@ -84,6 +84,14 @@ Result<int64_t> parse_positive(const Sourced& s, int64_t max) {
   return *v;
 }
 
+// A cap that can be turned off: a whole number, where 0 and "off" both mean no cap.
+Result<size_t> parse_cap_or_off(const Sourced& s) {
+  if (s.value == "off") return size_t{0};
+  const auto v = parse_whole_number<size_t>(s.value);
+  if (!v) return config_error(s.source + ": expected a whole number or off, got '" + s.value + "'");
+  return *v;
+}
+
 Result<std::vector<SigningKeyConfig>> file_signing_keys(const toml::table& file) {
   std::vector<SigningKeyConfig> out;
   const auto* arr = file.get_as<toml::array>("signing_keys");
@@ -177,7 +185,12 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
   app.add_option("--admin-listen", f.admin_listen,
                  "HOST:PORT for /healthz, /readyz and /metrics, or off (default "
                  "127.0.0.1:9464)");
-  app.add_option("--max-connections", f.max_connections, "open connections at most");
+  app.add_option("--max-connections", f.max_connections,
+                 "open connections at most (default 10000, fewer when the descriptor limit "
+                 "allows fewer)");
+  app.add_option("--max-connections-per-ip", f.max_connections_per_ip,
+                 "open connections from one client address at most, trusted proxies not "
+                 "counted, or off (default 256)");
   app.add_option("--header-timeout", f.header_timeout,
                  "seconds a request's header may take to arrive (default 10, at most 3600)");
   app.add_option("--idle-timeout", f.idle_timeout,
@@ -270,6 +283,10 @@ Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLooku
   ASSIGN_OR_RETURN(c.max_connections,
                    pick_positive(flags.max_connections, "max-connections",
                                  "LICENSED_MAX_CONNECTIONS", "max_connections", c.max_connections));
+  if (auto s = pick(flags.max_connections_per_ip, "max-connections-per-ip", env,
+                    "LICENSED_MAX_CONNECTIONS_PER_IP", t, "max_connections_per_ip")) {
+    ASSIGN_OR_RETURN(c.max_connections_per_ip, parse_cap_or_off(*s));
+  }
   ASSIGN_OR_RETURN(c.header_timeout,
                    pick_positive(flags.header_timeout, "header-timeout", "LICENSED_HEADER_TIMEOUT",
                                  "header_timeout", c.header_timeout, kMaxHeaderTimeoutSeconds));

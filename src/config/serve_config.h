@@ -41,6 +41,9 @@ struct ServeConfig {
   std::optional<std::pair<std::string, uint16_t>> admin_listen =
       std::make_pair(std::string("127.0.0.1"), uint16_t{9464});
   size_t max_connections = 10000;
+  // Open connections from one client address at most (trusted proxies not counted);
+  // 0: no such cap.
+  size_t max_connections_per_ip = 256;
   int64_t header_timeout = 10;  // seconds from a request's first byte to its full header
   int64_t idle_timeout = 60;    // seconds a keep-alive connection may wait between requests
   // Store jobs queued or running at most; more answer 503 1708 at once. With one request
@@ -73,6 +76,7 @@ struct ServeFlags {
   std::optional<size_t> threads;
   std::optional<std::string> admin_listen;
   std::optional<size_t> max_connections;
+  std::optional<std::string> max_connections_per_ip;  // a number, or off
   std::optional<int64_t> header_timeout;
   std::optional<int64_t> idle_timeout;
   std::optional<size_t> max_queue;

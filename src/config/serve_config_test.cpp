@@ -1,6 +1,6 @@
-// Precedence and validation of the observability, Redis and signing-key settings, and
-// the bounds of the duration settings; the others are covered by the black-box Config
-// suite.
+// Precedence and validation of the observability, Redis, signing-key and per-address
+// connection cap settings, and the bounds of the duration settings; the others are
+// covered by the black-box Config suite.
 #include "config/serve_config.h"
 
 #include <gtest/gtest.h>
@@ -79,26 +79,69 @@ TEST(ServeConfigLogFormat, UnknownValueNamesItsSource) {
   EXPECT_NE(e.error().message.find("LICENSED_LOG_FORMAT"), std::string::npos);
 }
 
-TEST(ServeConfigStorePoolSize, UnsetByDefaultThenFileEnvironmentFlagInOrder) {
-  {
-    auto c = resolve_serve_config({}, Env({}));
-    ASSERT_TRUE(c.ok());
-    EXPECT_EQ(c->store_pool_size, 0u);  // the URL's pool_size, or 8
-  }
-  TomlFile file("store_pool_size = 3\n");
+// A numeric setting given as 3 in the file, then 5 in the environment variable `env`
+// (which wins), then 7 by the flag `set_flag` sets (which wins over both).
+void ExpectFileThenEnvironmentThenFlag(const std::string& file_key, const std::string& env,
+                                       const std::function<void(ServeFlags&)>& set_flag,
+                                       const std::function<size_t(const ServeConfig&)>& get) {
+  TomlFile file(file_key + " = 3\n");
   ServeFlags flags;
   flags.config = file.path();
   auto from_file = resolve_serve_config(flags, Env({}));
   ASSERT_TRUE(from_file.ok()) << from_file.error().message;
-  EXPECT_EQ(from_file->store_pool_size, 3u);
-  auto from_env = resolve_serve_config(flags, Env({{"LICENSED_STORE_POOL_SIZE", "5"}}));
+  EXPECT_EQ(get(from_file.value()), 3u);
+  auto from_env = resolve_serve_config(flags, Env({{env, "5"}}));
   ASSERT_TRUE(from_env.ok()) << from_env.error().message;
-  EXPECT_EQ(from_env->store_pool_size, 5u);
-  flags.store_pool_size = 7;
-  auto from_flag = resolve_serve_config(flags, Env({{"LICENSED_STORE_POOL_SIZE", "5"}}));
+  EXPECT_EQ(get(from_env.value()), 5u);
+  set_flag(flags);
+  auto from_flag = resolve_serve_config(flags, Env({{env, "5"}}));
   ASSERT_TRUE(from_flag.ok()) << from_flag.error().message;
-  EXPECT_EQ(from_flag->store_pool_size, 7u);
+  EXPECT_EQ(get(from_flag.value()), 7u);
+}
+
+TEST(ServeConfigStorePoolSize, UnsetByDefaultThenFileEnvironmentFlagInOrder) {
+  auto c = resolve_serve_config({}, Env({}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->store_pool_size, 0u);  // the URL's pool_size, or 8
+  ExpectFileThenEnvironmentThenFlag(
+      "store_pool_size", "LICENSED_STORE_POOL_SIZE", [](ServeFlags& f) { f.store_pool_size = 7; },
+      [](const ServeConfig& r) { return r.store_pool_size; });
   EXPECT_FALSE(resolve_serve_config({}, Env({{"LICENSED_STORE_POOL_SIZE", "0"}})).ok());
+}
+
+TEST(ServeConfigMaxConnectionsPerIp, Is256ByDefaultThenFileEnvironmentFlagInOrder) {
+  auto c = resolve_serve_config({}, Env({}));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->max_connections_per_ip, 256u);
+  ExpectFileThenEnvironmentThenFlag(
+      "max_connections_per_ip", "LICENSED_MAX_CONNECTIONS_PER_IP",
+      [](ServeFlags& f) { f.max_connections_per_ip = "7"; },
+      [](const ServeConfig& r) { return r.max_connections_per_ip; });
+}
+
+TEST(ServeConfigMaxConnectionsPerIp, OffOrZeroMeansNoCap) {
+  ServeFlags flags;
+  flags.max_connections_per_ip = "off";
+  auto off = resolve_serve_config(flags, Env({}));
+  ASSERT_TRUE(off.ok()) << off.error().message;
+  EXPECT_EQ(off->max_connections_per_ip, 0u);
+  TomlFile file("max_connections_per_ip = 0\n");
+  ServeFlags from_file;
+  from_file.config = file.path();
+  auto zero = resolve_serve_config(from_file, Env({}));
+  ASSERT_TRUE(zero.ok()) << zero.error().message;
+  EXPECT_EQ(zero->max_connections_per_ip, 0u);
+}
+
+TEST(ServeConfigMaxConnectionsPerIp, AnythingElseNamesItsSource) {
+  for (const char* bad : {"-1", "many", "", "12x"}) {
+    auto c = resolve_serve_config({}, Env({{"LICENSED_MAX_CONNECTIONS_PER_IP", bad}}));
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_NE(c.error().message.find("LICENSED_MAX_CONNECTIONS_PER_IP: expected a whole number "
+                                     "or off"),
+              std::string::npos)
+        << c.error().message;
+  }
 }
 
 TEST(ServeConfigSentryDsn, FlagBeatsEnvironmentBeatsFile) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "core/clock.h"
 
@@ -39,5 +40,12 @@ class LogThrottle {
   UnixMillis last_ms_ = 0;
   uint64_t left_out_ = 0;
 };
+
+// What a line admitted by a throttle adds about those left out before it: nothing for
+// none, else " (N more like it since the last report)".
+inline std::string left_out_note(uint64_t left_out) {
+  if (left_out == 0) return {};
+  return " (" + std::to_string(left_out) + " more like it since the last report)";
+}
 
 }  // namespace licensed

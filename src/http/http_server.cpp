@@ -20,12 +20,14 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = net::ip::tcp;
-using Socket = net::basic_stream_socket<tcp, net::io_context::executor_type>;
+using Socket = ConnectionSocket;
 using Deadline = std::chrono::steady_clock;
 
 // How often a network thread looks for sessions past their deadline: timeouts are
 // whole seconds, so one is enforced at most this much late.
 constexpr auto kSweepPeriod = std::chrono::milliseconds(250);
+// How long the acceptor waits after accept() failed before it tries again.
+constexpr auto kAcceptRetry = std::chrono::milliseconds(100);
 
 class HttpSession;
 
@@ -66,8 +68,15 @@ struct NetworkThread {
 // (beast::tcp_stream): both showed up in profiles of the request path.
 class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
-  HttpSession(Socket socket, HttpServer& server, NetworkThread& thread)
-      : socket_(std::move(socket)), server_(server), thread_(thread) {}
+  // `counted`: the connection counts against the per-address cap (its peer is not a
+  // trusted proxy, and there is such a cap).
+  HttpSession(Socket socket, HttpServer& server, NetworkThread& thread, net::ip::address peer,
+              bool counted)
+      : socket_(std::move(socket)),
+        server_(server),
+        thread_(thread),
+        peer_(std::move(peer)),
+        counted_(counted) {}
   ~HttpSession() {
     {
       std::lock_guard lock(thread_.sessions_mu);
@@ -98,7 +107,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // closing the socket. Cancelling would not do: a read whose step already completed
   // but whose handler is still queued would go on to its next step with no deadline.
   // Every later operation on the closed socket fails at once, and the session ends.
-  void enforce_deadline(Deadline::time_point now) {
+  // While the server is crowded, waiting for the next request has the short deadline.
+  void enforce_deadline(Deadline::time_point now, bool crowded) {
+    if (crowded && idle_since_ && now - *idle_since_ >= crowded_idle_timeout()) deadline_ = now;
     if (now < deadline_) return;
     deadline_ = Deadline::time_point::max();
     beast::error_code ec;
@@ -106,11 +117,16 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   }
 
   net::io_context& context() { return thread_.io; }
+  const net::ip::address& peer() const { return peer_; }
+  bool counted() const { return counted_; }
 
  private:
   const HttpServerConfig& config() const { return server_.config(); }
   void expires_after(std::chrono::seconds timeout) { deadline_ = Deadline::now() + timeout; }
   void no_deadline() { deadline_ = Deadline::time_point::max(); }
+  std::chrono::seconds crowded_idle_timeout() const {
+    return std::min(config().crowded_idle_timeout, config().idle_timeout);
+  }
 
   // Bytes of a pipelined request may already be buffered; otherwise the connection is
   // idle until the first byte, and only then does the header clock start.
@@ -119,6 +135,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (server_.draining()) return close();
     if (buffer_.size() > 0) return read_header();
     expires_after(config().idle_timeout);
+    idle_since_ = Deadline::now();
     socket_.async_read_some(buffer_.prepare(kFirstRead),
                             [self = shared_from_this()](beast::error_code ec, size_t n) {
                               if (ec) return self->close();
@@ -129,6 +146,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   void read_header() {
     busy_ = true;
+    idle_since_.reset();
     started_ = std::chrono::steady_clock::now();
     parser_.emplace();
     apply_limits(*parser_, config().limits);
@@ -177,15 +195,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     // sets the next deadline.
     no_deadline();
     const auto& req = parser_->get();
-    if (!peer_) {
-      // Asked once per connection: the peer does not change, and getpeername() was a
-      // system call on every request.
-      beast::error_code peer_ec;
-      const auto peer = socket_.remote_endpoint(peer_ec);
-      if (peer_ec) return close();
-      peer_ = peer.address();
-    }
-    client_ip_ = config().trusted_proxies.client_address(*peer_, forwarded_for(req));
+    client_ip_ = config().trusted_proxies.client_address(peer_, forwarded_for(req));
     const RequestContext ctx{path_, client_ip_, request_id_};
     server_.service().serve(route_, req, ctx, [self = shared_from_this()](HttpResponse res) {
       // An answer made at once (a refusal) is written at once; one from a store thread
@@ -220,6 +230,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // (a 413 to a client still sending its body) before the client reads it.
   void close() {
     busy_ = false;
+    idle_since_.reset();
     beast::error_code ec;
     socket_.shutdown(tcp::socket::shutdown_send, ec);
     if (ec) {
@@ -254,7 +265,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::string request_id_;
   std::string path_;
   std::string client_ip_;
-  std::optional<net::ip::address> peer_;  // the connection's peer, once known
+  const net::ip::address peer_;  // asked once, at accept: it does not change
+  const bool counted_;
+  // When the connection began waiting for its next request; none while it is busy.
+  std::optional<Deadline::time_point> idle_since_;
   Route route_;
   size_t header_fields_ = 0;  // fields before the body: any more came in a trailer
   std::chrono::steady_clock::time_point started_;
@@ -264,11 +278,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
 namespace {
 
-void sweep_deadlines(NetworkThread& t) {
+void sweep_deadlines(NetworkThread& t, const HttpServer& server) {
   t.sweep.expires_after(kSweepPeriod);
-  t.sweep.async_wait([&t](beast::error_code ec) {
+  t.sweep.async_wait([&t, &server](beast::error_code ec) {
     if (ec) return;
     const auto now = Deadline::now();
+    const bool crowded = server.crowded();
     // Copied first: a session closed here may end, and erase itself, at once.
     std::vector<std::weak_ptr<HttpSession>> due;
     {
@@ -277,18 +292,22 @@ void sweep_deadlines(NetworkThread& t) {
       for (HttpSession* s : t.sessions) due.push_back(s->weak_from_this());
     }
     for (auto& w : due) {
-      if (auto s = w.lock()) s->enforce_deadline(now);
+      if (auto s = w.lock()) s->enforce_deadline(now, crowded);
     }
-    sweep_deadlines(t);
+    sweep_deadlines(t, server);
   });
 }
 
 }  // namespace
 
+size_t network_thread_count(size_t configured) {
+  const size_t n = configured != 0 ? configured : std::thread::hardware_concurrency();
+  return n != 0 ? n : 1;
+}
+
 HttpServer::HttpServer(HttpServerConfig config, const HttpService& service, ServerMetrics* metrics)
     : config_(std::move(config)), service_(service), metrics_(metrics) {
-  size_t n = config_.threads != 0 ? config_.threads : std::thread::hardware_concurrency();
-  if (n == 0) n = 1;
+  const size_t n = network_thread_count(config_.threads);
   for (size_t i = 0; i < n; ++i) network_.push_back(std::make_unique<NetworkThread>());
 }
 
@@ -337,9 +356,10 @@ Result<tcp::endpoint> HttpServer::start() {
                                            std::to_string(config_.port) + ": " + ec.message());
   }
   const auto bound = acceptor_->local_endpoint();
+  accept_retry_ = std::make_unique<net::steady_timer>(network_[0]->io);
   accept_next();
   for (auto& t : network_) {
-    sweep_deadlines(*t);
+    sweep_deadlines(*t, *this);
     t->thread = std::thread([io = &t->io] { io->run(); });
   }
   return bound;
@@ -351,23 +371,66 @@ void HttpServer::accept_next() {
   auto socket = std::make_shared<Socket>(target.io);
   acceptor_->async_accept(*socket, [this, &target, socket](beast::error_code ec) {
     if (ec == net::error::operation_aborted || !acceptor_->is_open()) return;
-    if (!ec) {
-      if (open_connections() >= config_.max_connections || draining_) {
-        if (metrics_ && !draining_) metrics_->record_connection_refused();
-        beast::error_code ignored;
-        socket->close(ignored);
-      } else {
-        socket->set_option(tcp::no_delay(true), ec);
-        auto session = std::make_shared<HttpSession>(std::move(*socket), *this, target);
-        // Registered only now that make_shared has set the session's weak self, which
-        // stop() reads under the same lock (TSan saw the constructor's registration race
-        // with it).
-        add_session(session.get());
-        net::post(target.io, [session] { session->start(); });
-      }
-    }
+    if (ec) return retry_accept_later(ec);
+    admit(std::move(*socket), target);
     accept_next();
   });
+}
+
+// accept() failed, nearly always for want of descriptors (EMFILE, ENFILE) or kernel
+// memory. The waiting connection stays queued and the listening socket readable, so
+// accepting again at once fails again at once: a loop that keeps a core busy and
+// serves no one. Waiting a moment lets idle connections close and free descriptors.
+void HttpServer::retry_accept_later(const beast::error_code& ec) {
+  if (const auto left_out = accept_failure_log_.admit(SystemClock().now_ms())) {
+    beast::error_code ignored;
+    spdlog::error("cannot accept connections on {}: {} ({} open); trying again every {} ms{}",
+                  endpoint_text(acceptor_->local_endpoint(ignored)), ec.message(),
+                  open_connections(), kAcceptRetry.count(), left_out_note(*left_out));
+  }
+  accept_retry_->expires_after(kAcceptRetry);
+  accept_retry_->async_wait([this](beast::error_code wait_ec) {
+    if (wait_ec || !acceptor_->is_open()) return;
+    accept_next();
+  });
+}
+
+// A connection becomes a session, or is closed at once when the server drains or has
+// no room for it (the socket's destructor closes it).
+void HttpServer::admit(Socket socket, NetworkThread& target) {
+  beast::error_code ec;
+  const auto endpoint = socket.remote_endpoint(ec);
+  if (ec) return;  // the client has gone already
+  const net::ip::address peer = endpoint.address();
+  const bool counted =
+      config_.max_connections_per_address != 0 && !config_.trusted_proxies.trusts(peer);
+  if (draining_ || !has_room_for(peer, counted)) {
+    if (metrics_ && !draining_) metrics_->record_connection_refused();
+    return;
+  }
+  socket.set_option(tcp::no_delay(true), ec);
+  auto session = std::make_shared<HttpSession>(std::move(socket), *this, target, peer, counted);
+  // Registered only now that make_shared has set the session's weak self, which stop()
+  // reads under the same lock (TSan saw the constructor's registration race with it).
+  add_session(session.get());
+  net::post(target.io, [session] { session->start(); });
+}
+
+// Only the acceptor adds sessions, so room found here is still there when it adds one.
+bool HttpServer::has_room_for(const net::ip::address& peer, bool counted) {
+  size_t from_peer = 0;
+  {
+    std::lock_guard lock(sessions_mu_);
+    if (sessions_.size() >= config_.max_connections) return false;
+    if (!counted) return true;
+    if (const auto it = per_address_.find(peer); it != per_address_.end()) from_peer = it->second;
+  }
+  if (from_peer < config_.max_connections_per_address) return true;
+  if (const auto left_out = address_cap_log_.admit(SystemClock().now_ms())) {
+    spdlog::warn("closed a connection from {}: it has {} open already (--max-connections-per-ip){}",
+                 peer.to_string(), from_peer, left_out_note(*left_out));
+  }
+  return false;
 }
 
 size_t HttpServer::open_connections() {
@@ -375,14 +438,24 @@ size_t HttpServer::open_connections() {
   return sessions_.size();
 }
 
+bool HttpServer::crowded() const {
+  return open_count_.load(std::memory_order_relaxed) * 10 >= config_.max_connections * 9;
+}
+
 void HttpServer::add_session(HttpSession* s) {
   std::lock_guard lock(sessions_mu_);
   sessions_.insert(s);
+  open_count_.store(sessions_.size(), std::memory_order_relaxed);
+  if (s->counted()) ++per_address_[s->peer()];
 }
 
 void HttpServer::remove_session(HttpSession* s) {
   std::lock_guard lock(sessions_mu_);
-  sessions_.erase(s);
+  if (sessions_.erase(s) == 0) return;
+  open_count_.store(sessions_.size(), std::memory_order_relaxed);
+  if (!s->counted()) return;
+  const auto it = per_address_.find(s->peer());
+  if (it != per_address_.end() && --it->second == 0) per_address_.erase(it);
 }
 
 void HttpServer::stop(std::chrono::milliseconds grace) {
@@ -393,6 +466,7 @@ void HttpServer::stop(std::chrono::milliseconds grace) {
     net::post(acceptor_->get_executor(), [this] {
       beast::error_code ec;
       acceptor_->close(ec);
+      if (accept_retry_) accept_retry_->cancel();
     });
   }
   const auto deadline = std::chrono::steady_clock::now() + grace;

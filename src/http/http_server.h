@@ -6,14 +6,17 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "core/log_throttle.h"
 #include "http/client_address.h"
 #include "http/http_service.h"
 #include "http/request_intake.h"
@@ -35,11 +38,24 @@ struct HttpServerConfig {
   std::chrono::seconds body_timeout{30};
   // Connections over the cap are closed as soon as they are accepted.
   size_t max_connections = 10000;
+  // Open connections from one address at most, so that one client cannot take every
+  // slot of the cap; 0: no such cap. Connections from a trusted proxy are not counted:
+  // many clients share its address.
+  size_t max_connections_per_address = 0;
+  // Near the cap (90% of it open), an idle keep-alive connection may wait only this
+  // long for its next request: slots held by idle clients go to new ones.
+  std::chrono::seconds crowded_idle_timeout{2};
   TrustedProxies trusted_proxies;
 };
 
+// Network threads for a configured number: 0 means one per core.
+size_t network_thread_count(size_t configured);
+
 class HttpSession;
 struct NetworkThread;
+// A connection's socket, bound to its network thread's concrete executor type.
+using ConnectionSocket =
+    boost::asio::basic_stream_socket<boost::asio::ip::tcp, boost::asio::io_context::executor_type>;
 
 class HttpServer {
  public:
@@ -60,11 +76,16 @@ class HttpServer {
   ServerMetrics* metrics() const { return metrics_; }
   size_t open_connections();
   bool draining() const { return draining_.load(); }
+  // At or above 90% of the connection cap: idle connections get the short timeout.
+  bool crowded() const;
   void add_session(HttpSession* s);
   void remove_session(HttpSession* s);
 
  private:
   void accept_next();
+  void retry_accept_later(const boost::system::error_code& ec);
+  void admit(ConnectionSocket socket, NetworkThread& target);
+  bool has_room_for(const boost::asio::ip::address& peer, bool counted);
 
   HttpServerConfig config_;
   const HttpService& service_;
@@ -74,10 +95,18 @@ class HttpServer {
   // Every open session, across threads: for the connection cap and the drain.
   std::mutex sessions_mu_;
   std::unordered_set<HttpSession*> sessions_;
+  // Open connections per client address, trusted proxies left out (no entry at zero).
+  std::unordered_map<boost::asio::ip::address, size_t> per_address_;
+  // sessions_.size(), readable without the lock by the sweeps.
+  std::atomic<size_t> open_count_{0};
   // Declared after the session set: destroying a thread's io_context ends the sessions
   // its queued handlers still hold, and they unregister from the set.
   std::vector<std::unique_ptr<NetworkThread>> network_;
   std::unique_ptr<boost::asio::ip::tcp::acceptor> acceptor_;
+  // Waits before accepting again after accept() failed (out of descriptors).
+  std::unique_ptr<boost::asio::steady_timer> accept_retry_;
+  LogThrottle accept_failure_log_;
+  LogThrottle address_cap_log_;
   size_t next_thread_ = 0;
 };
 

@@ -82,7 +82,7 @@ std::string ServerMetrics::render_prometheus() const {
                      rate_limited_key_.load(std::memory_order_relaxed));
   append(
       "# HELP licensed_connections_refused_total Connections closed at once because the "
-      "connection cap was reached.\n");
+      "connection cap, or their address's cap, was reached.\n");
   append("# TYPE licensed_connections_refused_total counter\n");
   out += fmt::format("licensed_connections_refused_total {}\n",
                      connections_refused_.load(std::memory_order_relaxed));

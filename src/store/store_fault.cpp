@@ -7,11 +7,7 @@ namespace licensed {
 ApiError store_fault(LogThrottle& throttle, bool transient, std::string detail) {
   if (const auto left_out = throttle.admit(SystemClock().now_ms())) {
     const auto level = transient ? spdlog::level::warn : spdlog::level::err;
-    if (*left_out == 0) {
-      spdlog::log(level, "store {}", detail);
-    } else {
-      spdlog::log(level, "store {} ({} more like it since the last report)", detail, *left_out);
-    }
+    spdlog::log(level, "store {}{}", detail, left_out_note(*left_out));
   }
   ApiError e = transient ? errors::unavailable(1, "the license store is temporarily unavailable")
                          : errors::internal();

@@ -13,9 +13,20 @@ namespace bb {
 
 namespace http = boost::beast::http;
 
-RawConnection::RawConnection(std::uint16_t port) {
+RawConnection::RawConnection(std::uint16_t port) : RawConnection(port, nullptr) {}
+
+RawConnection::RawConnection(std::uint16_t port, const char* from_address) {
   fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd_ < 0) return;
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  if (from_address != nullptr &&
+      (::inet_pton(AF_INET, from_address, &from.sin_addr) != 1 ||
+       ::bind(fd_, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0)) {
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);

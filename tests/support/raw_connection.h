@@ -17,6 +17,9 @@ class RawConnection {
  public:
   // Connects to 127.0.0.1:port; connected() tells whether it worked.
   explicit RawConnection(std::uint16_t port);
+  // The same from another loopback address (every 127.x.y.z is loopback on Linux), so
+  // that one host can play several clients; nullptr: whatever the kernel picks.
+  RawConnection(std::uint16_t port, const char* from_address);
   ~RawConnection();
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;

@@ -1,0 +1,49 @@
+// The connection cap the descriptor limit allows (http/descriptor_limit.h); the start-up
+// line and the server under a lowered limit are shown in tests/blackbox/descriptors_test.cpp.
+#include "http/descriptor_limit.h"
+
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+
+namespace licensed {
+namespace {
+
+TEST(DescriptorLimit, ACapTheDescriptorsAllowIsKeptAsConfigured) {
+  EXPECT_EQ(connections_within(524'288, 300, 10'000), 10'000u);
+  EXPECT_EQ(connections_within(10'300, 300, 10'000), 10'000u);
+}
+
+TEST(DescriptorLimit, ACapAboveTheDescriptorsIsLoweredToLeaveThoseKeptAside) {
+  EXPECT_EQ(connections_within(1024, 300, 10'000), 724u);
+  EXPECT_EQ(connections_within(10'299, 300, 10'000), 9'999u);
+}
+
+TEST(DescriptorLimit, UnderATinyLimitHalfStillGoesToConnections) {
+  EXPECT_EQ(connections_within(200, 300, 10'000), 100u);
+  EXPECT_EQ(connections_within(1, 300, 10'000), 1u);
+}
+
+TEST(DescriptorLimit, MoreThreadsAndALargerStorePoolKeepMoreAside) {
+  const size_t base = descriptors_kept_aside(1, 0);
+  EXPECT_GT(descriptors_kept_aside(8, 0), base);
+  EXPECT_GT(descriptors_kept_aside(1, 100), base);
+  EXPECT_EQ(descriptors_kept_aside(1, 8), base);  // 0 is the default pool of 8
+}
+
+TEST(DescriptorLimit, RaisingLeavesTheSoftLimitAtTheHardOne) {
+  rlimit before{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &before), 0);
+  const auto raised = raise_descriptor_limit();
+  rlimit after{};
+  ASSERT_EQ(::getrlimit(RLIMIT_NOFILE, &after), 0);
+  if (before.rlim_max == RLIM_INFINITY) {
+    EXPECT_FALSE(raised.has_value());
+    return;
+  }
+  ASSERT_TRUE(raised.has_value());
+  EXPECT_EQ(*raised, after.rlim_cur);
+  EXPECT_EQ(after.rlim_cur, before.rlim_max);
+}
+
+}  // namespace
+}  // namespace licensed
