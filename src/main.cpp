@@ -48,6 +48,14 @@ constexpr int64_t kDashboardSessionMs = 3600'000;
 // Sign-ins of one license per session lifetime, with Redis (whose memory the nonces share).
 constexpr int64_t kDashboardSignInsPerLicense = 100;
 constexpr size_t kDashboardMaxSessions = 100'000;
+// Dashboard reads (the license view, a page of its history) per session and per client
+// IP a minute: a person clicks "Show older" a few times; a loop is refused with 429
+// long before it costs the License API anything. The IP bucket allows an office behind
+// one address several people at once.
+constexpr int64_t kDashboardReadsPerSessionMinute = 60;
+constexpr int64_t kDashboardReadsPerIpMinute = 300;
+// Every key this server writes in Redis starts with this.
+constexpr std::string_view kRedisPrefix = "licensed:";
 
 std::string host_name() {
   char name[256] = {};
@@ -134,7 +142,41 @@ struct VolatileState {
   std::unique_ptr<SameSecondNonces> same_second_nonces;
   std::unique_ptr<RateLimiter> ip_limiter;   // null: off
   std::unique_ptr<RateLimiter> key_limiter;  // null: off
+  std::unique_ptr<RateLimiter> dashboard_session_reads;
+  std::unique_ptr<RateLimiter> dashboard_ip_reads;
 };
+
+// Every rate limiter of the state, made one way: in this process's memory, or with
+// Redis as buckets under licensed:ratelimit:NAME: shared by the deployment, counted in
+// the fail-open gauge.
+void make_rate_limiters(VolatileState& s, const ServeConfig& config, const Clock& clock,
+                        ServerMetrics& metrics) {
+  std::vector<const RedisRateLimiter*> shared;
+  auto limiter = [&](const std::optional<RateSpec>& spec, std::string_view bucket) {
+    if (!spec) return std::unique_ptr<RateLimiter>();
+    if (!s.redis) return std::unique_ptr<RateLimiter>(std::make_unique<MemoryRateLimiter>(*spec));
+    auto l = std::make_unique<RedisRateLimiter>(
+        *s.redis, *spec, std::string(kRedisPrefix) + "ratelimit:" + std::string(bucket) + ":",
+        clock);
+    shared.push_back(l.get());
+    return std::unique_ptr<RateLimiter>(std::move(l));
+  };
+  s.ip_limiter = limiter(config.rate_limit_ip, "ip");
+  s.key_limiter = limiter(config.rate_limit_key, "key");
+  s.dashboard_session_reads =
+      limiter(RateSpec{kDashboardReadsPerSessionMinute, 60'000}, "dashboard-session");
+  s.dashboard_ip_reads = limiter(RateSpec{kDashboardReadsPerIpMinute, 60'000}, "dashboard-ip");
+  if (!s.redis) return;
+  metrics.add_gauge({"licensed_redis_rate_limit_fail_open_total",
+                     "Requests admitted unchecked by a rate limit because Redis did not answer.",
+                     [shared] {
+                       double n = 0;
+                       for (const auto* l : shared)
+                         n += static_cast<double>(l->failed_open_count());
+                       return n;
+                     },
+                     "counter"});
+}
 
 Result<VolatileState> make_volatile_state(const ServeConfig& config, const Clock& clock,
                                           ServerMetrics& metrics) {
@@ -149,18 +191,12 @@ Result<VolatileState> make_volatile_state(const ServeConfig& config, const Clock
     s.dashboard_sessions =
         std::make_unique<MemorySessionStore>(clock, kDashboardSessionMs, kDashboardMaxSessions);
     s.same_second_nonces = std::make_unique<SameSecondNonces>();
-    if (config.rate_limit_ip) {
-      s.ip_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_ip);
-    }
-    if (config.rate_limit_key) {
-      s.key_limiter = std::make_unique<MemoryRateLimiter>(*config.rate_limit_key);
-    }
+    make_rate_limiters(s, config, clock, metrics);
     return s;
   }
   s.redis = std::make_unique<RedisClient>(
       RedisClientOptions{*config.redis, std::chrono::milliseconds(config.redis_timeout_ms)});
-  constexpr std::string_view kPrefix = "licensed:";
-  auto nonces = std::make_unique<RedisNonceStore>(*s.redis, std::string(kPrefix), clock);
+  auto nonces = std::make_unique<RedisNonceStore>(*s.redis, std::string(kRedisPrefix), clock);
   // The first call: a wrong URL or password shows at start-up; later outages are
   // survived.
   if (auto marked = nonces->start_remembering(); !marked.ok()) return marked.error();
@@ -170,26 +206,8 @@ Result<VolatileState> make_volatile_state(const ServeConfig& config, const Clock
                      "counter"});
   s.nonces = std::move(nonces);
   s.dashboard_sessions = std::make_unique<RedisSessionStore>(
-      *s.redis, std::string(kPrefix), clock, kDashboardSessionMs, kDashboardSignInsPerLicense);
-  std::vector<const RedisRateLimiter*> limiters;
-  auto limiter = [&](const std::optional<RateSpec>& spec, std::string_view bucket) {
-    if (!spec) return std::unique_ptr<RateLimiter>();
-    auto l = std::make_unique<RedisRateLimiter>(
-        *s.redis, *spec, std::string(kPrefix) + "ratelimit:" + std::string(bucket) + ":", clock);
-    limiters.push_back(l.get());
-    return std::unique_ptr<RateLimiter>(std::move(l));
-  };
-  s.ip_limiter = limiter(config.rate_limit_ip, "ip");
-  s.key_limiter = limiter(config.rate_limit_key, "key");
-  metrics.add_gauge({"licensed_redis_rate_limit_fail_open_total",
-                     "Requests admitted unchecked by a rate limit because Redis did not answer.",
-                     [limiters] {
-                       double n = 0;
-                       for (const auto* l : limiters)
-                         n += static_cast<double>(l->failed_open_count());
-                       return n;
-                     },
-                     "counter"});
+      *s.redis, std::string(kRedisPrefix), clock, kDashboardSessionMs, kDashboardSignInsPerLicense);
+  make_rate_limiters(s, config, clock, metrics);
   return s;
 }
 
@@ -363,6 +381,8 @@ int serve(const ServeConfig& config) {
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
   DashboardConfig dashboard_config{store_ptr, &clock, state.dashboard_sessions.get(),
                                    &dashboard_sign_ins, reporter.get()};
+  dashboard_config.session_read_limiter = state.dashboard_session_reads.get();
+  dashboard_config.ip_read_limiter = state.dashboard_ip_reads.get();
   dashboard_config.public_url_is_https =
       config.dashboard_url && config.dashboard_url->starts_with("https://");
   const DashboardHandler dashboard(dashboard_config);

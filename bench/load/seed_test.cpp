@@ -34,7 +34,7 @@ Counted count_seeded(const std::string& url) {
       c.activations += n;
       ASSIGN_OR_RETURN(auto machines, tx.list_activations(l.id));
       for (const Activation& a : machines) c.machines.insert(a.machine_id);
-      ASSIGN_OR_RETURN(auto audit, tx.list_audit(l.key, 0, 1000));
+      ASSIGN_OR_RETURN(auto audit, tx.list_audit(l.key, AuditOrder::kOldestFirst, 0, 1000));
       for (const AuditEntry& e : audit) {
         if (e.action == audit_action::kActivate && e.actor == Actor::kClient) ++c.activate_records;
       }

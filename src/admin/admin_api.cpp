@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "auth/base64.h"
+#include "admin/list_page.h"
 #include "core/license_json.h"
 #include "core/request_body.h"
 #include "core/text.h"
@@ -30,53 +30,9 @@ std::optional<std::string_view> filter_value(const AdminCall& call, std::string_
   return value;
 }
 
-struct PageRequest {
-  int64_t limit = kDefaultPageLimit;
-  std::optional<std::string> after;  // the decoded cursor: the last item of the previous page
-};
-
-std::string encode_cursor(std::string_view last) {
-  return base64url_encode(reinterpret_cast<const uint8_t*>(last.data()), last.size());
-}
-
 Result<PageRequest> parse_page(const AdminCall& call) {
-  PageRequest page;
-  if (const auto limit = query_value(call, "limit")) {
-    const auto n = parse_whole_number<int64_t>(*limit);
-    if (!n || *n < 1 || *n > kMaxPageLimit) {
-      return errors::malformed("limit", "limit is a whole number from 1 to 500");
-    }
-    page.limit = *n;
-  }
-  if (const auto cursor = query_value(call, "cursor")) {
-    const auto bytes = base64url_decode(*cursor);
-    if (!bytes || bytes->empty() || bytes->size() > 256) {
-      return errors::malformed("cursor", "cursor is not one this server gave out");
-    }
-    page.after = std::string(bytes->begin(), bytes->end());
-  }
-  return page;
-}
-
-// A cursor of a list keyed by id: the last id, in decimal.
-Result<int64_t> after_id(const PageRequest& page) {
-  if (!page.after) return int64_t{0};
-  const auto id = parse_whole_number<int64_t>(*page.after);
-  if (!id || *id < 1) return errors::malformed("cursor", "cursor is not one this server gave out");
-  return *id;
-}
-
-// `rows` was read with limit + 1: one more than fits says there is a next page.
-template <class Row, class ToJson, class KeyOf>
-json::object page_json(std::vector<Row> rows, int64_t limit, ToJson to_json, KeyOf key_of) {
-  json::value next = nullptr;
-  if (static_cast<int64_t>(rows.size()) > limit) {
-    rows.resize(static_cast<size_t>(limit));
-    next = encode_cursor(key_of(rows.back()));
-  }
-  json::array items;
-  for (const Row& row : rows) items.push_back(to_json(row));
-  return json::object{{"items", std::move(items)}, {"nextCursor", std::move(next)}};
+  return licensed::parse_page(query_value(call, "limit"), query_value(call, "cursor"),
+                              {kDefaultPageLimit, kMaxPageLimit});
 }
 
 // ---- body members -----------------------------------------------------------------
@@ -286,7 +242,8 @@ Result<AdminAnswer> list_audit(StoreTx& tx, const AdminCall& call) {
   ASSIGN_OR_RETURN(const License l, find_any_license(tx, call.license_key));
   ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
   ASSIGN_OR_RETURN(const int64_t after, after_id(page));
-  ASSIGN_OR_RETURN(std::vector<AuditEntry> rows, tx.list_audit(l.key, after, page.limit + 1));
+  ASSIGN_OR_RETURN(std::vector<AuditEntry> rows,
+                   tx.list_audit(l.key, AuditOrder::kOldestFirst, after, page.limit + 1));
   return AdminAnswer{200, page_json(std::move(rows), page.limit, audit_json,
                                     [](const AuditEntry& e) { return std::to_string(e.id); })};
 }

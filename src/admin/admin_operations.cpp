@@ -311,7 +311,7 @@ Result<boost::json::array> license_audit(StoreTx& tx, std::string_view key) {
   boost::json::array out;
   int64_t after = 0;
   for (;;) {
-    ASSIGN_OR_RETURN(const auto page, tx.list_audit(l.key, after, 1000));
+    ASSIGN_OR_RETURN(const auto page, tx.list_audit(l.key, AuditOrder::kOldestFirst, after, 1000));
     for (const auto& e : page) out.push_back(audit_json(e));
     if (page.size() < 1000) break;
     after = page.back().id;

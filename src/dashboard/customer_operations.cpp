@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "auth/request_signature.h"
+#include "core/license_json.h"
 
 namespace licensed {
 namespace {
@@ -21,7 +22,8 @@ std::vector<size_t> code_point_starts(std::string_view s) {
 
 // The audit as a customer sees it: what happened to which (masked) machine, by whom;
 // vendor-side details (token names, signing key ids, request ids) stay out.
-json::object customer_audit_json(const json::object& record) {
+json::object customer_audit_json(const AuditEntry& entry) {
+  const json::object record = audit_json(entry);
   json::object o;
   for (const char* name : {"id", "at", "action", "actor", "refresh"}) {
     if (const auto* v = record.if_contains(name)) o[name] = *v;
@@ -30,6 +32,15 @@ json::object customer_audit_json(const json::object& record) {
     o["machineId"] = mask_machine_id(m->as_string());
   }
   return o;
+}
+
+// A page of the history of a license already found live.
+Result<json::object> audit_page(StoreTx& tx, const License& l, const PageRequest& page) {
+  ASSIGN_OR_RETURN(const int64_t before, after_id(page));
+  ASSIGN_OR_RETURN(std::vector<AuditEntry> rows,
+                   tx.list_audit(l.key, AuditOrder::kNewestFirst, before, page.limit + 1));
+  return page_json(std::move(rows), page.limit, customer_audit_json,
+                   [](const AuditEntry& e) { return std::to_string(e.id); });
 }
 
 }  // namespace
@@ -54,7 +65,8 @@ Result<License> find_customer_license(StoreTx& tx, std::string_view key) {
 Result<json::object> customer_license_view(StoreTx& tx, std::string_view key, UnixMillis now) {
   ASSIGN_OR_RETURN(const License l, find_customer_license(tx, key));
   ASSIGN_OR_RETURN(json::object shown, show_license(tx, l.key, now));
-  ASSIGN_OR_RETURN(const json::array audit, license_audit(tx, l.key));
+  ASSIGN_OR_RETURN(json::object audit,
+                   audit_page(tx, l, PageRequest{kCustomerAuditPage.default_limit, std::nullopt}));
   json::object view;
   for (const char* name :
        {"licenseKey", "product", "status", "expiresAt", "max", "activationCount"}) {
@@ -72,10 +84,14 @@ Result<json::object> customer_license_view(StoreTx& tx, std::string_view key, Un
                                     {"stale", a.at("stale")}});
   }
   view["activations"] = std::move(machines);
-  json::array records;
-  for (const json::value& r : audit) records.push_back(customer_audit_json(r.as_object()));
-  view["audit"] = std::move(records);
+  view["audit"] = std::move(audit);
   return view;
+}
+
+Result<json::object> customer_audit_page(StoreTx& tx, std::string_view key,
+                                         const PageRequest& page) {
+  ASSIGN_OR_RETURN(const License l, find_customer_license(tx, key));
+  return audit_page(tx, l, page);
 }
 
 Status customer_free_slot(StoreTx& tx, std::string_view key, std::string_view handle,

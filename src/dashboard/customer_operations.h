@@ -1,7 +1,8 @@
 // What a customer may do from the dashboard, over the same operations the admin API
-// uses: see their license (product, status, expiry, machines with masked ids, audit
-// records) and free a slot (audit `license.deactivate`, actor `customer`). A deleted
-// license answers exactly as an unknown key (1703), as everywhere a customer looks.
+// uses: see their license (product, status, expiry, machines with masked ids, the newest
+// audit records), page back through its history, and free a slot (audit
+// `license.deactivate`, actor `customer`). A deleted license answers exactly as an
+// unknown key (1703), as everywhere a customer looks.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -9,6 +10,7 @@
 #include <string_view>
 
 #include "admin/admin_operations.h"
+#include "admin/list_page.h"
 #include "core/result.h"
 #include "store/store_tx.h"
 
@@ -26,11 +28,23 @@ std::string machine_handle(std::string_view machine_id);
 // The live license of that key (normalised); 1703 when unknown or deleted.
 Result<License> find_customer_license(StoreTx& tx, std::string_view key);
 
+// A page of a license's history, newest first. A customer can grow their own log without
+// end (every activation writes a record), so it is never read whole: a page is one
+// index walk from the cursor, as cheap at 300,000 records as at 10.
+inline constexpr PageLimits kCustomerAuditPage{20, 100};
+
 // {"licenseKey", "product", "status", "expiresAt", "max", "activationCount",
 //  "activations": [{"handle", "machineId" (masked), "name", "activatedAt", "lastSeenAt",
-//  "stale"}], "audit": [...]} with machine ids masked in the audit records too.
+//  "stale"}], "audit": the first page of customer_audit_page}.
 Result<boost::json::object> customer_license_view(StoreTx& tx, std::string_view key,
                                                   UnixMillis now);
+
+// {"items": [{"id", "at", "action", "actor", "refresh", "machineId" (masked)}],
+//  "nextCursor": "..." | null}: the license's audit records older than the cursor's,
+// newest first; vendor-side details (token names, key ids, IPs) stay out. `page` from
+// parse_page with kCustomerAuditPage.
+Result<boost::json::object> customer_audit_page(StoreTx& tx, std::string_view key,
+                                                const PageRequest& page);
 
 // Frees the slot of the machine `handle` names; 1707 when no machine has it.
 Status customer_free_slot(StoreTx& tx, std::string_view key, std::string_view handle,

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <boost/json/serialize.hpp>
 
 #include "core/operations.h"
@@ -76,8 +77,52 @@ TEST_F(CustomerOperationsTest, TheViewShowsMaskedMachinesAndTheAudit) {
   const std::string all = boost::json::serialize(v);
   EXPECT_EQ(all.find("studio-pc-7f3a9c21"), std::string::npos) << all;
   EXPECT_NE(all.find("stud\u20269c21"), std::string::npos) << all;
-  EXPECT_EQ(v.at("audit").as_array().size(), 3u);  // create, two activations
-  EXPECT_FALSE(v.at("audit").as_array()[0].as_object().contains("actorName"));
+  const auto& audit = v.at("audit").at("items").as_array();
+  ASSERT_EQ(audit.size(), 3u);  // two activations, create: newest first
+  EXPECT_EQ(audit[0].at("action").as_string(), "license.activate");
+  EXPECT_EQ(audit[2].at("action").as_string(), "license.create");
+  EXPECT_FALSE(audit[0].as_object().contains("actorName"));
+  EXPECT_FALSE(audit[0].as_object().contains("ip"));
+  EXPECT_TRUE(v.at("audit").at("nextCursor").is_null());
+}
+
+TEST_F(CustomerOperationsTest, TheViewShowsOnlyTheNewestPageOfALongHistory) {
+  for (int i = 0; i < 30; ++i) activate("studio-pc-7f3a9c21", "Studio PC");  // refreshes
+  const auto v = view();
+  const auto& audit = v.at("audit").at("items").as_array();
+  ASSERT_EQ(audit.size(), static_cast<size_t>(kCustomerAuditPage.default_limit));
+  EXPECT_TRUE(audit[0].at("refresh").as_bool());
+  EXPECT_TRUE(v.at("audit").at("nextCursor").is_string());
+}
+
+TEST_F(CustomerOperationsTest, FollowingTheCursorShowsEveryRecordOnceNewestFirst) {
+  for (int i = 0; i < 7; ++i) activate("studio-pc-7f3a9c21", "Studio PC");  // 10 in all
+  std::vector<int64_t> ids;
+  std::optional<std::string> cursor;
+  for (int pages = 0; pages < 10; ++pages) {
+    auto page = parse_page("3", cursor, kCustomerAuditPage);
+    ASSERT_TRUE(page.ok());
+    auto shown = write([&](StoreTx& tx) { return customer_audit_page(tx, key_, page.value()); });
+    ASSERT_TRUE(shown.ok());
+    const auto& items = shown->at("items").as_array();
+    EXPECT_LE(items.size(), 3u);
+    for (const auto& r : items) ids.push_back(r.at("id").as_int64());
+    if (shown->at("nextCursor").is_null()) break;
+    cursor = std::string(shown->at("nextCursor").as_string());
+  }
+  ASSERT_EQ(ids.size(), 10u);
+  EXPECT_TRUE(std::is_sorted(ids.rbegin(), ids.rend()));
+  EXPECT_EQ(std::adjacent_find(ids.begin(), ids.end()), ids.end());
+}
+
+TEST_F(CustomerOperationsTest, AHistoryPageIsBoundedAndRefusesAForeignCursor) {
+  EXPECT_FALSE(parse_page("101", std::nullopt, kCustomerAuditPage).ok());
+  EXPECT_FALSE(parse_page("0", std::nullopt, kCustomerAuditPage).ok());
+  auto foreign = parse_page(std::nullopt, "bm90LWFuLWlk", kCustomerAuditPage);  // "not-an-id"
+  ASSERT_TRUE(foreign.ok());
+  auto shown = write([&](StoreTx& tx) { return customer_audit_page(tx, key_, foreign.value()); });
+  ASSERT_FALSE(shown.ok());
+  EXPECT_EQ(shown.error().code, ErrorCode::kMalformed);
 }
 
 TEST_F(CustomerOperationsTest, FreeingASlotIsAuditedWithActorCustomer) {

@@ -2,8 +2,10 @@
 
 #include <boost/beast/http/field.hpp>
 #include <boost/json/parse.hpp>
+#include <boost/url/parse.hpp>
 #include <memory>
 
+#include "auth/request_signature.h"
 #include "core/request_body.h"
 #include "dashboard/customer_operations.h"
 #include "dashboard/dashboard_assets.h"
@@ -22,6 +24,7 @@ enum class DashRoute {
   kSignIn,
   kSignOut,
   kLicense,
+  kAudit,
   kFreeSlot
 };
 
@@ -153,6 +156,31 @@ Result<std::string> string_member(const json::object& body, std::string_view nam
   return std::string(v->as_string());
 }
 
+// 429 1706 naming `bucket` when `limiter` (null: no limit) refuses one more request
+// counted against `key`.
+std::optional<ApiError> over_limit(RateLimiter* limiter, std::string_view key,
+                                   std::string_view bucket, const Clock& clock) {
+  if (limiter == nullptr) return std::nullopt;
+  const RateDecision d = limiter->admit(key, clock.now_ms());
+  if (d.allowed) return std::nullopt;
+  return errors::rate_limited(bucket, d.retry_after_seconds);
+}
+
+// The page of history a request asks for: `cursor` (the previous page's nextCursor)
+// and `limit` in its query.
+Result<PageRequest> audit_page_request(const HttpRequest& req) {
+  const auto url =
+      boost::urls::parse_origin_form(std::string_view(req.target().data(), req.target().size()));
+  if (!url) return errors::malformed("", "the request target is not a valid URL path");
+  std::optional<std::string> limit;
+  std::optional<std::string> cursor;
+  for (auto p : url->params()) {
+    if (p.key == "limit") limit = std::string(p.value);
+    if (p.key == "cursor") cursor = std::string(p.value);
+  }
+  return parse_page(limit, cursor, kCustomerAuditPage);
+}
+
 // Runs `fn` in a store transaction and replies with its answer: `fn(tx)` gives a
 // Result<json::object>; an error is replied as it is, a 1709 also reported.
 template <class Fn>
@@ -215,6 +243,7 @@ Result<Route> DashboardHandler::route(std::string_view method, std::string_view 
     return errors::method_not_allowed("POST, DELETE");
   }
   if (path == "/dashboard/api/license") return only(method, "GET", R::kLicense);
+  if (path == "/dashboard/api/audit") return only(method, "GET", R::kAudit);
   if (path == "/dashboard/api/free-slot") return only(method, "POST", R::kFreeSlot);
   return errors::route_not_found();
 }
@@ -237,13 +266,30 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
     default:
       break;
   }
+  const bool read = r == R::kLicense || r == R::kAudit;
+  // Counted before the session is looked up: a looping client costs no store or Redis
+  // lookup once its address is over the limit.
+  if (read) {
+    if (auto e = over_limit(config_.ip_read_limiter, ctx.client_ip, "ip", *config_.clock)) {
+      return reply(dashboard_error(*e, ctx.request_id));
+    }
+  }
   const auto id = session_cookie(req);
   if (!id) return reply(dashboard_error(not_signed_in(), ctx.request_id));
   const auto found = config_.sessions->find(*id);
   if (!found.ok()) return reply(dashboard_error(found.error(), ctx.request_id));
   const std::optional<DashboardSession>& session = found.value();
   if (!session) return reply(dashboard_error(not_signed_in(), ctx.request_id));
+  if (read) {
+    // Keyed by the id's hash: with Redis the bucket's name is stored there, and the id
+    // itself is a credential.
+    if (auto e =
+            over_limit(config_.session_read_limiter, sha256_hex(*id), "session", *config_.clock)) {
+      return reply(dashboard_error(*e, ctx.request_id));
+    }
+  }
   if (r == R::kLicense) return show_license(*session, ctx, std::move(reply));
+  if (r == R::kAudit) return show_audit(req, *session, ctx, std::move(reply));
   // Changes: the page sends the token it got at sign-in; another site's page cannot
   // read it, so it cannot send it.
   if (!csrf_token_matches(*session, header(req, kCsrfHeader).value_or(""))) {
@@ -261,12 +307,8 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
 
 void DashboardHandler::sign_in(const HttpRequest& req, const RequestContext& ctx,
                                HttpReply reply) const {
-  if (config_.sign_in_limiter != nullptr) {
-    const RateDecision d = config_.sign_in_limiter->admit(ctx.client_ip, config_.clock->now_ms());
-    if (!d.allowed) {
-      return reply(
-          dashboard_error(errors::rate_limited("ip", d.retry_after_seconds), ctx.request_id));
-    }
+  if (auto e = over_limit(config_.sign_in_limiter, ctx.client_ip, "ip", *config_.clock)) {
+    return reply(dashboard_error(*e, ctx.request_id));
   }
   auto body = json_body(req);
   if (!body.ok()) return reply(dashboard_error(body.error(), ctx.request_id));
@@ -328,6 +370,17 @@ void DashboardHandler::show_license(const DashboardSession& session, const Reque
                   // A reloaded page gets the token again from here (same origin only).
                   view["csrfToken"] = csrf;
                   return view;
+                });
+}
+
+void DashboardHandler::show_audit(const HttpRequest& req, const DashboardSession& session,
+                                  const RequestContext& ctx, HttpReply reply) const {
+  auto page = audit_page_request(req);
+  if (!page.ok()) return reply(dashboard_error(page.error(), ctx.request_id));
+  run_and_reply(config_.store, TxKind::kRead, config_.clock, config_.error_reporter,
+                "/dashboard/api/audit", ctx, std::move(reply),
+                [key = session.license_key, page = std::move(page.value())](StoreTx& tx) {
+                  return customer_audit_page(tx, key, page);
                 });
 }
 

@@ -1,9 +1,12 @@
 // The customer dashboard and the support view, under /dashboard on the public listener:
 // the embedded pages and assets, and a small JSON API for the customer
-// (/dashboard/api/...): sign in with the license key, see the license, free a slot,
-// sign out. The support view's page signs in with an admin token and calls the admin
-// API from the browser; it needs nothing more from the server. Thin: the decisions
-// live in src/dashboard/customer_operations.*.
+// (/dashboard/api/...): sign in with the license key, see the license with the newest
+// page of its history (GET /dashboard/api/license), page back through older history
+// (GET /dashboard/api/audit?cursor=...&limit=...), free a slot, sign out. Reads are
+// rate limited per session and per client IP (429 1706 with Retry-After), so a looping
+// viewer cannot take the store from the License API. The support view's page signs in with an admin
+// token and calls the admin API from the browser; it needs nothing more from the server. Thin: the
+// decisions live in src/dashboard/customer_operations.*.
 #pragma once
 
 #include "dashboard/session_store.h"
@@ -21,6 +24,10 @@ struct DashboardConfig {
   // Counts every sign-in attempt per client IP; beyond it, 429 1706. Null: no limit.
   RateLimiter* sign_in_limiter = nullptr;
   ErrorReporter* error_reporter = nullptr;
+  // Count every read (the license view, a history page), per session and per client IP;
+  // beyond either, 429 1706 with bucket "session" or "ip". Null: no limit.
+  RateLimiter* session_read_limiter = nullptr;
+  RateLimiter* ip_read_limiter = nullptr;
   // The cookie is marked Secure when this is https (the public address is TLS), or
   // when the request says it came over https (X-Forwarded-Proto from a proxy).
   bool public_url_is_https = false;
@@ -45,6 +52,8 @@ class DashboardHandler final : public HttpService {
   void sign_in(const HttpRequest& request, const RequestContext& ctx, HttpReply reply) const;
   void show_license(const DashboardSession& session, const RequestContext& ctx,
                     HttpReply reply) const;
+  void show_audit(const HttpRequest& request, const DashboardSession& session,
+                  const RequestContext& ctx, HttpReply reply) const;
   void free_slot(const HttpRequest& request, const DashboardSession& session,
                  const RequestContext& ctx, HttpReply reply) const;
 

@@ -37,6 +37,16 @@ struct LicenseFilter {
   bool deleted = false;
 };
 
+// Which way a page of one license's audit runs: oldest first (the admin API, `licensed
+// admin audit`, export) or newest first (the customer dashboard shows the latest).
+enum class AuditOrder { kOldestFirst, kNewestFirst };
+
+// The exclusive id bound of an audit page that starts past `past_id`: newest first from
+// 0 means from the newest record, so no bound.
+inline int64_t audit_id_bound(AuditOrder order, int64_t past_id) {
+  return order == AuditOrder::kNewestFirst && past_id == 0 ? INT64_MAX : past_id;
+}
+
 // A bearer token of the admin HTTP API. Only the SHA-256 of the token is kept.
 struct AdminToken {
   int64_t id = 0;
@@ -81,9 +91,12 @@ class StoreTx {
                                                                     UnixMillis before) = 0;
 
   virtual Status append_audit(const AuditEntry& entry) = 0;
-  // Oldest first, ids greater than `after_id`, at most `limit`.
-  virtual Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, int64_t after_id,
-                                                     int64_t limit) = 0;
+  // A keyset page of one license's audit, at most `limit` records: oldest first with ids
+  // greater than `past_id`, or newest first with ids less than it (0: from the newest).
+  // Either order walks the index on (license_key, id) from the bound, so a page costs
+  // the same however long the license's log has grown.
+  virtual Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, AuditOrder order,
+                                                     int64_t past_id, int64_t limit) = 0;
 
   // Nonces of requests dated ahead of the server clock (spec section 2, restart rule).
   virtual Status remember_nonce(std::string_view key_id, std::string_view nonce,

@@ -84,21 +84,10 @@ TEST_F(SharedState, ADashboardSessionOpenedOnOneInstanceServesOnTheOtherUntilSig
   auto other = StartAnother(options);
   const std::string license = NewLicense(2);
 
-  HttpRequest sign_in;
-  sign_in.target = "/dashboard/api/session";
-  sign_in.Set("Content-Type", "application/json");
-  sign_in.body = R"({"licenseKey":")" + license + R"("})";
-  const HttpResponse signed_in = bb::Send(port(), sign_in);
-  ASSERT_EQ(signed_in.status, 200) << signed_in.Describe();
-  const std::string set_cookie = signed_in.header("Set-Cookie").value_or("");
-  const std::string cookie = set_cookie.substr(0, set_cookie.find(';'));
-  ASSERT_TRUE(cookie.starts_with("licensed_dashboard=")) << set_cookie;
-  const std::string csrf = Str(BodyJson(signed_in), "csrfToken");
+  const DashboardSession session = DashboardSignIn(port(), license);
+  ASSERT_FALSE(session.cookie.empty());
 
-  HttpRequest view;
-  view.method = "GET";
-  view.target = "/dashboard/api/license";
-  view.Set("Cookie", cookie);
+  const HttpRequest view = DashboardGet(session, "/dashboard/api/license");
   const HttpResponse seen = bb::Send(other->port(), view);
   ASSERT_EQ(seen.status, 200) << "the other instance does not know the session\n"
                               << seen.Describe();
@@ -107,13 +96,35 @@ TEST_F(SharedState, ADashboardSessionOpenedOnOneInstanceServesOnTheOtherUntilSig
   HttpRequest sign_out;
   sign_out.method = "DELETE";
   sign_out.target = "/dashboard/api/session";
-  sign_out.Set("Cookie", cookie);
-  sign_out.Set("X-CSRF-Token", csrf);
+  sign_out.Set("Cookie", session.cookie);
+  sign_out.Set("X-CSRF-Token", session.csrf_token);
   const HttpResponse out = bb::Send(other->port(), sign_out);
   ASSERT_EQ(out.status, 200) << out.Describe();
   const HttpResponse after = bb::Send(port(), view);
   EXPECT_EQ(after.status, 401) << "signed out on one instance, still in on the other\n"
                                << after.Describe();
+  StopInstance(other);
+}
+
+// The dashboard's read buckets are Redis buckets too: a session reading through both
+// instances behind a load balancer gets the one allowance (60 a minute), not one each.
+TEST_F(SharedState, ASessionsDashboardReadsCountInOneBucketAcrossBothInstances) {
+  const ServerOptions options = WithRedis({});
+  Start(options);
+  auto other = StartAnother(options);
+  const std::string license = NewLicense(2);
+  const HttpRequest view = DashboardGet(DashboardSignIn(port(), license), "/dashboard/api/audit");
+  int admitted = 0;
+  for (int i = 0; i < 100; ++i) {
+    const HttpResponse r = bb::Send(i % 2 == 0 ? port() : other->port(), view);
+    if (r.status != 200) {
+      EXPECT_RATE_LIMITED(r, "session", 60);
+      break;
+    }
+    ++admitted;
+  }
+  EXPECT_GE(admitted, 60);
+  EXPECT_LE(admitted, 65) << "each instance counted its own reads";
   StopInstance(other);
 }
 

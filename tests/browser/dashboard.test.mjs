@@ -312,6 +312,33 @@ test('support: sign in with an admin token, search, see activations and audit, c
   await page.context().close();
 });
 
+test('the history shows the newest page first and "Show older" pages back to the oldest',
+     async () => {
+  const key = newLicense(1);
+  // create, activate, and 29 activations again (each audited as a refresh): 31 records,
+  // more than the page of 20.
+  for (let i = 0; i < 30; ++i) {
+    const r = await licenseApi('activate', { licenseKey: key, machineId: 'studio-pc-7f3a9c21' });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  }
+  const page = await newPage();
+  await signIn(page, key);
+  const rows = page.locator('#history tr');
+  await rows.first().waitFor();
+  assert.equal(await rows.count(), 20);
+  assert.match(await rows.first().textContent(), /heartbeat \(again\)/);
+  const older = page.getByRole('button', { name: 'Show older' });
+  assert.ok(await older.isVisible());
+  await older.click();
+  await rows.nth(30).waitFor();
+  assert.equal(await rows.count(), 31);
+  // The oldest record comes last, and there is nothing older to ask for.
+  assert.match(await rows.last().textContent(), /create/);
+  assert.match(await rows.nth(29).textContent(), /activate/);
+  assert.ok(await older.isHidden());
+  await page.context().close();
+});
+
 // Last: it spends this client's sign-in budget on the shared server.
 test('sign-ins are rate limited per client IP', async () => {
   let refused;

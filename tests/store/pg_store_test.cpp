@@ -131,8 +131,9 @@ TEST_F(PgStore, AWriteThatFailsWithTheCommitFailsTheJobAndKeepsNothing) {
       });
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.error().code, licensed::ErrorCode::kInternal);
-  auto left = licensed::run_blocking(h.store(), TxKind::kRead,
-                                     [](StoreTx& tx) { return tx.list_audit(kKey, 0, 10); });
+  auto left = licensed::run_blocking(h.store(), TxKind::kRead, [](StoreTx& tx) {
+    return tx.list_audit(kKey, licensed::AuditOrder::kOldestFirst, 0, 10);
+  });
   ASSERT_TRUE(left.ok());
   EXPECT_TRUE(left->empty());
   EXPECT_EQ(Activate(h.store(), "machine-1"), 0);

@@ -219,7 +219,9 @@ TEST_P(StoreConformance, AuditRecordsKeepEveryFieldInOrderPerLicense) {
     return licensed::Ok{};
   });
   ASSERT_TRUE(appended.ok()) << appended.error().detail;
-  auto a = Read([](StoreTx& tx) { return tx.list_audit("key-a", 0, 100); });
+  auto a = Read([](StoreTx& tx) {
+    return tx.list_audit("key-a", licensed::AuditOrder::kOldestFirst, 0, 100);
+  });
   ASSERT_TRUE(a.ok());
   ASSERT_EQ(a->size(), 3u);
   EXPECT_LT(a.value()[0].id, a.value()[1].id);
@@ -236,13 +238,59 @@ TEST_P(StoreConformance, AuditRecordsKeepEveryFieldInOrderPerLicense) {
   EXPECT_EQ(a.value()[2].actor_name, "ops");
   EXPECT_FALSE(a.value()[2].ip.has_value());
   EXPECT_FALSE(a.value()[2].key_id.has_value());
-  auto page = Read([&](StoreTx& tx) { return tx.list_audit("key-a", a.value()[0].id, 1); });
+  auto page = Read([&](StoreTx& tx) {
+    return tx.list_audit("key-a", licensed::AuditOrder::kOldestFirst, a.value()[0].id, 1);
+  });
   ASSERT_TRUE(page.ok());
   ASSERT_EQ(page->size(), 1u);
   EXPECT_EQ(page.value()[0].id, a.value()[1].id);
-  auto b = Read([](StoreTx& tx) { return tx.list_audit("key-b", 0, 100); });
+  auto b = Read([](StoreTx& tx) {
+    return tx.list_audit("key-b", licensed::AuditOrder::kOldestFirst, 0, 100);
+  });
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->size(), 2u);
+}
+
+TEST_P(StoreConformance, AuditPagesRunNewestFirstFromTheCursorWithinOneLicense) {
+  std::vector<std::string> keys;  // 8 of key-a between 4 of key-b
+  for (int i = 0; i < 12; ++i) keys.push_back(i % 3 == 0 ? "key-b" : "key-a");
+  auto appended = Write([&](StoreTx& tx) -> Status {
+    for (const std::string& key : keys) {
+      if (auto s = tx.append_audit(AuditEntry{.at = kT0,
+                                              .action = "license.activate",
+                                              .license_key = key,
+                                              .actor = Actor::kClient});
+          !s.ok()) {
+        return s;
+      }
+    }
+    return licensed::Ok{};
+  });
+  ASSERT_TRUE(appended.ok()) << appended.error().detail;
+  constexpr auto kNewest = licensed::AuditOrder::kNewestFirst;
+  std::vector<int64_t> seen;
+  int64_t past = 0;  // from the newest
+  for (int pages = 0; pages < 10; ++pages) {
+    auto page = Read([&](StoreTx& tx) { return tx.list_audit("key-a", kNewest, past, 3); });
+    ASSERT_TRUE(page.ok());
+    for (const AuditEntry& e : page.value()) {
+      EXPECT_EQ(e.license_key, "key-a");
+      seen.push_back(e.id);
+    }
+    if (page->size() < 3) break;
+    past = page->back().id;
+  }
+  ASSERT_EQ(seen.size(), 8u);
+  EXPECT_TRUE(std::is_sorted(seen.rbegin(), seen.rend()));
+  EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());
+  // The same records oldest first, in the opposite order.
+  auto oldest = Read([](StoreTx& tx) {
+    return tx.list_audit("key-a", licensed::AuditOrder::kOldestFirst, 0, 100);
+  });
+  ASSERT_TRUE(oldest.ok());
+  ASSERT_EQ(oldest->size(), 8u);
+  EXPECT_EQ(oldest->front().id, seen.back());
+  EXPECT_EQ(oldest->back().id, seen.front());
 }
 
 TEST_P(StoreConformance, NoncesAreRememberedReplacedLoadedAndPurged) {
@@ -371,7 +419,9 @@ TEST_P(StoreConformance, TheCapHoldsUnderConcurrentWriteJobs) {
   auto count = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(count.value(), 5);
-  auto audit = Read([&](StoreTx& tx) { return tx.list_audit(l.key, 0, 1000); });
+  auto audit = Read([&](StoreTx& tx) {
+    return tx.list_audit(l.key, licensed::AuditOrder::kOldestFirst, 0, 1000);
+  });
   ASSERT_TRUE(audit.ok());
   EXPECT_EQ(audit->size(), 5u);  // one record per acknowledged activation, none for refusals
 }

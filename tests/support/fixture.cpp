@@ -402,6 +402,28 @@ void ExpectBadSignature(const HttpResponse& r, std::string_view reason) {
   EXPECT_TRUE(Has(v, "reason") && At(v, "reason") == json::value(reason)) << r.Describe();
 }
 
+DashboardSession DashboardSignIn(std::uint16_t port, const std::string& license_key,
+                                 std::string_view source) {
+  HttpRequest r;
+  r.target = "/dashboard/api/session";
+  r.Set("Content-Type", "application/json");
+  r.body = R"({"licenseKey":")" + license_key + R"("})";
+  const HttpResponse signed_in = SendFrom(source, port, r);
+  EXPECT_EQ(signed_in.status, 200) << signed_in.Describe();
+  if (signed_in.status != 200) return {};
+  const std::string set_cookie = signed_in.header("Set-Cookie").value_or("");
+  EXPECT_TRUE(set_cookie.starts_with("licensed_dashboard=")) << set_cookie;
+  return {set_cookie.substr(0, set_cookie.find(';')), Str(BodyJson(signed_in), "csrfToken")};
+}
+
+HttpRequest DashboardGet(const DashboardSession& session, std::string target) {
+  HttpRequest r;
+  r.method = "GET";
+  r.target = std::move(target);
+  r.Set("Cookie", session.cookie);
+  return r;
+}
+
 void ExpectRateLimited(const HttpResponse& r, std::string_view bucket, std::int64_t max_wait) {
   ExpectApiError(r, 429, 1706, "LICENSE_API_RATE_LIMITED");
   const json::value v = BodyJson(r);

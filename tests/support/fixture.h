@@ -160,6 +160,18 @@ class BlackboxTest : public ::testing::Test {
     if (on_postgres()) GTEST_SKIP() << "a SQLite file fault; PostgreSQL has its own tests"; \
   } while (0)
 
+// A customer dashboard session: the cookie ("licensed_dashboard=..."; empty when the
+// sign-in was refused) and the CSRF token its changes carry.
+struct DashboardSession {
+  std::string cookie;
+  std::string csrf_token;
+};
+// Signs in to the dashboard of the server on `port` with that license key, from `source`.
+DashboardSession DashboardSignIn(std::uint16_t port, const std::string& license_key,
+                                 std::string_view source = "127.0.0.1");
+// A GET of a dashboard path (e.g. "/dashboard/api/license") with that session's cookie.
+HttpRequest DashboardGet(const DashboardSession& session, std::string target);
+
 // Checks (with EXPECT_*) the shape every API error shares: HTTP status, ok:false, error,
 // code, a message, requestId equal to the X-Request-Id header, and a Date header.
 void ExpectApiError(const HttpResponse& r, int http_status, int code, std::string_view error);

@@ -1,9 +1,11 @@
 'use strict';
 // The customer dashboard: sign in with the license key (a session cookie the script
 // cannot read), see the license, free a slot. Changes carry the session's CSRF token.
+// The history comes newest first, a page at a time: "Show older" follows the cursor.
 (() => {
   const { $, when, cell, machineRow, rowButton, show, badge, confirmDialog, json, message } = window.dash;
   let csrfToken = '';
+  let olderCursor = null;  // the history page's nextCursor; null: nothing older
 
   async function call(method, path, body) {
     const headers = { 'Accept': 'application/json' };
@@ -13,6 +15,11 @@
       method, headers, credentials: 'same-origin',
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+  }
+
+  // What to tell the customer when a request was refused: a 429 asks them to wait.
+  function refusal(res, body, wait, fallback) {
+    return res.status === 429 ? wait : message(body, fallback);
   }
 
   function signedOut(text) {
@@ -41,9 +48,17 @@
     }
     show($('no-machines'), view.activations.length === 0);
 
+    $('history').replaceChildren();
+    appendHistory(view.audit);
+    show($('sign-in-view'), false);
+    show($('license-view'), true);
+    show($('sign-out'), true);
+  }
+
+  // Adds a page of history (newest first) below the rows shown.
+  function appendHistory(page) {
     const history = $('history');
-    history.replaceChildren();
-    for (const r of view.audit.slice().reverse()) {
+    for (const r of page.items) {
       const row = document.createElement('tr');
       cell(row, when(r.at));
       cell(row, r.action.replace(/^license\./, '') + (r.refresh ? ' (again)' : ''));
@@ -51,9 +66,21 @@
       cell(row, r.actor);
       history.appendChild(row);
     }
-    show($('sign-in-view'), false);
-    show($('license-view'), true);
-    show($('sign-out'), true);
+    olderCursor = page.nextCursor;
+    show($('show-older'), olderCursor !== null);
+    $('history-error').textContent = '';
+  }
+
+  async function showOlder() {
+    const res = await call('GET', '/dashboard/api/audit?cursor=' + encodeURIComponent(olderCursor));
+    if (res.status === 401) return signedOut('Your session ended; sign in again.');
+    const body = await json(res);
+    if (!res.ok) {
+      $('history-error').textContent = refusal(res, body, 'Too many requests; wait a moment.',
+                                               'Could not load older history.');
+      return;
+    }
+    appendHistory(body);
   }
 
   async function load() {
@@ -89,9 +116,9 @@
                            { licenseKey: $('license-key').value.trim() });
     const body = await json(res);
     if (!res.ok) {
-      $('sign-in-error').textContent = res.status === 429
-          ? 'Too many attempts; wait a minute and try again.'
-          : message(body, 'Sign-in failed.');
+      $('sign-in-error').textContent = refusal(res, body,
+                                               'Too many attempts; wait a minute and try again.',
+                                               'Sign-in failed.');
       return;
     }
     $('license-key').value = '';
@@ -99,6 +126,8 @@
     await load();
     $('license-title').focus();
   });
+
+  $('show-older').addEventListener('click', showOlder);
 
   $('sign-out').addEventListener('click', async () => {
     await call('DELETE', '/dashboard/api/session');

@@ -218,14 +218,23 @@ Status PgTx::append_audit(const AuditEntry& e) {
   return Ok{};
 }
 
-Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, int64_t after_id,
-                                                 int64_t limit) {
-  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT id, at, action, license_key, machine_id, refresh,"
-                                       " actor, actor_name, ip, key_id, request_id, changes,"
-                                       " reason FROM audit_log"
-                                       " WHERE license_key = $1 AND id > $2 ORDER BY id LIMIT $3",
-                                       PgParams().add(license_key).add(after_id).add(limit),
-                                       "list audit records"));
+Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, AuditOrder order,
+                                                 int64_t past_id, int64_t limit) {
+  // Both walk the index on (license_key, id) from the bound, in the page's order.
+  static const std::string kOldestFirst =
+      "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
+      " key_id, request_id, changes, reason FROM audit_log WHERE license_key = $1 AND id > $2"
+      " ORDER BY id"
+      " LIMIT $3";
+  static const std::string kNewestFirst =
+      "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
+      " key_id, request_id, changes, reason FROM audit_log WHERE license_key = $1 AND id < $2"
+      " ORDER BY id DESC LIMIT $3";
+  ASSIGN_OR_RETURN(
+      auto r,
+      conn_.query(order == AuditOrder::kOldestFirst ? kOldestFirst : kNewestFirst,
+                  PgParams().add(license_key).add(audit_id_bound(order, past_id)).add(limit),
+                  "list audit records"));
   std::vector<AuditEntry> out;
   for (int i = 0; i < r.rows(); ++i) {
     AuditEntry e;

@@ -32,8 +32,8 @@ class PgTx final : public StoreTx {
   Result<std::vector<std::string>> delete_stale_activations(int64_t license_id,
                                                             UnixMillis before) override;
   Status append_audit(const AuditEntry& entry) override;
-  Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, int64_t after_id,
-                                             int64_t limit) override;
+  Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, AuditOrder order,
+                                             int64_t past_id, int64_t limit) override;
   Status remember_nonce(std::string_view key_id, std::string_view nonce,
                         UnixMillis expires_at) override;
   Result<std::vector<RememberedNonce>> load_nonces(UnixMillis now) override;

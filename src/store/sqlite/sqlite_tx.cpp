@@ -216,14 +216,20 @@ Status SqliteTx::append_audit(const AuditEntry& e) {
   return s->run("append audit record");
 }
 
-Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_key, int64_t after_id,
-                                                     int64_t limit) {
+Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_key, AuditOrder order,
+                                                     int64_t past_id, int64_t limit) {
+  // Both walk the index on (license_key, id) from the bound, in the page's order.
+  static constexpr const char* kOldestFirst =
+      "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
+      " key_id, request_id, changes, reason FROM audit_log WHERE license_key = ? AND id > ?"
+      " ORDER BY id LIMIT ?";
+  static constexpr const char* kNewestFirst =
+      "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
+      " key_id, request_id, changes, reason FROM audit_log WHERE license_key = ? AND id < ?"
+      " ORDER BY id DESC LIMIT ?";
   ASSIGN_OR_RETURN(auto s,
-                   conn_.prepare("SELECT id, at, action, license_key, machine_id, refresh, actor,"
-                                 " actor_name, ip, key_id, request_id, changes, reason"
-                                 " FROM audit_log"
-                                 " WHERE license_key = ? AND id > ? ORDER BY id LIMIT ?"));
-  s->bind(1, license_key).bind(2, after_id).bind(3, limit);
+                   conn_.prepare(order == AuditOrder::kOldestFirst ? kOldestFirst : kNewestFirst));
+  s->bind(1, license_key).bind(2, audit_id_bound(order, past_id)).bind(3, limit);
   std::vector<AuditEntry> out;
   int rc;
   while ((rc = s->step()) == SQLITE_ROW) {
