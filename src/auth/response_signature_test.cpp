@@ -149,7 +149,9 @@ TEST_F(ResponseSignatureVectors, VerifierRefusesAnyChangedInput) {
     if (!body.empty()) changed[changed.size() / 2] ^= 0x01;
     EXPECT_FALSE(verifies(header, view(bound), status, changed));
     EXPECT_FALSE(verifies(header, view(bound), status, body + "\n"));
-    if (!body.empty()) EXPECT_FALSE(verifies(header, view(bound), status, body.substr(1)));
+    if (!body.empty()) {
+      EXPECT_FALSE(verifies(header, view(bound), status, body.substr(1)));
+    }
     // Another key under the same kid, and this key under another kid.
     const auto other = ResponseKey::generate();
     ASSERT_TRUE(other.ok());

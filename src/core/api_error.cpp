@@ -191,8 +191,11 @@ ApiError machine_not_activated() {
 }
 
 ApiError unavailable(int64_t retry_after_seconds, std::string message) {
+  const int64_t wait = std::max<int64_t>(1, retry_after_seconds);
   ApiError e = make(ErrorCode::kUnavailable, std::move(message));
-  e.retry_after_seconds = std::max<int64_t>(1, retry_after_seconds);
+  // In the body too (spec 21): clients read body values, capping any wait at an hour.
+  e.extra["retryAfter"] = wait;
+  e.retry_after_seconds = wait;
   return e;
 }
 

@@ -417,10 +417,6 @@ Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view
 
 namespace {
 
-bool is_ows(char c) {
-  return c == ' ' || c == '\t';
-}
-
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {

@@ -12,6 +12,8 @@ namespace licensed {
 template <class T>
 class [[nodiscard]] Result {
  public:
+  using value_type = T;
+
   Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   Result(ApiError error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 

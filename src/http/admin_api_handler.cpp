@@ -185,93 +185,72 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
   std::optional<std::string> token = bearer_token(req);
   if (!token) return refuse_token(ctx, std::move(reply));
 
-  struct Call {
-    std::string token;
-    Result<AdminCall> call = errors::internal();
-    std::string request_id;
-    std::string client_ip;
-    std::string path;  // the route's template: error reports carry no key or machine id
-    std::optional<Result<AdminAnswer>> outcome;
+  // What the call came to inside its transaction, besides its answer: a token no one
+  // holds (answered apart, counted as a guess), and a read's token whose last use is
+  // old (touched afterwards, in a write of its own).
+  struct Outcome {
     bool unknown_token = false;
-    std::optional<int64_t> touch_token_id;  // a read's token whose last use is old
+    std::optional<int64_t> touch_token_id;
+    AdminAnswer answer;
   };
-  auto call = std::make_shared<Call>();
-  call->token = std::move(*token);
-  call->call = parse_call(admin_route, req);
-  call->request_id = std::string(ctx.request_id);
-  call->client_ip = std::string(ctx.client_ip);
-  call->path = std::string(path_template(admin_route));
+  auto call = std::make_shared<const Result<AdminCall>>(parse_call(admin_route, req));
   const bool writes = changes_data(admin_route);
   const Clock* clock = config_.clock;
   Store* store = config_.store;
   const AdminApiHandler* self = this;
   ErrorReporter* const reporter = config_.error_reporter;
 
-  store->submit(
-      writes ? TxKind::kWrite : TxKind::kRead,
-      StoreJob{[call, clock, writes](StoreTx& tx) {
-                 auto found = find_admin_token_by_value(tx, call->token);
-                 if (!found.ok()) {
-                   call->outcome.emplace(std::move(found.error()));
-                   return false;
-                 }
-                 if (!found.value()) {
-                   call->unknown_token = true;
-                   return false;
-                 }
-                 const AdminToken& t = *found.value();
-                 if (writes && t.read_only) {
-                   call->outcome.emplace(errors::forbidden());
-                   return false;
-                 }
-                 // Authorised, so now the request's own faults may be told.
-                 if (!call->call.ok()) {
-                   call->outcome.emplace(call->call.error());
-                   return false;
-                 }
-                 const UnixMillis now = clock->now_ms();
-                 if (!t.last_used_at || now - *t.last_used_at >= kTouchEveryMs) {
-                   if (writes) {
-                     if (auto touched = tx.touch_admin_token(t.id, now); !touched.ok()) {
-                       call->outcome.emplace(std::move(touched.error()));
-                       return false;
-                     }
-                   } else {
-                     call->touch_token_id = t.id;
-                   }
-                 }
-                 call->outcome.emplace(run_admin_call(
-                     tx, call->call.value(),
-                     AdminContext{now, t.name, Actor::kAdmin, call->client_ip}));
-                 return call->outcome->ok();
-               },
-               [call, reply, self, store, clock, reporter](const std::optional<ApiError>& failure) {
-                 if (!failure && call->unknown_token) {
-                   const RequestContext ctx{{}, call->client_ip, call->request_id};
-                   return self->refuse_token(ctx, reply);
-                 }
-                 if (call->touch_token_id) {
-                   // Best effort: last use is for the operator's `token list`.
-                   const int64_t id = *call->touch_token_id;
-                   store->submit(TxKind::kWrite,
-                                 StoreJob{[id, clock](StoreTx& tx) {
-                                            return tx.touch_admin_token(id, clock->now_ms()).ok();
-                                          },
-                                          [](const std::optional<ApiError>&) {}});
-                 }
-                 if (!failure && call->outcome && call->outcome->ok()) {
-                   return reply(answer_json(call->outcome->value(), call->request_id));
-                 }
-                 const ApiError error = failure         ? *failure
-                                        : call->outcome ? call->outcome->error()
-                                                        : errors::internal();
-                 if (is_internal_error(error)) {
-                   report_internal_error(reporter, "admin", call->path, call->request_id,
-                                         call->call.ok() ? call->call->license_key : "",
-                                         clock->now_ms());
-                 }
-                 reply(answer_error(error, call->request_id));
-               }});
+  submit_call<Outcome>(
+      *store, writes ? TxKind::kWrite : TxKind::kRead,
+      [call, token = std::move(*token), client_ip = std::string(ctx.client_ip), clock,
+       writes](StoreTx& tx) -> Result<Outcome> {
+        ASSIGN_OR_RETURN(const auto found, find_admin_token_by_value(tx, token));
+        Outcome out;
+        if (!found) {
+          out.unknown_token = true;
+          return out;
+        }
+        const AdminToken& t = *found;
+        if (writes && t.read_only) return errors::forbidden();
+        // Authorised, so now the request's own faults may be told.
+        if (!call->ok()) return call->error();
+        const UnixMillis now = clock->now_ms();
+        if (!t.last_used_at || now - *t.last_used_at >= kTouchEveryMs) {
+          if (writes) {
+            RETURN_IF_ERROR(tx.touch_admin_token(t.id, now));
+          } else {
+            out.touch_token_id = t.id;
+          }
+        }
+        ASSIGN_OR_RETURN(out.answer, run_admin_call(tx, call->value(),
+                                                    AdminContext{now, t.name, Actor::kAdmin,
+                                                                 client_ip}));
+        return out;
+      },
+      [call, reply, self, store, clock, reporter, request_id = std::string(ctx.request_id),
+       client_ip = std::string(ctx.client_ip),
+       path = std::string(path_template(admin_route))](Result<Outcome> outcome) {
+        if (outcome.ok() && outcome->unknown_token) {
+          return self->refuse_token(RequestContext{{}, client_ip, request_id}, reply);
+        }
+        if (outcome.ok() && outcome->touch_token_id) {
+          // Best effort: last use is for the operator's `token list`.
+          const int64_t id = *outcome->touch_token_id;
+          submit_call<Ok>(
+              *store, TxKind::kWrite,
+              [id, clock](StoreTx& tx) { return tx.touch_admin_token(id, clock->now_ms()); },
+              [](const Status&) {});
+        }
+        if (outcome.ok()) return reply(answer_json(outcome->answer, request_id));
+        if (is_internal_error(outcome.error())) {
+          // The route's template: error reports carry no key or machine id.
+          report_internal_error(reporter, "admin", path, request_id,
+                                call->ok() ? call->value().license_key : "", clock->now_ms());
+        }
+        reply(answer_error(outcome.error(), request_id));
+      },
+      // An unknown token's transaction is undone like any refusal.
+      [](const Result<Outcome>& outcome) { return outcome.ok() && !outcome->unknown_token; });
 }
 
 }  // namespace licensed

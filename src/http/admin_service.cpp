@@ -60,20 +60,18 @@ void AdminService::serve_readiness(const RequestContext& ctx, HttpReply reply) c
     return reply(error_response(unready("the server is shutting down"), ctx.request_id));
   }
   // A read through the store proves its connections work, not only that it was opened.
-  auto read_ok = std::make_shared<bool>(false);
-  config_.store->submit(
-      TxKind::kRead, StoreJob{[read_ok](StoreTx& tx) {
-                                *read_ok = tx.list_products().ok();
-                                return true;
-                              },
-                              [read_ok, request_id = std::string(ctx.request_id),
-                               reply = std::move(reply)](const std::optional<ApiError>& failure) {
-                                if (failure || !*read_ok) {
-                                  return reply(error_response(
-                                      unready("the license store does not answer"), request_id));
-                                }
-                                reply(json_response(200, {{"ok", true}}, request_id));
-                              }});
+  submit_call<Ok>(
+      *config_.store, TxKind::kRead,
+      [](StoreTx& tx) -> Status {
+        RETURN_IF_ERROR(tx.list_products());
+        return Ok{};
+      },
+      [request_id = std::string(ctx.request_id), reply = std::move(reply)](const Status& read) {
+        if (!read.ok()) {
+          return reply(error_response(unready("the license store does not answer"), request_id));
+        }
+        reply(json_response(200, {{"ok", true}}, request_id));
+      });
 }
 
 }  // namespace licensed

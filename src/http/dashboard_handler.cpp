@@ -186,35 +186,19 @@ Result<PageRequest> audit_page_request(const HttpRequest& req) {
 template <class Fn>
 void run_and_reply(Store* store, TxKind kind, const Clock* clock, ErrorReporter* reporter,
                    std::string_view route, const RequestContext& ctx, HttpReply reply, Fn fn) {
-  struct Job {
-    std::optional<Result<json::object>> outcome;
-    std::string request_id;
-    std::string route;
-  };
-  auto job = std::make_shared<Job>();
-  job->request_id = std::string(ctx.request_id);
-  job->route = std::string(route);
-  store->submit(
-      kind,
-      StoreJob{[job, fn = std::move(fn)](StoreTx& tx) {
-                 job->outcome.emplace(fn(tx));
-                 return job->outcome->ok();
-               },
-               [job, reply, clock, reporter](const std::optional<ApiError>& f) {
-                 if (!f && job->outcome && job->outcome->ok()) {
-                   return reply(dashboard_json(200, job->outcome->value(), job->request_id));
-                 }
-                 ApiError e = f ? *f : job->outcome ? job->outcome->error() : errors::internal();
-                 if (is_internal_error(e)) {
-                   report_internal_error(reporter, "dashboard", job->route, job->request_id, "",
-                                         clock->now_ms());
-                 }
-                 // The session's license is gone: the customer is signed out.
-                 if (e.http_status == 404 && e.code == ErrorCode::kNotFound) {
-                   e = not_signed_in();
-                 }
-                 reply(dashboard_error(e, job->request_id));
-               }});
+  submit_call<json::object>(
+      *store, kind, std::move(fn),
+      [request_id = std::string(ctx.request_id), route = std::string(route), reply, clock,
+       reporter](Result<json::object> answer) {
+        if (answer.ok()) return reply(dashboard_json(200, answer.value(), request_id));
+        ApiError e = std::move(answer.error());
+        if (is_internal_error(e)) {
+          report_internal_error(reporter, "dashboard", route, request_id, "", clock->now_ms());
+        }
+        // The session's license is gone: the customer is signed out.
+        if (e.http_status == 404 && e.code == ErrorCode::kNotFound) e = not_signed_in();
+        reply(dashboard_error(e, request_id));
+      });
 }
 
 }  // namespace
@@ -316,46 +300,32 @@ void DashboardHandler::sign_in(const HttpRequest& req, const RequestContext& ctx
   if (!key.ok()) return reply(dashboard_error(key.error(), ctx.request_id));
   const bool secure = came_over_https(req, config_.public_url_is_https);
   SessionStore* sessions = config_.sessions;
-  struct Job {
-    std::string key;
-    std::optional<Result<License>> found;
-    std::string request_id;
-    std::optional<std::string> previous;  // the session this browser had, if any
-  };
-  auto job = std::make_shared<Job>();
-  job->key = std::move(key.value());
-  job->previous = session_cookie(req);
-  job->request_id = std::string(ctx.request_id);
-  config_.store->submit(
-      TxKind::kRead,
-      StoreJob{[job](StoreTx& tx) {
-                 job->found.emplace(find_customer_license(tx, job->key));
-                 return job->found->ok();
-               },
-               [job, sessions, secure, reply](const std::optional<ApiError>& f) {
-                 if (f) return reply(dashboard_error(*f, job->request_id));
-                 if (!job->found || !job->found->ok()) {
-                   const ApiError e = job->found ? job->found->error() : errors::internal();
-                   if (e.code == ErrorCode::kNotFound) {
-                     return reply(dashboard_error(wrong_key(), job->request_id));
-                   }
-                   return reply(dashboard_error(e, job->request_id));
-                 }
-                 // A new id at every sign-in, the old one ended: no session fixation,
-                 // and no second live session when the old one could not be ended.
-                 if (job->previous) {
-                   if (auto closed = sessions->close(*job->previous); !closed.ok()) {
-                     return reply(dashboard_error(closed.error(), job->request_id));
-                   }
-                 }
-                 auto opened = sessions->open(job->found->value().key);
-                 if (!opened.ok()) return reply(dashboard_error(opened.error(), job->request_id));
-                 HttpResponse res = dashboard_json(
-                     200, {{"ok", true}, {"csrfToken", opened->csrf_token}}, job->request_id);
-                 res.set(http::field::set_cookie,
-                         cookie_header(opened->id, kSessionSeconds, secure));
-                 reply(std::move(res));
-               }});
+  std::optional<std::string> previous_session(session_cookie(req));  // this browser's, if any
+  submit_call<License>(
+      *config_.store, TxKind::kRead,
+      [key = std::move(key.value())](StoreTx& tx) { return find_customer_license(tx, key); },
+      [sessions, secure, reply, previous_session = std::move(previous_session),
+       request_id = std::string(ctx.request_id)](Result<License> found) {
+        if (!found.ok()) {
+          if (found.error().code == ErrorCode::kNotFound) {
+            return reply(dashboard_error(wrong_key(), request_id));
+          }
+          return reply(dashboard_error(found.error(), request_id));
+        }
+        // A new id at every sign-in, the old one ended: no session fixation, and no
+        // second live session when the old one could not be ended.
+        if (previous_session) {
+          if (auto closed = sessions->close(*previous_session); !closed.ok()) {
+            return reply(dashboard_error(closed.error(), request_id));
+          }
+        }
+        auto opened = sessions->open(found.value().key);
+        if (!opened.ok()) return reply(dashboard_error(opened.error(), request_id));
+        HttpResponse res =
+            dashboard_json(200, {{"ok", true}, {"csrfToken", opened->csrf_token}}, request_id);
+        res.set(http::field::set_cookie, cookie_header(opened->id, kSessionSeconds, secure));
+        reply(std::move(res));
+      });
 }
 
 void DashboardHandler::show_license(const DashboardSession& session, const RequestContext& ctx,

@@ -110,73 +110,52 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
     // The request was refused after consuming a nonce dated ahead of our clock: keep
     // that nonce before answering, so a replay after a restart is refused too.
     auto keep = std::make_shared<AuthorizedRequest>(std::move(*outcome.nonce_to_keep));
-    auto shared_error = std::make_shared<ApiError>(std::move(error));
-    config_.store->submit(
-        TxKind::kWrite,
-        StoreJob{
-            [keep](StoreTx& tx) {
-              return tx.remember_nonce(keep->key->id, keep->nonce, keep->nonce_expires_at).ok();
-            },
-            [shared_error, request_id, reply, reporter, clock,
-             endpoint](const std::optional<ApiError>& failure) {
-              if (failure && is_internal_error(*failure)) {
-                report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
-              }
-              reply(error_response(failure ? *failure : *shared_error, request_id));
-            }});
+    submit_call<Ok>(
+        *config_.store, TxKind::kWrite,
+        [keep](StoreTx& tx) {
+          return tx.remember_nonce(keep->key->id, keep->nonce, keep->nonce_expires_at);
+        },
+        [error = std::move(error), request_id, reply, reporter, clock, endpoint](Status kept) {
+          if (!kept.ok() && is_internal_error(kept.error())) {
+            report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
+          }
+          reply(error_response(kept.ok() ? error : kept.error(), request_id));
+        });
     return;
   }
 
-  struct Call {
-    AuthorizedRequest request;
-    std::string request_id;
-    std::string ip;
-    std::optional<Result<boost::json::object>> outcome;
-  };
-  auto call = std::make_shared<Call>();
-  call->request = std::move(outcome.request.value());
-  call->request_id = std::move(request_id);
-  call->ip = std::string(in.client_ip);
-  const bool writes =
-      call->request.endpoint != Endpoint::kStatus || call->request.keep_nonce_durably;
+  auto request = std::make_shared<AuthorizedRequest>(std::move(outcome.request.value()));
+  const bool writes = request->endpoint != Endpoint::kStatus || request->keep_nonce_durably;
   const std::optional<std::string>* dashboard_url = &config_.dashboard_url;
-
-  config_.store->submit(
-      writes ? TxKind::kWrite : TxKind::kRead,
-      StoreJob{[call, clock, dashboard_url](StoreTx& tx) {
-                 // So a store failure logged on the way names the request it hit.
-                 const ScopedLogFields log_fields{{"requestId", call->request_id}};
-                 const AuthorizedRequest& r = call->request;
-                 if (r.keep_nonce_durably) {
-                   auto kept = tx.remember_nonce(r.key->id, r.nonce, r.nonce_expires_at);
-                   if (!kept.ok()) {
-                     call->outcome.emplace(std::move(kept.error()));
-                     return false;
-                   }
-                 }
-                 OperationContext ctx;
-                 ctx.now = clock->now_ms();
-                 ctx.ip = call->ip;
-                 ctx.key_id = r.key->id;
-                 ctx.request_id = call->request_id;
-                 ctx.bound_products = &r.key->products;
-                 ctx.dashboard_url = dashboard_url;
-                 call->outcome.emplace(run_operation(r.endpoint, tx, r.body, ctx));
-                 return !must_roll_back(*call->outcome);
-               },
-               [call, reply, reporter, clock](const std::optional<ApiError>& failure) {
-                 if (!failure && call->outcome && call->outcome->ok()) {
-                   return reply(json_response(200, call->outcome->value(), call->request_id));
-                 }
-                 const ApiError error = failure         ? *failure
-                                        : call->outcome ? call->outcome->error()
-                                                        : errors::internal();
-                 if (is_internal_error(error)) {
-                   report_internal_error(reporter, call->request.endpoint, call->request_id,
-                                         call->request.body.license_key, clock->now_ms());
-                 }
-                 reply(error_response(error, call->request_id));
-               }});
+  submit_call<boost::json::object>(
+      *config_.store, writes ? TxKind::kWrite : TxKind::kRead,
+      [request, request_id, ip = std::string(in.client_ip), clock,
+       dashboard_url](StoreTx& tx) -> Result<boost::json::object> {
+        // So a store failure logged on the way names the request it hit.
+        const ScopedLogFields log_fields{{"requestId", request_id}};
+        if (request->keep_nonce_durably) {
+          RETURN_IF_ERROR(
+              tx.remember_nonce(request->key->id, request->nonce, request->nonce_expires_at));
+        }
+        OperationContext ctx;
+        ctx.now = clock->now_ms();
+        ctx.ip = ip;
+        ctx.key_id = request->key->id;
+        ctx.request_id = request_id;
+        ctx.bound_products = &request->key->products;
+        ctx.dashboard_url = dashboard_url;
+        return run_operation(request->endpoint, tx, request->body, ctx);
+      },
+      [request, request_id, reply, reporter, clock](Result<boost::json::object> answer) {
+        if (answer.ok()) return reply(json_response(200, answer.value(), request_id));
+        if (is_internal_error(answer.error())) {
+          report_internal_error(reporter, request->endpoint, request_id,
+                                request->body.license_key, clock->now_ms());
+        }
+        reply(error_response(answer.error(), request_id));
+      },
+      // Business refusals are committed with the nonce and any reclaim they include.
+      [](const Result<boost::json::object>& answer) { return !must_roll_back(answer); });
 }
 
 }  // namespace licensed

@@ -50,25 +50,44 @@ Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLim
 // The PATH of a `sqlite:PATH` URL (possibly empty); nullopt for any other store.
 std::optional<std::string> sqlite_path_of(const std::string& url);
 
+// Runs `work` in one transaction of `kind` on a store thread and hands its outcome to
+// `done`, exactly once, on a store thread: what `work` returned, or the store's own
+// failure (1708, 1709) when the transaction could not start or commit or the queue was
+// full. The one place where the work's outcome and the store's failure meet, so callers
+// have one completion instead of two callbacks sharing a hand-made struct.
+// `commits(outcome)` says whether the work is kept: by default only a success; the
+// License API keeps its business refusals (and the nonce they consumed).
+template <class T>
+void submit_call(Store& store, TxKind kind, std::function<Result<T>(StoreTx&)> work,
+                 std::function<void(Result<T>)> done,
+                 std::function<bool(const Result<T>&)> commits = [](const Result<T>& r) {
+                   return r.ok();
+                 }) {
+  auto outcome = std::make_shared<std::optional<Result<T>>>();
+  store.submit(kind, StoreJob{[outcome, work = std::move(work),
+                               commits = std::move(commits)](StoreTx& tx) {
+                                // A job may run again (see StoreJob): each run starts afresh.
+                                outcome->emplace(work(tx));
+                                return commits(**outcome);
+                              },
+                              [outcome, done = std::move(done)](
+                                  const std::optional<ApiError>& failure) {
+                                if (failure) return done(Result<T>(*failure));
+                                if (!outcome->has_value()) return done(Result<T>(errors::internal()));
+                                done(std::move(**outcome));
+                              }});
+}
+
 // Runs one job and waits for it: for the admin CLI and start-up, never the request path.
 template <class Fn>
 auto run_blocking(Store& store, TxKind kind, Fn&& fn) -> decltype(fn(std::declval<StoreTx&>())) {
   using R = decltype(fn(std::declval<StoreTx&>()));
-  std::promise<std::optional<R>> promise;
-  auto result = std::make_shared<std::optional<R>>();
-  auto failure = std::make_shared<std::optional<ApiError>>();
-  store.submit(kind, StoreJob{[&fn, result](StoreTx& tx) {
-                                result->emplace(fn(tx));
-                                return result->value().ok();
-                              },
-                              [&promise, result, failure](const std::optional<ApiError>& f) {
-                                *failure = f;
-                                promise.set_value(std::nullopt);
-                              }});
-  promise.get_future().wait();
-  if (failure->has_value()) return R(**failure);
-  if (!result->has_value()) return R(errors::internal());
-  return std::move(**result);
+  using T = typename R::value_type;
+  std::promise<R> promise;
+  submit_call<T>(
+      store, kind, [&fn](StoreTx& tx) { return fn(tx); },
+      [&promise](R outcome) { promise.set_value(std::move(outcome)); });
+  return promise.get_future().get();
 }
 
 }  // namespace licensed
