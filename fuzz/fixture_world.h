@@ -22,7 +22,7 @@
 namespace licensed::fuzz {
 
 inline constexpr int64_t kNowSeconds = 1'795'000'000;  // 2026-11-18T08:26:40Z
-// Requests dated before the server's start are stale (spec section 2, restart rule):
+// Requests dated before the server's start are stale (docs/protocol.md §3.4, restart rule):
 // started 100 s ago, so part of the 300 s window is refused for that reason alone.
 inline constexpr int64_t kStartedAtSeconds = kNowSeconds - 100;
 inline constexpr int64_t kWindowSeconds = 300;

@@ -37,7 +37,7 @@ std::string_view string_of(const json::object& o, std::string_view name) {
   return {v->get_string().data(), v->get_string().size()};
 }
 
-// Spec section 3's table: the HTTP status of each code.
+// docs/protocol.md §5's table: the HTTP status of each code.
 bool status_matches_code(unsigned status, int code) {
   switch (code) {
     case 1700:

@@ -23,7 +23,7 @@ struct Answer {
 };
 
 // Parses `bytes` as consecutive serialized HTTP answers and checks each against the
-// response shape of spec section 3: Date and X-Request-Id headers, a JSON object body
+// response shape of docs/protocol.md §5: Date and X-Request-Id headers, a JSON object body
 // with a boolean `ok` that is true exactly for 200, error bodies with `error`, `message`
 // and `requestId`, codes paired with their HTTP status and their extra members. Codes
 // 1708 and 1709 fail too: nothing in the fuzz fixture can make the store unavailable,

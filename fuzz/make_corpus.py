@@ -170,7 +170,7 @@ def request_path_seeds():
         b"POST /api/v1/license/status HTTP/1.1\r\nContent-Length: -1\r\n\r\n")
     raw("400-tls-hello", b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
 
-    # Section 2: each signing refusal, in the contract's order.
+    # docs/protocol.md §3.5: each signing refusal, in the contract's order.
     for header in ("X-License-Key-Id", "X-License-Timestamp", "X-License-Nonce",
                    "X-License-Signature"):
         raw("401-missing-" + header.lower(), request("status", body(0), omit=(header,)))
@@ -189,7 +189,7 @@ def request_path_seeds():
     raw("401-signature-mismatch", request("status", body(0), secret="wrong-secret"))
     raw("401-signature-over-other-path", request("status", body(0), signed_path="/api/v1/license/activate"))
 
-    # Section 3: body refusals behind a valid signature.
+    # docs/protocol.md §4: body refusals behind a valid signature.
     raw("400-content-type-text", request("status", body(0), content_type="text/plain"))
     raw("400-content-type-missing", request("status", body(0), content_type=None))
     raw("400-content-type-latin1", request("status", body(0), content_type="application/json; charset=latin1"))
@@ -204,7 +204,7 @@ def request_path_seeds():
     raw("400-machine-name-long", request("activate", body(0, "machine-0001", "n" * 101)))
     raw("400-control-char", request("activate", body(0, "machine\u0085-0001")))
 
-    # Section 9: both buckets (tight limits: ip 4/1h, key 2/1h).
+    # docs/protocol.md §11: both buckets (tight limits: ip 4/1h, key 2/1h).
     raw("429-key", *[request("status", body(0)) for _ in range(3)], tight=True)
     raw("429-ip", *[request("status", body(i)) for i in range(5)], tight=True)
 

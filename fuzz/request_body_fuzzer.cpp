@@ -1,4 +1,4 @@
-// Fuzzes the body validator of spec section 3: parse_license_request, and check_body
+// Fuzzes the body validator of docs/protocol.md §4: parse_license_request, and check_body
 // (Content-Type, then the body) as the pipeline calls it at step 8.
 //
 // Byte 0: bits 0-1 the endpoint ('0' activate, '1' heartbeat, '2' status, '3'
@@ -36,7 +36,7 @@ std::string_view view(const json::string& s) {
   return {s.data(), s.size()};
 }
 
-// Section 3, read from the DOM: would a body with these members be accepted?
+// docs/protocol.md §4, read from the DOM: would a body with these members be accepted?
 bool spec_accepts(Endpoint endpoint, const json::object& o) {
   const auto* key = o.if_contains("licenseKey");
   if (key == nullptr || !key->is_string() || !is_uuid_v4(view(key->get_string()))) return false;
@@ -89,7 +89,7 @@ void check_accepted(Endpoint endpoint, const LicenseRequest& req, const json::ob
   }
 }
 
-// Spec section 3: only application/json (case-insensitive, parameters aside) is JSON.
+// docs/protocol.md §4: only application/json (case-insensitive, parameters aside) is JSON.
 bool names_json_media_type(std::string_view content_type) {
   std::string_view media = content_type.substr(0, content_type.find(';'));
   while (!media.empty() && (media.front() == ' ' || media.front() == '\t')) media.remove_prefix(1);

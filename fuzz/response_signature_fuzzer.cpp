@@ -1,4 +1,4 @@
-// Fuzzes the parser and verifier of X-License-Response-Signature (spec 13, 13.1, 13.2),
+// Fuzzes the parser and verifier of X-License-Response-Signature (docs/protocol.md §13),
 // the header every client reads from whoever answers it: a hostile proxy included.
 //
 // The input is one header value. Invariants, besides crashes, leaks and UB: what parses

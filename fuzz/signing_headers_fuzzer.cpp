@@ -1,4 +1,4 @@
-// Fuzzes the signing-header parser of spec section 2, check 4 (parse_signing_headers).
+// Fuzzes the signing-header parser of docs/protocol.md §3.5, check 4 (parse_signing_headers).
 //
 // The input is up to four '\n'-separated values: X-License-Key-Id, X-License-Timestamp,
 // X-License-Nonce and X-License-Signature, in that order. A missing line, or a line

@@ -1,4 +1,4 @@
-// The contract's syntax rules (spec sections 2 and 3) written a second time, plainly and
+// The contract's syntax rules (docs/protocol.md §3 and §4) written a second time, plainly and
 // from the spec alone, as oracles the fuzzers compare the server's parsers against. Kept
 // deliberately independent of src/: a rule misread there should not be misread here.
 #pragma once
@@ -16,14 +16,14 @@ std::optional<std::u32string> decode_utf8(std::string_view bytes);
 // U+0000-U+001F and U+007F-U+009F.
 bool is_control(char32_t c);
 
-// Section 3: licenseKey is a UUID v4 in 8-4-4-4-12 hex form, either case.
+// §4: licenseKey is a UUID v4 in 8-4-4-4-12 hex form, either case.
 bool is_uuid_v4(std::string_view s);
 bool is_lowercase(std::string_view s);
-// Section 3: 8-128 code points (machineId), at most 100 (machineName), no controls.
+// §4: 8-128 code points (machineId), at most 100 (machineName), no controls.
 bool is_valid_machine_id(std::string_view s);
 bool is_valid_machine_name(std::string_view s);
 
-// Section 2: the four signing headers.
+// §3.1: the four signing headers.
 bool is_valid_key_id(std::string_view s);     // 1-64 of [A-Za-z0-9._-]
 bool is_valid_timestamp(std::string_view s);  // decimal, no sign, no leading zeros
 bool is_valid_nonce(std::string_view s);      // 16-128 of [A-Za-z0-9_-]

@@ -287,7 +287,7 @@ int serve(const ServeConfig& config) {
   // Before anything opens descriptors, so that the store and Redis get the raised limit.
   const size_t max_connections = connection_cap(config);
   SystemClock clock;
-  // With the in-memory nonce store, the restart rule of spec section 2 refuses requests
+  // With the in-memory nonce store, the restart rule of docs/protocol.md §3.4 refuses requests
   // dated before this second. The process before this one may have accepted requests
   // dated up to the second this one begins in, and after a crash (SIGKILL, power loss)
   // their nonces are nowhere; those dated later were ahead of its clock and are in the
@@ -375,7 +375,7 @@ int serve(const ServeConfig& config) {
   handler_config.response_signer = &response_signer;
   const LicenseHandler handler(std::move(handler_config));
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
-  // can cause with wrong tokens (spec section 12), apart from the License API's buckets.
+  // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
   const AdminApiHandler admin_api({store_ptr, &clock, &failed_admin_auth, reporter.get()});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});

@@ -42,7 +42,7 @@ struct LoadConfig {
   std::function<bool()> interrupted;
 };
 
-// Sends each connection's preparation request (spec section 5: activating the machine
+// Sends each connection's preparation request (docs/protocol.md §7: activating the machine
 // the scenario then heartbeats or reads) over one plain connection, then runs the load.
 // Throws std::runtime_error when the target cannot be reached or a preparation request
 // is refused: there is nothing to measure then.

@@ -1,4 +1,4 @@
-// The four X-License-* headers of one request (spec section 2), made with the server's
+// The four X-License-* headers of one request (docs/protocol.md §3), made with the server's
 // own signing code: canonical_string() and a pre-keyed HmacSha256, exactly what
 // sign_request() computes without re-keying the HMAC for every request (the load
 // generator shares the machine's CPUs with the server it measures).

@@ -74,7 +74,7 @@ class RequestSource {
   uint64_t rng_;
 };
 
-// A body as the contract wants it (spec section 3), with its SHA-256.
+// A body as the contract wants it (docs/protocol.md §4), with its SHA-256.
 PlannedRequest make_request(Endpoint endpoint, std::string_view license_key,
                             std::optional<std::string_view> machine_id,
                             std::optional<std::string_view> machine_name = std::nullopt);

@@ -1,4 +1,4 @@
-// Check 8: the body schema (spec section 3), for the smallest and the largest body.
+// Check 8: the body schema (docs/protocol.md §4), for the smallest and the largest body.
 #include <benchmark/benchmark.h>
 
 #include "core/request_body.h"

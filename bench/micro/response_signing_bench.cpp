@@ -1,4 +1,4 @@
-// Signed responses (spec section 13): what signing one answer costs the server, with the
+// Signed responses (docs/protocol.md §13): what signing one answer costs the server, with the
 // per-thread signing context it keeps (ResponseSigner) and with a context made per
 // answer, which is what the per-thread context saves. The Ed25519 arithmetic dominates.
 #include <benchmark/benchmark.h>

@@ -1,4 +1,4 @@
-// Request authentication (spec section 2): what the server spends per request on the
+// Request authentication (docs/protocol.md §3): what the server spends per request on the
 // signature, with the key ring's pre-keyed HMAC, and what keying per call would cost.
 #include <benchmark/benchmark.h>
 

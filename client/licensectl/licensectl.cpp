@@ -95,7 +95,7 @@ int report(std::string_view command, const Answer& a, const Options& o,
 
 // heartbeat --every: one heartbeat per period until SIGTERM or SIGINT. A transient
 // failure does not end a long job (the next period tries again); a refusal does. A
-// machine reclaimed as stale (1707) activates again, as spec section 14 says: the SDK's
+// machine reclaimed as stale (1707) activates again, as docs/protocol.md §10 says: the SDK's
 // heartbeat does that once this client has held the slot; the loop does it for the
 // first beat too, since `activate` ran in an earlier process of the job.
 int heartbeat_loop(Client& client, std::chrono::milliseconds every, const Options& o) {

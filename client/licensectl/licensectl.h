@@ -2,7 +2,7 @@
 
 namespace licensed::client {
 
-// Parses argv, runs one command and returns the exit status of spec section 11.
+// Parses argv, runs one command and returns the exit status of docs/protocol.md §16.
 int run_licensectl(int argc, char** argv);
 
 }  // namespace licensed::client

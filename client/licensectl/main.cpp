@@ -1,4 +1,4 @@
-// licensectl: the license client for CI pipelines and scripts (spec section 11).
+// licensectl: the license client for CI pipelines and scripts (docs/protocol.md §16).
 #include "licensectl.h"
 
 int main(int argc, char** argv) {

@@ -1,5 +1,5 @@
 // What an SDK call tells its caller: one outcome out of the few a plugin reacts to
-// differently (spec section 11's exit statuses are the same partition), the server's
+// differently (docs/protocol.md §16's exit statuses are the same partition), the server's
 // answer where there was one, and where it came from (network or cache).
 #pragma once
 
@@ -9,7 +9,7 @@
 
 namespace licensed::client {
 
-// The numbers are licensectl's exit statuses (spec section 11) and the C ABI's codes.
+// The numbers are licensectl's exit statuses (docs/protocol.md §16) and the C ABI's codes.
 enum class Outcome : int {
   kOk = 0,            // 200 (for status: the license is valid for this machine)
   kUsage = 2,         // the SDK was configured wrongly (no URL, no key, ...)
@@ -37,7 +37,7 @@ struct Answer {
   bool valid = false;                         // status answers
   int attempts = 0;                           // requests sent for this call
   int64_t retry_after_seconds = 0;            // of the last 429/503
-  // Signed by the pinned key but bound to "-" (spec 21): the server refused the request
+  // Signed by the pinned key but bound to "-" (docs/protocol.md §13.6): the server refused the request
   // as it arrived (wrongly signed or malformed: a configuration error, or a garbled
   // copy sent by someone on the path). Its code is reported, but it says nothing about
   // the license: the cache neither takes nor loses anything by it.

@@ -13,7 +13,7 @@
 namespace licensed::client {
 
 // The request an answer answered, as sent: what its signature covers besides the key id
-// and the secret (spec 13: the cache keeps it and verifies it again when read).
+// and the secret (docs/protocol.md §15: the cache keeps it and verifies it again when read).
 struct SentRequest {
   std::string path;
   std::string timestamp;
@@ -23,7 +23,7 @@ struct SentRequest {
 
 struct SignedAnswer {
   // The 64 lowercase hex digits of the request's X-License-Signature: the answer is
-  // valid only when signed over this (spec 13, v2-response).
+  // valid only when signed over this (docs/protocol.md §13.1, v2-response).
   std::string request_signature;
   SentRequest request;
   int status = 0;
@@ -53,7 +53,7 @@ class AnswerCache {
 
   // The latest time this client has seen (signed answers' t, its own clock), kept
   // across restarts: a clock set back more than 24 h behind it invalidates cached
-  // answers until it is right again (spec 16.7 and 21). nullopt before the first.
+  // answers until it is right again (docs/protocol.md §15). nullopt before the first.
   std::optional<int64_t> latest_time() const;
   void remember_time(int64_t unix_seconds) const;
 

@@ -69,7 +69,7 @@ Answer transport_failure(std::string why) {
   return a;
 }
 
-// A cached answer signed further ahead of the local clock than this is refused (spec 21):
+// A cached answer signed further ahead of the local clock than this is refused (docs/protocol.md §15):
 // a clock set back to replay an old answer must not go unnoticed.
 constexpr int64_t kFutureSkewSeconds = 24 * 60 * 60;
 
@@ -307,7 +307,7 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
     } else if (!pinned_.empty() && !answer_signed_by(pinned_, signed_answer) &&
                answer_bound_to_dash(pinned_, signed_answer) &&
                !is_transient_status(reply.status)) {
-      // A genuine refusal of the request as it arrived (spec 21): reported with its code
+      // A genuine refusal of the request as it arrived (docs/protocol.md §13.6): reported with its code
       // (licensectl exits 6 for 1700 and 1702), never resent, never acted on (a 1701's
       // serverTime included), and nothing for the cache.
       last = classify_answer(reply.status, reply.body, status_endpoint);
@@ -316,7 +316,7 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
       last.source = Source::kNetwork;
       return last;
     } else if (!pinned_.empty() && !answer_signed_by(pinned_, signed_answer)) {
-      // Spec 13: an answer the pinned key did not sign over this very request (one bound
+      // docs/protocol.md §13.6: an answer the pinned key did not sign over this very request (one bound
       // to "-" or to another request included) is no answer.
       last = transport_failure("answer not signed by the pinned key for this request");
       last.http_status = reply.status;
@@ -406,7 +406,7 @@ Answer Client::status_within(milliseconds budget) {
     }
   } else if (a.http_status == 200 || a.code == 1703 || a.code == 1704) {
     // The server said no (valid:false, unknown key, not active): an old "yes" must not
-    // outlive that answer offline. Only these answers replace the cached one (spec 21);
+    // outlive that answer offline. Only these answers replace the cached one (docs/protocol.md §15);
     // a 1707 or a cap refusal prompts its action but leaves the cache as it is.
     cache_.remove(config_.license_key, config_.machine_id);
   }
@@ -425,7 +425,7 @@ std::optional<Answer> Client::cached_status() const {
       entry->request.body != body(false)) {
     return std::nullopt;
   }
-  // A clock set back more than 24 h behind the latest time seen (spec 16.7, 21).
+  // A clock set back more than 24 h behind the latest time seen (docs/protocol.md §15).
   const int64_t now = config_.clock->now_seconds();
   const auto latest = cache_.latest_time();
   if (latest && now < *latest - kFutureSkewSeconds) return std::nullopt;

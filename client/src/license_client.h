@@ -56,7 +56,7 @@ class Client {
 
   Answer activate();
   // After this client's activate (or heartbeat) succeeded, a 1707 means the slot was
-  // freed under the plugin (a stale-machine reclaim, spec section 14, or a customer on
+  // freed under the plugin (a stale-machine reclaim, docs/protocol.md §10, or a customer on
   // the dashboard): heartbeat activates again by itself and answers that. A machine this
   // client never activated still gets the 1707.
   Answer heartbeat();
@@ -93,7 +93,7 @@ class Client {
   std::atomic<bool> activated_{false};  // this client's machine held a slot when last asked
 };
 
-// The headers of a signed request (spec section 2), Content-Type included.
+// The headers of a signed request (docs/protocol.md §3.1), Content-Type included.
 HeaderList signed_request_headers(std::string_view key_id, std::string_view secret,
                                   std::string_view path, std::string_view timestamp,
                                   std::string_view nonce, std::string_view body);

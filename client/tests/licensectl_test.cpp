@@ -1,4 +1,4 @@
-// Issue 5 item 6: licensectl as spec section 11 says: flags and their environment
+// Issue 5 item 6: licensectl as docs/protocol.md §16 says: flags and their environment
 // variables (flags win), --timeout, --json, human output by default, the exit statuses
 // 0/2/3/4/5/6 with every cause of each, heartbeat --every until SIGTERM, the pinned
 // response key as base64 or a PEM file; against the real server.

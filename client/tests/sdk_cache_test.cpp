@@ -260,7 +260,7 @@ TEST_F(SdkCache, WithoutAPinnedKeyTheCacheIsNeitherWrittenNorRead) {
 TEST_F(SdkCache, AnAnswerDatedInTheFutureIsIgnored) {
   StartAndCache("cache-machine-13");
   Stop();
-  // Spec 21: refused when the local clock is more than 24 h before the signed time.
+  // docs/protocol.md §15: refused when the local clock is more than 24 h before the signed time.
   clock_->advance_ms(-std::chrono::duration_cast<milliseconds>(hours(23)).count());
   EXPECT_EQ(Pinned(license_, "cache-machine-13")->check_at_startup().source, Source::kCache)
       << "23 hours of skew is tolerated";
@@ -269,7 +269,7 @@ TEST_F(SdkCache, AnAnswerDatedInTheFutureIsIgnored) {
   EXPECT_EQ(a.source, Source::kNone) << "dated 25 hours ahead " << Describe(a);
 }
 
-// Spec 16.7 and 21: the SDK remembers the latest time it has seen; a clock set back more
+// docs/protocol.md §15: the SDK remembers the latest time it has seen; a clock set back more
 // than 24 h behind it makes the cached answer invalid until the clock is right.
 TEST_F(SdkCache, AClockSetBackMoreThanADayBehindTheLatestTimeSeenIgnoresTheCache) {
   StartAndCache("cache-machine-14");

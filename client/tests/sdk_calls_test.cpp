@@ -185,7 +185,7 @@ TEST_F(SdkCalls, ATooLargeBodyIsRefusedWithoutRetry) {
 TEST_F(SdkCalls, ABaseUrlWithAPathPrefixKeepsItAndSignsTheApiPath) {
   Start();
   ClientConfig config = Config(NewLicense(3));
-  // A proxy may add a prefix (spec section 2): the signed path still starts at /api/.
+  // A proxy may add a prefix (docs/protocol.md §2): the signed path still starts at /api/.
   config.url = Url() + "/licensing/";
   const Answer a = Make(config)->activate();
   EXPECT_TRUE(a.ok()) << Describe(a);
@@ -319,7 +319,7 @@ TEST_F(SdkCalls, ConfigurationErrorsAreReportedNotThrown) {
   EXPECT_NE(error.find("public key"), std::string::npos) << error;
 }
 
-// Spec section 14: a plugin that only heartbeats gets back in after its machine was
+// docs/protocol.md §10: a plugin that only heartbeats gets back in after its machine was
 // reclaimed as stale; it never sees the 1707.
 TEST_F(SdkCalls, HeartbeatAfterAReclaimActivatesAgainByItself) {
   Start();

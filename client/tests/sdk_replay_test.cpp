@@ -1,4 +1,4 @@
-// Signed answers, client side (spec 13, v2-response): with a pinned key, an answer that
+// Signed answers, client side (docs/protocol.md §13.6, v2-response): with a pinned key, an answer that
 // is unsigned, signed by another key, or bound to another request (an old answer
 // replayed; a rewritten request's genuine answer; a garbled copy's refusal bound to "-")
 // is no answer: the SDK and licensectl treat it as a network failure. A tiny proxy in the
@@ -272,7 +272,7 @@ TEST_F(SdkSignedAnswers, AGenuineAnswerToARequestRewrittenForAnotherMachineIsRef
 }
 
 // Someone on the path garbles the plugin's request: the server's genuine 1700 is bound
-// to "-", so the plugin reports its code (spec 21: a configuration error as far as it
+// to "-", so the plugin reports its code (docs/protocol.md §13.6: a configuration error as far as it
 // can tell) but takes it as no answer about the license: the cached grace still serves.
 TEST_F(SdkSignedAnswers, ARefusalBoundToADashIsReportedButLeavesTheCachedAnswerServing) {
   Start();
@@ -300,7 +300,7 @@ TEST_F(SdkSignedAnswers, ARefusalBoundToADashIsReportedButLeavesTheCachedAnswerS
 
 // licensectl is the same client: the rewritten request's "valid" exits 5 (no answer
 // within the timeout), not 0; the garbled request's refusal, bound to "-", is reported
-// with its code: exit 6 (spec 21), never 0.
+// with its code: exit 6 (docs/protocol.md §13.6), never 0.
 TEST_F(SdkSignedAnswers, LicensectlTreatsRewrittenAndGarbledAnswersAsNoAnswer) {
   Start();
   const std::string refunded = NewLicense(1);

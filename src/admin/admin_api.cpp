@@ -22,7 +22,7 @@ std::optional<std::string_view> query_value(const AdminCall& call, std::string_v
   return std::nullopt;
 }
 
-// A list filter's value; an empty one (`?product=&status=`, as spec section 12 writes the
+// A list filter's value; an empty one (`?product=&status=`, as docs/protocol.md §18 writes the
 // list call) filters nothing.
 std::optional<std::string_view> filter_value(const AdminCall& call, std::string_view name) {
   auto value = query_value(call, name);
@@ -81,7 +81,7 @@ Result<std::optional<UnixMillis>> expiry_of(const json::value& v) {
   return std::optional<UnixMillis>(*t);
 }
 
-// null is "never"; else seconds (spec section 14).
+// null is "never"; else seconds (docs/protocol.md §10).
 Result<std::optional<int64_t>> machine_ttl_of(const json::value& v) {
   if (v.is_null()) return std::optional<int64_t>();
   ASSIGN_OR_RETURN(const int64_t seconds, integer(v, "machineTtl", 1));
@@ -136,7 +136,7 @@ Result<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call, const Admi
     if (!product) return errors::malformed("product", "unknown product " + std::string(*slug));
     filter.product_id = product->id;
   }
-  // The status shown is the effective one (spec section 4), so it is what a list is
+  // The status shown is the effective one (docs/protocol.md §6), so it is what a list is
   // filtered by: ACTIVE leaves expired licenses out, EXPIRED lists only them.
   if (const auto status = filter_value(call, "status")) {
     if (*status == "EXPIRED") {
@@ -174,7 +174,7 @@ Result<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& call,
   const json::value* max = member(body, "max");
   if (max == nullptr || max->is_null()) return errors::malformed("max", "max is required");
   ASSIGN_OR_RETURN(spec.max, integer(*max, "max", 0));
-  // null for an optional member means absent (spec section 3).
+  // null for an optional member means absent (docs/protocol.md §4).
   if (const json::value* v = member(body, "expiresAt"); v != nullptr && !v->is_null()) {
     ASSIGN_OR_RETURN(spec.expires_at, expiry_of(*v));
   }

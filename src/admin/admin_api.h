@@ -1,4 +1,4 @@
-// The admin HTTP API of spec section 12 without the HTTP: a call (which route, its path
+// The admin HTTP API of docs/protocol.md §18 without the HTTP: a call (which route, its path
 // parameters, query and body) runs inside one store transaction over the admin
 // operations and gives a status and a JSON answer. The handler in
 // src/http/admin_api_handler.* only routes, authenticates and carries bytes.
@@ -50,7 +50,7 @@ struct AdminAnswer {
 inline constexpr int64_t kDefaultPageLimit = 50;
 inline constexpr int64_t kMaxPageLimit = 500;
 
-// Everything wrong with the call is an ApiError in the section 3 shape: 1702 (with
+// Everything wrong with the call is an ApiError in the docs/protocol.md §5 shape: 1702 (with
 // `field`) for a bad body, query or cursor, 1703 for an unknown license key, 1707 for a
 // machine that is not activated.
 Result<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call, const AdminContext& ctx);

@@ -18,7 +18,7 @@
 namespace licensed {
 namespace {
 
-// Spec section 10: 1 for an operation refused, bad input included (a value that does not
+// docs/protocol.md §18: 1 for an operation refused, bad input included (a value that does not
 // parse, an unknown status), 2 for a command line that does not say what to do.
 constexpr int kExitOk = 0;
 constexpr int kExitRefused = 1;
@@ -313,7 +313,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
     };
   });
 
-  // Admin API tokens (spec sections 11 and 12): shown once, stored as SHA-256 only.
+  // Admin API tokens (docs/protocol.md §18): shown once, stored as SHA-256 only.
   auto* token =
       admin.add_subcommand("token", "bearer tokens of the admin HTTP API")->require_subcommand(1);
   auto* tcreate = token->add_subcommand("create", "make a token and print it (shown only once)");
@@ -431,7 +431,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
     };
   });
 
-  // Response keys (spec section 13) are files, not store rows: this needs no store.
+  // Response keys (docs/protocol.md §14) are files, not store rows: this needs no store.
   auto* rkey = admin.add_subcommand("response-key", "Ed25519 keys that sign the server's answers")
                    ->require_subcommand(1);
   auto* rgenerate = rkey->add_subcommand(

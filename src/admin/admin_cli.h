@@ -1,4 +1,4 @@
-// `licensed admin ...` (spec section 10). Exit status: 0 success, 1 refused, 2 usage.
+// `licensed admin ...` (docs/protocol.md §18). Exit status: 0 success, 1 refused, 2 usage.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -52,7 +52,7 @@ Status audit(StoreTx& tx, std::string_view action, const License& l, const Admin
 }
 
 // An audit record of one field's change, `changes` being {"<field>": {"from", "to"}}
-// (spec section 8) in the answers' own spelling of the field and its values.
+// (docs/protocol.md §17) in the answers' own spelling of the field and its values.
 Status audit_change(StoreTx& tx, std::string_view action, const License& l,
                     const AdminContext& ctx, std::string_view field, boost::json::value from,
                     boost::json::value to) {

@@ -24,7 +24,7 @@ struct AdminContext {
   std::optional<std::string> actor_name;  // the admin token's name, when there is one
   Actor actor = Actor::kAdmin;
   std::optional<std::string> ip;  // the client's address, recorded where known
-  // Why, in the admin's words: kept in every audit record of the call (spec section 22).
+  // Why, in the admin's words: kept in every audit record of the call (docs/protocol.md §17).
   std::optional<std::string> reason;
 };
 
@@ -52,7 +52,7 @@ struct LicenseSpec {
 Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
                                const AdminContext& ctx);
 Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const AdminContext& ctx);
-// Section 5's machine object plus `stale` (spec section 14), as admins see activations.
+// docs/protocol.md §7's machine object plus `stale` (§10), as admins see activations.
 boost::json::object activation_json(const Activation& activation,
                                     std::optional<UnixMillis> stale_before);
 // The license of that key, deleted ones too; 1703 when there is none.

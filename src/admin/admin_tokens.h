@@ -1,4 +1,4 @@
-// Bearer tokens of the admin HTTP API (spec sections 11 and 12): 32 CSPRNG bytes shown
+// Bearer tokens of the admin HTTP API (docs/protocol.md §18): 32 CSPRNG bytes shown
 // once as `lic_adm_` + base64url, kept only as their SHA-256, read-only or read-write.
 #pragma once
 

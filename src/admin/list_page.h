@@ -1,4 +1,4 @@
-// Keyset pages, as the admin API's lists give them (spec section 12): a `limit` and an
+// Keyset pages, as the admin API's lists give them (docs/protocol.md §18): a `limit` and an
 // opaque `cursor` (the previous page's last key, base64url) in, {"items": [...],
 // "nextCursor": "..." | null} out. The customer dashboard pages a license's history the
 // same way, with its own, smaller limits.

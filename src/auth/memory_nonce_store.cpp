@@ -66,7 +66,7 @@ MemoryNonceStore::~MemoryNonceStore() = default;
 std::optional<MemoryNonceStore::Located> MemoryNonceStore::locate(std::string_view key_id,
                                                                   std::string_view nonce) const {
   if (!salted_) return std::nullopt;
-  // Key ids are [A-Za-z0-9._-] (spec section 2), so a NUL separator makes the pair
+  // Key ids are [A-Za-z0-9._-] (docs/protocol.md §3.1), so a NUL separator makes the pair
   // unambiguous: ("ab", "c") and ("a", "bc") hash differently.
   const size_t n = sizeof salt_ + key_id.size() + 1 + nonce.size();
   std::array<char, 256> small;  // 16 + at most 64 + 1 + 128 bytes: no allocation

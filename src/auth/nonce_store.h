@@ -1,4 +1,4 @@
-// Replay protection (spec section 2): a nonce is accepted once per key id. The store
+// Replay protection (docs/protocol.md §3.4): a nonce is accepted once per key id. The store
 // remembers each (key id, nonce) until the caller-chosen expiry, at least twice the
 // timestamp window, after which the timestamp check alone refuses a replay.
 #pragma once
@@ -19,7 +19,7 @@ enum class NonceVerdict {
   kUnavailable,
   // The store lost what it remembered (a Redis that restarted empty) and the request is
   // dated before it began remembering again, so a replay cannot be told: answer 401
-  // 1701, as a restarted in-memory server does (spec section 2); the client resends
+  // 1701, as a restarted in-memory server does (docs/protocol.md §3.4); the client resends
   // with a corrected timestamp.
   kStale,
 };

@@ -13,7 +13,7 @@ namespace {
 // no expiry and every instance sets it at start-up (start_remembering), so when it is
 // missing Redis has lost its data (restarted without persistence, FLUSHALL): nonces
 // seen before may be forgotten, so requests dated before now are refused as stale, the
-// restart rule of spec section 2 applied to Redis. Redis 7 replicates a script's
+// restart rule of docs/protocol.md §3.4 applied to Redis. Redis 7 replicates a script's
 // effects, so reading TIME here is allowed.
 const RedisScript kNonceScript(R"lua(
 local since = tonumber(redis.call('GET', KEYS[2]))

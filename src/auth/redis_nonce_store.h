@@ -18,7 +18,7 @@ namespace licensed {
 
 class RedisNonceStore final : public NonceStore {
  public:
-  // Keys are `<prefix>nonce:<key id>:<nonce>`; a key id has no ':' (spec section 2), so
+  // Keys are `<prefix>nonce:<key id>:<nonce>`; a key id has no ':' (docs/protocol.md §3.1), so
   // the pair is unambiguous.
   RedisNonceStore(RedisClient& redis, std::string key_prefix, const Clock& clock);
 

@@ -1,4 +1,4 @@
-// Request signing, scheme v1 (spec section 2): the canonical string and its HMAC.
+// Request signing, scheme v1 (docs/protocol.md §3): the canonical string and its HMAC.
 // Server and SDK share this file, so both pass the same vectors.
 #pragma once
 

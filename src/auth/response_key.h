@@ -1,4 +1,4 @@
-// An Ed25519 private key the server signs its answers with (spec section 13): loaded
+// An Ed25519 private key the server signs its answers with (docs/protocol.md §13): loaded
 // from a PKCS#8 PEM file (--response-key), generated (`licensed admin response-key
 // generate`, or the store's default key on first start), and written back as PEM.
 // Immutable and cheap to copy: copies share one loaded EVP_PKEY.

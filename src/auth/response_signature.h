@@ -1,4 +1,4 @@
-// Signed responses (spec sections 13, 13.1, 13.2): the `v2-response` string the server
+// Signed responses (docs/protocol.md §13): the `v2-response` string the server
 // signs, the X-License-Response-Signature header in its plain and batched (tree) forms,
 // the key id rule, and verification against pinned keys. Everything a client needs and
 // nothing that touches a private key, so the SDK and licensectl link this file as it is
@@ -26,7 +26,7 @@ std::string response_signing_string(std::optional<std::string_view> request_sign
                                     unsigned status, int64_t t, std::string_view body);
 
 // The default key id: "ed25519-" followed by the first 16 lowercase hex digits of the
-// SHA-256 of the raw 32-byte public key (spec 21). Derived, never configured, so the
+// SHA-256 of the raw 32-byte public key (docs/protocol.md §13.1). Derived, never configured, so the
 // same key has the same id on every server and after every restart, and a client can
 // recompute it from the key it pinned.
 std::string response_key_id(const Ed25519PublicKey& public_key);
@@ -37,7 +37,7 @@ std::string format_response_signature(std::string_view kid, int64_t t,
 
 enum class ResponseAlgorithm { kEd25519, kEs256 };
 
-// Where an answer sits in a batch signed as one Merkle tree (spec 13.1).
+// Where an answer sits in a batch signed as one Merkle tree (docs/protocol.md §13.3).
 struct TreePosition {
   uint32_t index = 0;
   uint32_t size = 1;

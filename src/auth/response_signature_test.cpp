@@ -1,4 +1,4 @@
-// The response signature (spec section 13) against tests/vectors/response-signatures.json,
+// The response signature (docs/protocol.md §13) against tests/vectors/response-signatures.json,
 // whose expected values the openssl command line made, not this code.
 #include "auth/response_signature.h"
 
@@ -173,7 +173,7 @@ TEST_F(ResponseSignatureVectors, MalformedHeadersAreRefused) {
   const auto bound = request_signature_of(c);
   auto ok = [&](const std::string& h) { return verifies(h, view(bound), status_of(c), str(c, "body")); };
   ASSERT_TRUE(ok(header));
-  // Separators are "," with optional spaces (spec 13.1).
+  // Separators are "," with optional spaces (docs/protocol.md §13.3).
   EXPECT_TRUE(ok("kid=" + kid + ",t=" + t + ",ed25519=" + sig));
   EXPECT_TRUE(ok("kid=" + kid + " ,  t=" + t + ",   ed25519=" + sig));
   const std::vector<std::string> malformed = {
@@ -211,7 +211,7 @@ TEST_F(ResponseSignatureVectors, MalformedHeadersAreRefused) {
   EXPECT_FALSE(ok(header + ", tree=0/1, path="));
 }
 
-// Batched and ES256 answer signatures (spec 13.1, 13.2) against the contract's
+// Batched and ES256 answer signatures (docs/protocol.md §13.3, §13.4) against the contract's
 // response-tree-vectors.json: every case verifies, every must-fail case fails.
 class ResponseTreeVectors : public ::testing::Test {
  protected:

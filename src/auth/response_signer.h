@@ -1,4 +1,4 @@
-// Signs the License API's answers (spec section 13) with the first of the configured
+// Signs the License API's answers (docs/protocol.md §13) with the first of the configured
 // response keys; every key is published so clients can move to the next one before it
 // signs. Immutable after construction and shared by every network thread.
 #pragma once

@@ -1,4 +1,4 @@
-// Parsing of the four X-License-* headers (spec section 2, check 4). Pure syntax:
+// Parsing of the four X-License-* headers (docs/protocol.md §3.5, check 4). Pure syntax:
 // whether the key id is known is the key ring's business.
 #pragma once
 

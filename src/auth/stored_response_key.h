@@ -1,4 +1,4 @@
-// The response key `serve` signs with when none is configured (spec section 13): made on
+// The response key `serve` signs with when none is configured (docs/protocol.md §14): made on
 // the first start and kept in the store, so the embedded default signs too and its kid
 // and public key, which plugins pin, survive restarts.
 #pragma once

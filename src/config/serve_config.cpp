@@ -141,7 +141,7 @@ std::optional<Sourced> list_env(const EnvLookup& env, const char* plural, const 
   return std::nullopt;
 }
 
-// Every key id must be one a request can name (spec section 2), and name one key. The
+// Every key id must be one a request can name (docs/protocol.md §3.1), and name one key. The
 // id is not echoed: a secret pasted without its "ID=" would be printed with it.
 Status check_signing_key_ids(const std::vector<SigningKeyConfig>& keys) {
   for (size_t i = 0; i < keys.size(); ++i) {

@@ -1,4 +1,4 @@
-// `licensed serve` configuration (spec section 10): flags beat environment variables,
+// `licensed serve` configuration (docs/protocol.md §18): flags beat environment variables,
 // which beat the TOML file, which beats the defaults. Resolved once at start-up into an
 // immutable ServeConfig.
 #pragma once
@@ -27,7 +27,7 @@ struct ServeConfig {
   std::optional<RedisEndpoint> redis;
   int64_t redis_timeout_ms = 250;  // bound on connecting to Redis and on each command
   std::vector<SigningKeyConfig> signing_keys;
-  // PKCS#8 PEM files of Ed25519 response keys (spec section 13), the first signs; empty:
+  // PKCS#8 PEM files of Ed25519 response keys (docs/protocol.md §14), the first signs; empty:
   // the key kept in the store signs.
   std::vector<std::string> response_keys;
   std::optional<std::string> dashboard_url;

@@ -1,4 +1,4 @@
-// The contract's error table (spec section 3) in one place: every API error code is
+// The contract's error table (docs/protocol.md §5) in one place: every API error code is
 // chosen through one of the factory functions below, and nowhere else.
 #pragma once
 
@@ -24,7 +24,7 @@ enum class ErrorCode : int {
 };
 
 // An error as the client sees it. `code` is absent for the routing errors (404/405),
-// which have the section 3 shape without a numeric code.
+// which have the §5 shape without a numeric code.
 struct ApiError {
   int http_status = 500;
   std::optional<ErrorCode> code;
@@ -59,7 +59,7 @@ ApiError header_too_large(int64_t limit_bytes);
 ApiError bad_http_request(std::string message = "malformed HTTP request");
 // 501: a request framed with a transfer coding other than chunked alone (RFC 9112 6.1).
 ApiError transfer_coding_not_implemented();
-// The admin API's bearer-token refusals (spec section 12): the shape of the routing
+// The admin API's bearer-token refusals (docs/protocol.md §18): the shape of the routing
 // errors, no numeric code (the contract's codes are the License API's).
 ApiError unauthorized();  // 401: token missing or unknown
 ApiError forbidden();     // 403: a read-only token asked for a change

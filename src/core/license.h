@@ -1,4 +1,4 @@
-// The license model of spec section 4, and the rules that derive from it.
+// The license model of docs/protocol.md §6, and the rules that derive from it.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +46,7 @@ struct Activation {
   UnixMillis last_seen_at = 0;
 };
 
-// Machines last seen before this instant are stale (spec section 14); nullopt when the
+// Machines last seen before this instant are stale (docs/protocol.md §10); nullopt when the
 // license has no machineTtl and nothing is ever stale.
 std::optional<UnixMillis> stale_before(const License& license, UnixMillis now);
 
@@ -68,9 +68,9 @@ struct AuditEntry {
   std::optional<std::string> key_id;
   std::optional<std::string> request_id;
   // On license.update and license.status: the JSON object {"<field>": {"from", "to"}}
-  // (spec section 8), as stored.
+  // (docs/protocol.md §17), as stored.
   std::optional<std::string> changes;
-  std::optional<std::string> reason;  // why, in the admin's words (spec section 22)
+  std::optional<std::string> reason;  // why, in the admin's words (docs/protocol.md §17)
 };
 
 namespace audit_action {

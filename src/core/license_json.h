@@ -14,9 +14,9 @@ namespace licensed {
 boost::json::value optional_timestamp_json(const std::optional<UnixMillis>& t);
 boost::json::value optional_int_json(const std::optional<int64_t>& v);
 boost::json::object product_json(const Product& product);
-// Section 5's `machine` object: id, name, activatedAt, lastSeenAt.
+// docs/protocol.md §7's `machine` object: id, name, activatedAt, lastSeenAt.
 boost::json::object machine_json(const Activation& activation);
-// Section 4 fields plus createdAt and deletedAt, as `license show --json` prints them.
+// docs/protocol.md §6 fields plus createdAt and deletedAt, as `license show --json` prints them.
 boost::json::object license_json(const License& license, UnixMillis now);
 boost::json::object audit_json(const AuditEntry& entry);
 

@@ -10,7 +10,7 @@ namespace {
 
 using boost::json::object;
 
-// Spec section 4: deleted and unknown are one answer, and so is a license of a product
+// docs/protocol.md §6: deleted and unknown are one answer, and so is a license of a product
 // the signing key is not bound to.
 Result<License> load_license(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
   ASSIGN_OR_RETURN(auto found, tx.find_license(req.license_key));
@@ -41,7 +41,7 @@ Result<int64_t> count_fresh(StoreTx& tx, const License& license, UnixMillis now)
   return tx.count_activations(license.id, stale_before(license, now));
 }
 
-// Spec section 14: stale machines are reclaimed by the next activate, under its lock,
+// docs/protocol.md §10: stale machines are reclaimed by the next activate, under its lock,
 // with one audit record each. All of them: the activating machine too when it is stale,
 // which then activates anew (it held no slot, so it meets the cap like any other).
 Status reclaim_stale(StoreTx& tx, const License& license, const OperationContext& ctx) {
@@ -60,7 +60,7 @@ object activation_body(const License& license, std::string_view effective, int64
                        const Activation& a) {
   object body;
   body["ok"] = true;
-  body["licenseKey"] = license.key;  // answers name what they answer (spec 13)
+  body["licenseKey"] = license.key;  // answers name what they answer (docs/protocol.md §13.7)
   body["product"] = product_json(license.product);
   body["status"] = effective;
   body["expiresAt"] = optional_timestamp_json(license.expires_at);
@@ -124,7 +124,7 @@ Result<object> heartbeat(StoreTx& tx, const LicenseRequest& req, const Operation
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
   object body;
   body["ok"] = true;
-  body["licenseKey"] = license.key;  // answers name what they answer (spec 13)
+  body["licenseKey"] = license.key;  // answers name what they answer (docs/protocol.md §13.7)
   body["machineId"] = *req.machine_id;
   body["status"] = effective;
   body["expiresAt"] = optional_timestamp_json(license.expires_at);
@@ -142,7 +142,7 @@ Result<object> status(StoreTx& tx, const LicenseRequest& req, const OperationCon
   object body;
   body["ok"] = true;
   body["valid"] = false;  // placed here so members keep the contract's order
-  body["licenseKey"] = license.key;  // answers name what they answer (spec 13)
+  body["licenseKey"] = license.key;  // answers name what they answer (docs/protocol.md §13.7)
   body["product"] = product_json(license.product);
   body["status"] = effective;
   body["expiresAt"] = optional_timestamp_json(license.expires_at);

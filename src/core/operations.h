@@ -1,4 +1,4 @@
-// The four License API operations (spec sections 5 to 7, 14) as plain functions of
+// The four License API operations (docs/protocol.md §7 to §10) as plain functions of
 // (request, store transaction, context). They know nothing of HTTP; the cap is
 // enforced in activate().
 #pragma once

@@ -1,4 +1,4 @@
-// The request body schema of spec section 3: one JSON object in UTF-8 with
+// The request body schema of docs/protocol.md §4: one JSON object in UTF-8 with
 // `licenseKey`, `machineId` and (activate only) `machineName`. Everything wrong with a
 // body, from bad bytes to a value out of range, is a 400 1702 chosen here.
 #pragma once

@@ -1,4 +1,4 @@
-// The admin HTTP API (spec section 12) on the public listener, under /api/v1/admin/:
+// The admin HTTP API (docs/protocol.md §18) on the public listener, under /api/v1/admin/:
 // routes a request, takes its bearer token, and runs the call (src/admin/admin_api.h)
 // in one store transaction together with the token check. Thin: the decisions live in
 // the admin operations.

@@ -1,4 +1,4 @@
-// Which address a request comes from (spec section 9): the socket peer, unless the peer
+// Which address a request comes from (docs/protocol.md §11): the socket peer, unless the peer
 // is a trusted proxy, in which case the last untrusted hop of X-Forwarded-For.
 #pragma once
 

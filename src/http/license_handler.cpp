@@ -54,7 +54,7 @@ void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader*
   if (config_.response_signer == nullptr || is_signed(res)) return;
   // What handle() did not answer: the server's own answers of steps 1 and 2 (404, 405,
   // 413) and to a header it could not parse (431, 400), which may have been meant for
-  // one of the endpoints. Spec 21 binds them to "-" without checking the signature.
+  // one of the endpoints. docs/protocol.md §13.5 binds them to "-" without checking the signature.
   if (!path.empty() && !license_endpoint_of(path)) return;
   sign_response(res, *config_.response_signer, *config_.pipeline.clock, std::nullopt);
 }

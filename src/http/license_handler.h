@@ -1,7 +1,7 @@
 // The License API endpoints: runs the pipeline, then the operation on a store thread,
 // and hands the answer back. Thin: all decisions live in the pipeline and operations.
 // Also publishes the response keys (GET /api/v1/license/public-keys) and signs every
-// answer of the endpoints (spec section 13): handle() binds its answers to the request's
+// answer of the endpoints (docs/protocol.md §13): handle() binds its answers to the request's
 // signature, and finish_response signs the server's own answers bound to "-".
 #pragma once
 

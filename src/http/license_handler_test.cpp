@@ -1,4 +1,4 @@
-// Signed responses at the HTTP layer (spec section 13), through exchange_bytes: the same
+// Signed responses at the HTTP layer (docs/protocol.md §13), through exchange_bytes: the same
 // intake and finalisation the socket session uses, so refusals made before the handler
 // runs (405, 413, 431) are covered as well as the handler's own answers.
 #include "http/license_handler.h"
@@ -132,7 +132,7 @@ TEST_F(SignedAnswers, AnAnswerToAnUnsignedOrWronglySignedRequestIsBoundToADash) 
 }
 
 TEST_F(SignedAnswers, RefusalsBeforeTheHandlerAreBoundToADashThoughSigned) {
-  // Steps 1 and 2 answer without checking the signature (spec 21).
+  // Steps 1 and 2 answer without checking the signature (docs/protocol.md §13.5).
   const auto h = sign_headers("/api/v1/license/heartbeat", "", "nonce-0123456789abcdef");
   // 405: routed but another method; the body was not read.
   HttpResponse res = one("GET /api/v1/license/heartbeat HTTP/1.1\r\nHost: x\r\n" + h.text + "\r\n");

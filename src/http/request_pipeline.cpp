@@ -6,7 +6,7 @@ namespace licensed {
 namespace {
 
 // A nonce is remembered for twice the window: long enough for any timestamp still
-// accepted (spec section 2).
+// accepted (docs/protocol.md §3.4).
 UnixMillis nonce_expiry(const PipelineContext& ctx, UnixMillis now) {
   return now + 2 * ctx.timestamp_window_seconds * 1000;
 }
@@ -121,7 +121,7 @@ PipelineOutcome run_pipeline(const PipelineContext& ctx, Endpoint endpoint,
   if (auto e = check_timestamp(ctx, h)) return {std::move(*e), std::nullopt, binding};
   if (signature_error) return {std::move(*signature_error), std::nullopt, std::nullopt};
   if (auto e = check_nonce(ctx, h)) {
-    // nonce_reused is the one 1700 check_nonce answers; its answer binds to "-" (spec 21).
+    // nonce_reused is the one 1700 check_nonce answers; its answer binds to "-" (docs/protocol.md §13.5).
     const bool reused = e->code == ErrorCode::kBadSignature;
     return {std::move(*e), std::nullopt, reused ? std::nullopt : binding};
   }

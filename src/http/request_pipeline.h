@@ -1,4 +1,4 @@
-// The contract's order of checks (spec section 2), steps 3 to 9, one small function
+// The contract's order of checks (docs/protocol.md §3.5), steps 3 to 9, one small function
 // each. Authentication happens here: check_signing_headers, check_timestamp,
 // check_signature and check_nonce. Steps 1-2 (route, size) happen while the request is
 // read (decide_after_header in request_intake.cpp); step 10 is the operation
@@ -77,9 +77,9 @@ std::optional<ApiError> check_key_bucket(const PipelineContext& ctx, std::string
 
 // Outcome of steps 3 to 9. On error, `nonce_to_keep` tells whether the nonce was
 // consumed by a request dated ahead of the clock and must still be stored durably.
-// `binding` is what the answer's signature binds to (spec 13): the request's signature
+// `binding` is what the answer's signature binds to (docs/protocol.md §13.5): the request's signature
 // when it is valid for the request as received, whichever step answered, except that
-// an answer `nonce_reused` binds to "-" (spec 21).
+// an answer `nonce_reused` binds to "-" (docs/protocol.md §13.5).
 struct PipelineOutcome {
   Result<AuthorizedRequest> request;
   std::optional<AuthorizedRequest> nonce_to_keep;

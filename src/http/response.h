@@ -1,5 +1,5 @@
 // Building HTTP answers: every one carries X-Request-Id and Date; error bodies have the
-// spec section 3 shape.
+// docs/protocol.md §5 shape.
 #pragma once
 
 #include <boost/beast/http/message.hpp>

@@ -1,4 +1,4 @@
-// Signing a finished License API answer (spec section 13): the last step before it is
+// Signing a finished License API answer (docs/protocol.md §13): the last step before it is
 // written, after which neither its status nor its body may change.
 #pragma once
 
@@ -12,7 +12,7 @@
 namespace licensed {
 
 // The request signature an answer is bound to: the request's own when it was valid for
-// the request as received, nullopt ("-") otherwise (spec 13 and 21).
+// the request as received, nullopt ("-") otherwise (docs/protocol.md §13.5).
 using AnswerBinding = std::optional<Sha256Digest>;
 
 // Sets X-License-Response-Signature over `res` as it stands, signed at `clock`'s current

@@ -11,11 +11,11 @@ namespace licensed {
 
 // The path without its query string.
 std::string_view path_of(std::string_view target);
-// The API path "from /api/ on" (spec section 2): a prefix added by a proxy is ignored.
+// The API path "from /api/ on" (docs/protocol.md §2): a prefix added by a proxy is ignored.
 std::string_view api_path_of(std::string_view path);
 bool is_api_path(std::string_view path);
 
-// Where the server publishes its response keys (spec section 13); GET only.
+// Where the server publishes its response keys (docs/protocol.md §14); GET only.
 inline constexpr std::string_view kPublicKeysPath = "/api/v1/license/public-keys";
 // The License API endpoint `path` names (a proxy prefix allowed), whatever the method.
 std::optional<Endpoint> license_endpoint_of(std::string_view path);

@@ -1,6 +1,6 @@
 // Every 500 (1709) a client gets goes through here: it is logged with its request id,
 // endpoint and masked license key, and handed to the error reporter when one is
-// configured (spec section 3: "reported to error tracking"). The client sees only
+// configured (docs/protocol.md §5: "reported to error tracking"). The client sees only
 // "internal error" and the request id, which leads an operator to this line.
 #pragma once
 

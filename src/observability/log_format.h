@@ -1,4 +1,4 @@
-// `--log-format text|json` (spec section 10 precedence: flag, LICENSED_LOG_FORMAT, TOML
+// `--log-format text|json` (docs/protocol.md §18 precedence: flag, LICENSED_LOG_FORMAT, TOML
 // log_format, default text). Text is for a terminal; json is for a log collector.
 #pragma once
 

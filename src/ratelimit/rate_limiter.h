@@ -1,4 +1,4 @@
-// The rate-limiting seam (spec section 9): one bucket per key (a client IP or a license
+// The rate-limiting seam (docs/protocol.md §11): one bucket per key (a client IP or a license
 // key), admitted or refused with the wait until the bucket admits one request. The
 // in-memory limiter serves one instance; a shared one (Redis) serves a deployment.
 #pragma once

@@ -1,4 +1,4 @@
-// A rate limit as configured (spec section 9): "N per period with a burst of N".
+// A rate limit as configured (docs/protocol.md §11): "N per period with a burst of N".
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Drops the nonces the store remembers (those of requests dated ahead of the server's
-// clock, spec section 2) once they expired, every `interval`, on a thread of its own.
+// clock, docs/protocol.md §3.4) once they expired, every `interval`, on a thread of its own.
 // Without it the table would grow with every such request until the next start.
 #pragma once
 

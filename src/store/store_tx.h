@@ -25,7 +25,7 @@ struct NewLicense {
   UnixMillis created_at = 0;
 };
 
-// Which licenses the admin API lists (spec section 12): all filters optional but
+// Which licenses the admin API lists (docs/protocol.md §18): all filters optional but
 // `deleted`, which picks the live licenses (false) or the soft-deleted ones (true).
 struct LicenseFilter {
   std::optional<int64_t> product_id;
@@ -98,7 +98,7 @@ class StoreTx {
   virtual Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, AuditOrder order,
                                                      int64_t past_id, int64_t limit) = 0;
 
-  // Nonces of requests dated ahead of the server clock (spec section 2, restart rule).
+  // Nonces of requests dated ahead of the server clock (docs/protocol.md §3.4, restart rule).
   virtual Status remember_nonce(std::string_view key_id, std::string_view nonce,
                                 UnixMillis expires_at) = 0;
   struct RememberedNonce {
@@ -109,7 +109,7 @@ class StoreTx {
   virtual Result<std::vector<RememberedNonce>> load_nonces(UnixMillis now) = 0;
   virtual Status purge_nonces(UnixMillis now) = 0;
 
-  // Admin API tokens (spec sections 11 and 12). Names are unique.
+  // Admin API tokens (docs/protocol.md §18). Names are unique.
   virtual Status insert_admin_token(const AdminToken& token) = 0;
   virtual Result<std::optional<AdminToken>> find_admin_token(std::string_view token_sha256_hex) = 0;
   virtual Result<std::vector<AdminToken>> list_admin_tokens() = 0;
@@ -118,7 +118,7 @@ class StoreTx {
   virtual Status touch_admin_token(int64_t id, UnixMillis now) = 0;
 
   // The response key the server made for itself on its first start without
-  // --response-key (spec section 13): the oldest stored one, as PKCS#8 PEM, or nullopt
+  // --response-key (docs/protocol.md §14): the oldest stored one, as PKCS#8 PEM, or nullopt
   // when none was made yet.
   virtual Result<std::optional<std::string>> find_response_key() = 0;
   virtual Status insert_response_key(std::string_view private_key_pem, UnixMillis now) = 0;

@@ -1,4 +1,4 @@
-// Spec section 5, activate: the answer, idempotence for a known machine, and the cap.
+// docs/protocol.md §7, activate: the answer, idempotence for a known machine, and the cap.
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -1,5 +1,5 @@
-// Spec section 12: the admin HTTP API, its bearer tokens (section 11's `admin token
-// create`), and machineTtl over it (section 14). Every answer an admin call gets here
+// docs/protocol.md §18: the admin HTTP API, its bearer tokens (§18's `admin token
+// create`), and machineTtl over it (§10). Every answer an admin call gets here
 // is also checked against the OpenAPI document the server serves.
 #include <gtest/gtest.h>
 
@@ -343,8 +343,8 @@ TEST_F(AdminApi, PatchChangesStatusMaxExpiryAndMachineTtlWithAnAuditRecordEach) 
                                                "license.update", "license.update"}));
 }
 
-// Spec section 8: an admin change's records carry the caller's ip and, on
-// license.status and license.update, what changed; section 22: PATCH's reason is kept
+// docs/protocol.md §17: an admin change's records carry the caller's ip and, on
+// license.status and license.update, what changed; §17: PATCH's reason is kept
 // in each of them.
 TEST_F(AdminApi, PatchAuditsTheCallersIpWhatChangedFromWhatToWhatAndTheReason) {
   Start();
@@ -533,7 +533,7 @@ TEST_F(AdminApi, ListFiltersByProductAndStatus) {
   EXPECT_EQ(keys("?status=REFUNDED"), (std::vector<std::string>{c}));
   EXPECT_EQ(keys("?product=delay&status=ACTIVE&limit=1"), (std::vector<std::string>{b}));
   EXPECT_EQ(keys("?status=SUSPENDED"), std::vector<std::string>{});
-  // Licenses are listed by the status they show, the effective one (spec section 4): an
+  // Licenses are listed by the status they show, the effective one (docs/protocol.md §6): an
   // ACTIVE license past its expiresAt is EXPIRED, not ACTIVE.
   const std::string d =
       CreateLicense(R"({"product":"reverb","max":1,"expiresAt":"2020-01-01T00:00:00.000Z"})");
@@ -668,7 +668,7 @@ TEST_F(AdminApi, ProductsAreCreatedAndListed) {
   EXPECT_OK(Activate(CreateLicense(R"({"product":"chorus","max":1})"), "machine-0001"));
 }
 
-// ---- machineTtl (spec section 14) ------------------------------------------------------
+// ---- machineTtl (docs/protocol.md §10) ------------------------------------------------------
 
 TEST_F(AdminApi, MachineTtlIsShownInTheLicenseAnswersAndStatus) {
   Start();

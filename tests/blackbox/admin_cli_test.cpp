@@ -1,4 +1,4 @@
-// Spec section 10: what tests rely on from the admin CLI (JSON output, exit statuses).
+// docs/protocol.md §18: what tests rely on from the admin CLI (JSON output, exit statuses).
 #include <gtest/gtest.h>
 
 #include "support/fixture.h"
@@ -69,7 +69,7 @@ TEST_F(AdminCli, UnknownProductExitsOne) {
   EXPECT_EQ(r.exit_code, 1) << r.Describe();
 }
 
-// Spec section 10: "1 operation refused (unknown key, bad input), 2 usage error". A value
+// docs/protocol.md §18: "1 operation refused (unknown key, bad input), 2 usage error". A value
 // the command cannot take is bad input; nothing is changed.
 TEST_F(AdminCli, ABadValueIsBadInputAndExitsOne) {
   const std::string license = NewLicense(3);

@@ -1,4 +1,4 @@
-// Spec section 8: what the API writes into the audit trail.
+// docs/protocol.md §17: what the API writes into the audit trail.
 #include <gtest/gtest.h>
 
 #include "support/fixture.h"

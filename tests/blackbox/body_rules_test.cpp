@@ -1,4 +1,4 @@
-// Spec section 3, request bodies: content type, size, JSON well-formedness and the
+// docs/protocol.md §4, request bodies: content type, size, JSON well-formedness and the
 // rules of each field, seen over the wire.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Spec section 9: the client IP is the socket peer unless the peer is a trusted proxy,
+// docs/protocol.md §11: the client IP is the socket peer unless the peer is a trusted proxy,
 // in which case it is the last untrusted address of X-Forwarded-For. It is what the ip
 // bucket counts and what audit records show.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Spec section 10: flags beat the environment, which beats the TOML file, which beats the
+// docs/protocol.md §18: flags beat the environment, which beats the TOML file, which beats the
 // defaults; a list given at a higher level replaces the lower one.
 #include <gtest/gtest.h>
 

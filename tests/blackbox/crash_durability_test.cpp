@@ -1,4 +1,4 @@
-// Crash durability (spec sections 5 and 8; design: "nothing acknowledged is lost"): the
+// Crash durability (docs/protocol.md §7 and §17; design: "nothing acknowledged is lost"): the
 // server is killed with SIGKILL while concurrent activations are in flight, restarted on
 // the same SQLite file, and the file must hold every activation it answered 200 for,
 // each with its license.activate audit record, no activation without one, and no

@@ -1,4 +1,4 @@
-// Spec section 3, the error table: one test per code 1700-1707, each checking the
+// docs/protocol.md §5, the error table: one test per code 1700-1707, each checking the
 // members that code carries besides ok/error/code/message/requestId.
 #include <gtest/gtest.h>
 

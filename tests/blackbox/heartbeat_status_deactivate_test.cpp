@@ -1,4 +1,4 @@
-// Spec sections 6 and 7: heartbeat, status and deactivate.
+// docs/protocol.md §8 and §9: heartbeat, status and deactivate.
 #include <gtest/gtest.h>
 
 #include "support/fixture.h"

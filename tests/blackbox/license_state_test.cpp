@@ -1,4 +1,4 @@
-// Spec section 4: effective status (SUSPENDED, REFUNDED, REVOKED, EXPIRED) and soft delete.
+// docs/protocol.md §6: effective status (SUSPENDED, REFUNDED, REVOKED, EXPIRED) and soft delete.
 #include <gtest/gtest.h>
 
 #include <chrono>

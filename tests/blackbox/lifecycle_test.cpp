@@ -1,4 +1,4 @@
-// Spec section 10: the ready line and SIGTERM.
+// docs/protocol.md §18: the ready line and SIGTERM.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>

@@ -1,4 +1,4 @@
-// Spec section 2, "Order of checks": for each pair of neighbouring steps, a request that
+// docs/protocol.md §3.5, "Order of checks": for each pair of neighbouring steps, a request that
 // fails both gets the earlier step's answer. Plus the nonce consumption rule: a request
 // that passes step 6 consumes its nonce, whatever happens after.
 #include <gtest/gtest.h>

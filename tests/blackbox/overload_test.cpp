@@ -255,7 +255,7 @@ TEST_F(Overload, FloodWhileTheStoreIsLockedAnswersOnly200Or503AndMemoryStaysBoun
             static_cast<std::int64_t>(flooded.size() + kHeartbeatMachines + 1));
 }
 
-// The knob the flood needs, with the spec's section 10 sources: flag, LICENSED_MAX_QUEUE,
+// The knob the flood needs, with docs/protocol.md §18's sources: flag, LICENSED_MAX_QUEUE,
 // and max_queue in the TOML file; a bad value names where it came from and exits 2.
 TEST_F(Overload, MaxQueueComesFromTheFlagTheEnvironmentOrTheConfigFile) {
   const std::vector<std::string> base = {

@@ -1,4 +1,4 @@
-// Spec section 9: the per-IP and per-license-key buckets.
+// docs/protocol.md §11: the per-IP and per-license-key buckets.
 #include <gtest/gtest.h>
 
 #include <chrono>

@@ -1,4 +1,4 @@
-// Spec section 14, stale-machine reclaim, against the real binary: machineTtl in the
+// docs/protocol.md §10, stale-machine reclaim, against the real binary: machineTtl in the
 // answers, counts of fresh machines only, reclaim audited as `system`, and the cap exact
 // under 64 concurrent activations with stale machines to reclaim. Activations are made
 // stale by ageing last_seen_at in the store (the server's clock cannot be moved from

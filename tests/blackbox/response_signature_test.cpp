@@ -1,4 +1,4 @@
-// Signed responses (spec sections 13 and 21, v2-response): every answer of the
+// Signed responses (docs/protocol.md §13, v2-response): every answer of the
 // endpoints, success or error, including the refusals made before a request reaches
 // them, carries X-License-Response-Signature over the request's own signature (when it
 // was valid for the request as received, "-" otherwise), the status, the signed time t

@@ -1,4 +1,4 @@
-// Spec section 1 (paths and methods) and the headers every response carries.
+// docs/protocol.md §2 (paths and methods) and the headers every response carries.
 #include <gtest/gtest.h>
 
 #include <ctime>

@@ -1,4 +1,4 @@
-// Spec section 2, server rules about keys and nonces.
+// docs/protocol.md §3.4, server rules about keys and nonces.
 #include <gtest/gtest.h>
 
 #include "support/fixture.h"

@@ -1,4 +1,4 @@
-// Store faults (spec section 3, code 1708): a database locked by another process, a full
+// Store faults (docs/protocol.md §5, code 1708): a database locked by another process, a full
 // disk and a read-only file answer 503 1708 with Retry-After, log the fault by name
 // (without license keys or secrets), never crash the server, and pass by themselves when
 // the fault clears; a corrupt or unreadable file at start-up is refused with a clear

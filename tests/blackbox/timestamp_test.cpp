@@ -1,4 +1,4 @@
-// Spec section 2: the timestamp window, and the restart rules that keep a restart from
+// docs/protocol.md §3.4: the timestamp window, and the restart rules that keep a restart from
 // reopening it (requests dated before the start are stale; nonces of requests dated
 // ahead of the server clock are kept durably).
 #include <gtest/gtest.h>

@@ -44,7 +44,7 @@ function startServer() {
   });
 }
 
-// A License API request signed as a plugin signs it (spec section 2).
+// A License API request signed as a plugin signs it (docs/protocol.md §3).
 async function licenseApi(endpoint, body) {
   const path = `/api/v1/license/${endpoint}`;
   const text = JSON.stringify(body);

@@ -1,5 +1,5 @@
 // Issue 9, item 3, on every Store: a CI farm runs all day against one license with max 5
-// and a 10-minute machine TTL (spec section 14), on an injected clock. A job starts every
+// and a 10-minute machine TTL (docs/protocol.md §10), on an injected clock. A job starts every
 // 6 minutes on the next runner of a pool of 50, heartbeats each minute for its 10
 // minutes, then the runner vanishes without deactivating. A job's machine is fresh for
 // at most 20 minutes (10 running, 10 of TTL), so at most 4 are fresh at once and the

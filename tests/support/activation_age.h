@@ -1,5 +1,5 @@
 // Makes a license's activations look older than they are, behind the server's back, so
-// black-box tests reach stale-machine reclaim (spec section 14) without moving the
+// black-box tests reach stale-machine reclaim (docs/protocol.md §10) without moving the
 // server's clock or sleeping through a TTL.
 #pragma once
 

@@ -129,7 +129,7 @@ class BlackboxTest : public ::testing::Test {
   // GET `path` on the health and metrics listener.
   HttpResponse AdminGet(std::string_view path) const;
 
-  // GET /api/v1/license/public-keys (spec section 13).
+  // GET /api/v1/license/public-keys (docs/protocol.md §14).
   HttpResponse GetPublicKeys() const;
   // The base64 public key that signs this server's answers: the first one published.
   std::string SigningPublicKey() const;

@@ -1,4 +1,4 @@
-// The client side of signed responses (spec section 13, v2-response), written from the
+// The client side of signed responses (docs/protocol.md §13, v2-response), written from the
 // contract alone with OpenSSL, not with the server's code: the signing string, the plain
 // header form, and Ed25519 verification against a published public key.
 #pragma once

@@ -1,4 +1,4 @@
-// The client side of request signing (spec section 2, scheme v1), written from the
+// The client side of request signing (docs/protocol.md §3, scheme v1), written from the
 // contract alone: HMAC-SHA256 over the canonical string, keyed with the secret's bytes.
 #pragma once
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates response-signatures.json (spec section 13) with the openssl command line
+# Regenerates response-signatures.json (docs/protocol.md §13) with the openssl command line
 # alone, independently of the server's code: the signing string is assembled with printf,
 # hashed with sha256sum and signed with `openssl pkeyutl -sign -rawin` (Ed25519 is
 # deterministic, so the same inputs always give the same signature). Needs openssl >= 3,

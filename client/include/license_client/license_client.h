@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-/* The same numbers as licensectl's exit statuses (spec section 11). */
+/* The same numbers as licensectl's exit statuses (docs/protocol.md §16). */
 typedef enum lc_status {
   LC_OK = 0,            /* success; for status: valid for this machine */
   LC_USAGE = 2,         /* bad options or arguments */

@@ -58,7 +58,7 @@ CREATE TABLE remembered_nonces (
 ) WITHOUT ROWID;
 CREATE INDEX remembered_nonces_by_expiry ON remembered_nonces (expires_at);
 )sql"},
-    // The server's own Ed25519 response key (spec section 13), made on the first start
+    // The server's own Ed25519 response key (docs/protocol.md §14), made on the first start
     // without --response-key. The private key sits in the database file, which is
     // already as sensitive: whoever can write it can grant any license.
     {2, R"sql(
@@ -68,7 +68,7 @@ CREATE TABLE response_keys (
   created_at   INTEGER NOT NULL
 );
 )sql"},
-    // Admin API bearer tokens (spec sections 11 and 12): only their SHA-256 is kept, so
+    // Admin API bearer tokens (docs/protocol.md §18): only their SHA-256 is kept, so
     // a copy of the database does not hand out admin access. The licenses index serves
     // the admin API's keyset pages filtered by product.
     {3, R"sql(
@@ -82,7 +82,7 @@ CREATE TABLE admin_tokens (
 );
 CREATE INDEX licenses_by_product ON licenses (product_id, id);
 )sql"},
-    // What an admin change changed, and why (spec sections 8 and 22).
+    // What an admin change changed, and why (docs/protocol.md §17).
     {4, R"sql(
 ALTER TABLE audit_log ADD COLUMN changes TEXT;
 ALTER TABLE audit_log ADD COLUMN reason TEXT;
