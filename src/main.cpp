@@ -14,6 +14,7 @@
 #include "auth/same_second_nonces.h"
 #include "auth/stored_response_key.h"
 #include "config/serve_config.h"
+#include "config/serve_settings.h"
 #include "core/private_file.h"
 #include "dashboard/memory_session_store.h"
 #include "dashboard/redis_session_store.h"
@@ -244,8 +245,8 @@ size_t connection_cap(const ServeConfig& config) {
 
 int serve(const ServeConfig& config) {
   if (config.signing_keys.empty()) {
-    std::cerr << "licensed: no signing keys: give --signing-key ID=SECRET, LICENSED_SIGNING_KEYS "
-                 "or [[signing_keys]] in the config file\n";
+    std::cerr << "licensed: no signing keys: give " << where_to_set(*find_setting("signing-key"))
+              << "\n";
     return kExitUsage;
   }
   // Configured response keys are read before anything starts: an unusable one is a

@@ -6,8 +6,10 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "auth/key_ring.h"
@@ -19,73 +21,67 @@
 
 namespace licensed {
 
+// Filled by resolve_serve_config: every default is in the settings table
+// (serve_settings.cpp), so the members here start out empty.
 struct ServeConfig {
-  std::string listen_host = "127.0.0.1";
-  uint16_t listen_port = 8080;
-  std::string store = "sqlite:./licensed.db";
+  std::string listen_host;
+  uint16_t listen_port = 0;
+  std::string store;
   // Shared nonces and rate-limit buckets for several instances; none: in memory.
   std::optional<RedisEndpoint> redis;
-  int64_t redis_timeout_ms = 250;  // bound on connecting to Redis and on each command
+  int64_t redis_timeout_ms = 0;  // bound on connecting to Redis and on each command
   std::vector<SigningKeyConfig> signing_keys;
   // PKCS#8 PEM files of Ed25519 response keys (docs/protocol.md §14), the first signs; empty:
   // the key kept in the store signs.
   std::vector<std::string> response_keys;
   std::optional<std::string> dashboard_url;
-  std::optional<RateSpec> rate_limit_key = RateSpec{120, 60'000};
-  std::optional<RateSpec> rate_limit_ip = RateSpec{600, 60'000};
-  int64_t timestamp_window = 300;
+  std::optional<RateSpec> rate_limit_key;  // nullopt: off
+  std::optional<RateSpec> rate_limit_ip;   // nullopt: off
+  int64_t timestamp_window = 0;            // seconds
   std::vector<std::string> trusted_proxies;
-  size_t threads = 0;
-  // Health and metrics listener; nullopt when turned off. Defaults to loopback port
-  // 9464, or an ephemeral port when the API itself listens on port 0.
-  std::optional<std::pair<std::string, uint16_t>> admin_listen =
-      std::make_pair(std::string("127.0.0.1"), uint16_t{9464});
-  size_t max_connections = 10000;
+  size_t threads = 0;  // 0: one per core
+  // Health and metrics listener; nullopt when turned off. When it is not configured and
+  // the API itself listens on port 0, an ephemeral port.
+  std::optional<std::pair<std::string, uint16_t>> admin_listen;
+  size_t max_connections = 0;
   // Open connections from one client address at most (trusted proxies not counted);
   // 0: no such cap.
-  size_t max_connections_per_ip = 256;
-  int64_t header_timeout = 10;  // seconds from a request's first byte to its full header
-  int64_t idle_timeout = 60;    // seconds a keep-alive connection may wait between requests
+  size_t max_connections_per_ip = 0;
+  int64_t header_timeout = 0;  // seconds from a request's first byte to its full header
+  int64_t idle_timeout = 0;    // seconds a keep-alive connection may wait between requests
   // Store jobs queued or running at most; more answer 503 1708 at once. With one request
   // per connection in flight, the queue holds at most one job per open connection, so
   // this is a latency bound: a request waits for at most this many jobs ahead of it.
-  size_t max_queue = 10000;
+  size_t max_queue = 0;
   // PostgreSQL connections at most; 0: the store URL's pool_size, or 8.
   size_t store_pool_size = 0;
   // Nonces the in-memory store remembers at most (no Redis). Each is kept 600 s by
-  // default, so this bounds the accepted request rate (here ~33,000 req/s) and the
-  // store's memory; a request beyond it answers 503 1708 (fail closed).
-  size_t max_nonces = 20'000'000;
+  // default, so this bounds the accepted request rate and the store's memory; a request
+  // beyond it answers 503 1708 (fail closed).
+  size_t max_nonces = 0;
   LogFormat log_format = LogFormat::kText;
   std::optional<SentryDsn> sentry_dsn;  // where 500s are reported; none: only logged
 };
 
-// What the command line said; unset members fall through to the environment and file.
-struct ServeFlags {
-  std::optional<std::string> config;
-  std::optional<std::string> listen;
-  std::optional<std::string> store;
-  std::optional<std::string> redis;
-  std::optional<int64_t> redis_timeout;
-  std::vector<std::string> signing_keys;
-  std::vector<std::string> response_keys;
-  std::optional<std::string> dashboard_url;
-  std::optional<std::string> rate_limit_key;
-  std::optional<std::string> rate_limit_ip;
-  std::optional<int64_t> timestamp_window;
-  std::optional<size_t> threads;
-  std::optional<std::string> admin_listen;
-  std::optional<size_t> max_connections;
-  std::optional<std::string> max_connections_per_ip;  // a number, or off
-  std::optional<int64_t> header_timeout;
-  std::optional<int64_t> idle_timeout;
-  std::optional<size_t> max_queue;
-  std::optional<size_t> store_pool_size;
-  std::optional<size_t> max_nonces;
-  std::optional<std::string> log_format;
-  std::optional<std::string> sentry_dsn;
+// What the command line said, as text by flag name (without "--"); a setting it leaves
+// out falls through to the environment and the file.
+class ServeFlags {
+ public:
+  void set(std::string_view flag, std::string value) { values_[std::string(flag)] = {std::move(value)}; }
+  // A repeatable flag's values; none is the same as the flag not given.
+  void set(std::string_view flag, std::vector<std::string> values) {
+    values_[std::string(flag)] = std::move(values);
+  }
+  // Null when the command line did not give the flag.
+  const std::vector<std::string>* find(std::string_view flag) const;
+  const std::map<std::string, std::vector<std::string>, std::less<>>& all() const { return values_; }
+
+ private:
+  std::map<std::string, std::vector<std::string>, std::less<>> values_;
 };
 
+// Declares every flag of the settings table on `app`, with its help text; what the
+// command line gives lands in `flags`.
 void add_serve_flags(CLI::App& app, ServeFlags& flags);
 
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;

@@ -49,7 +49,7 @@ TEST(ServeConfigLogFormat, DefaultIsText) {
 TEST(ServeConfigLogFormat, FlagBeatsEnvironmentBeatsFile) {
   TomlFile file("log_format = \"json\"\n");
   ServeFlags flags;
-  flags.config = file.path();
+  flags.set("config", file.path());
   {
     auto c = resolve_serve_config(flags, Env({}));
     ASSERT_TRUE(c.ok()) << c.error().message;
@@ -60,7 +60,7 @@ TEST(ServeConfigLogFormat, FlagBeatsEnvironmentBeatsFile) {
     ASSERT_TRUE(c.ok()) << c.error().message;
     EXPECT_EQ(c->log_format, LogFormat::kText);
   }
-  flags.log_format = "json";
+  flags.set("log-format", "json");
   {
     auto c = resolve_serve_config(flags, Env({{"LICENSED_LOG_FORMAT", "text"}}));
     ASSERT_TRUE(c.ok()) << c.error().message;
@@ -70,7 +70,7 @@ TEST(ServeConfigLogFormat, FlagBeatsEnvironmentBeatsFile) {
 
 TEST(ServeConfigLogFormat, UnknownValueNamesItsSource) {
   ServeFlags flags;
-  flags.log_format = "xml";
+  flags.set("log-format", "xml");
   auto c = resolve_serve_config(flags, Env({}));
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("--log-format"), std::string::npos) << c.error().message;
@@ -86,7 +86,7 @@ void ExpectFileThenEnvironmentThenFlag(const std::string& file_key, const std::s
                                        const std::function<size_t(const ServeConfig&)>& get) {
   TomlFile file(file_key + " = 3\n");
   ServeFlags flags;
-  flags.config = file.path();
+  flags.set("config", file.path());
   auto from_file = resolve_serve_config(flags, Env({}));
   ASSERT_TRUE(from_file.ok()) << from_file.error().message;
   EXPECT_EQ(get(from_file.value()), 3u);
@@ -104,7 +104,7 @@ TEST(ServeConfigStorePoolSize, UnsetByDefaultThenFileEnvironmentFlagInOrder) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->store_pool_size, 0u);  // the URL's pool_size, or 8
   ExpectFileThenEnvironmentThenFlag(
-      "store_pool_size", "LICENSED_STORE_POOL_SIZE", [](ServeFlags& f) { f.store_pool_size = 7; },
+      "store_pool_size", "LICENSED_STORE_POOL_SIZE", [](ServeFlags& f) { f.set("store-pool-size", "7"); },
       [](const ServeConfig& r) { return r.store_pool_size; });
   EXPECT_FALSE(resolve_serve_config({}, Env({{"LICENSED_STORE_POOL_SIZE", "0"}})).ok());
 }
@@ -115,19 +115,19 @@ TEST(ServeConfigMaxConnectionsPerIp, Is256ByDefaultThenFileEnvironmentFlagInOrde
   EXPECT_EQ(c->max_connections_per_ip, 256u);
   ExpectFileThenEnvironmentThenFlag(
       "max_connections_per_ip", "LICENSED_MAX_CONNECTIONS_PER_IP",
-      [](ServeFlags& f) { f.max_connections_per_ip = "7"; },
+      [](ServeFlags& f) { f.set("max-connections-per-ip", "7"); },
       [](const ServeConfig& r) { return r.max_connections_per_ip; });
 }
 
 TEST(ServeConfigMaxConnectionsPerIp, OffOrZeroMeansNoCap) {
   ServeFlags flags;
-  flags.max_connections_per_ip = "off";
+  flags.set("max-connections-per-ip", "off");
   auto off = resolve_serve_config(flags, Env({}));
   ASSERT_TRUE(off.ok()) << off.error().message;
   EXPECT_EQ(off->max_connections_per_ip, 0u);
   TomlFile file("max_connections_per_ip = 0\n");
   ServeFlags from_file;
-  from_file.config = file.path();
+  from_file.set("config", file.path());
   auto zero = resolve_serve_config(from_file, Env({}));
   ASSERT_TRUE(zero.ok()) << zero.error().message;
   EXPECT_EQ(zero->max_connections_per_ip, 0u);
@@ -147,7 +147,7 @@ TEST(ServeConfigMaxConnectionsPerIp, AnythingElseNamesItsSource) {
 TEST(ServeConfigSentryDsn, FlagBeatsEnvironmentBeatsFile) {
   TomlFile file("sentry_dsn = \"http://filekey@127.0.0.1:1/1\"\n");
   ServeFlags flags;
-  flags.config = file.path();
+  flags.set("config", file.path());
   {
     auto c = resolve_serve_config(flags, Env({}));
     ASSERT_TRUE(c.ok()) << c.error().message;
@@ -165,7 +165,7 @@ TEST(ServeConfigSentryDsn, FlagBeatsEnvironmentBeatsFile) {
     ASSERT_TRUE(c.ok()) << c.error().message;
     EXPECT_FALSE(c->sentry_dsn);
   }
-  flags.sentry_dsn = "http://flagkey@h:3/3";
+  flags.set("sentry-dsn", "http://flagkey@h:3/3");
   {
     auto c = resolve_serve_config(flags, Env({{"LICENSED_SENTRY_DSN", "http://envkey@h/2"}}));
     ASSERT_TRUE(c.ok()) << c.error().message;
@@ -176,7 +176,7 @@ TEST(ServeConfigSentryDsn, FlagBeatsEnvironmentBeatsFile) {
 
 TEST(ServeConfigSentryDsn, BadDsnNamesItsSourceButNotItsKey) {
   ServeFlags flags;
-  flags.sentry_dsn = "http://topsecretkey@127.0.0.1:99999/42";
+  flags.set("sentry-dsn", "http://topsecretkey@127.0.0.1:99999/42");
   auto c = resolve_serve_config(flags, Env({}));
   ASSERT_FALSE(c.ok());
   EXPECT_NE(c.error().message.find("--sentry-dsn"), std::string::npos) << c.error().message;
@@ -190,7 +190,7 @@ TEST(ServeConfigSentryDsn, BadDsnNamesItsSourceButNotItsKey) {
 TEST(ServeConfigResponseKeys, FlagListBeatsEnvironmentListBeatsFileList) {
   TomlFile file("response_keys = [\"file-a.pem\", \"file-b.pem\"]\n");
   ServeFlags flags;
-  flags.config = file.path();
+  flags.set("config", file.path());
   {
     auto c = resolve_serve_config(flags, Env({}));
     ASSERT_TRUE(c.ok()) << c.error().message;
@@ -206,7 +206,7 @@ TEST(ServeConfigResponseKeys, FlagListBeatsEnvironmentListBeatsFileList) {
     ASSERT_TRUE(c.ok()) << c.error().message;
     EXPECT_EQ(c->response_keys, (std::vector<std::string>{"single.pem"}));
   }
-  flags.response_keys = {"flag.pem"};
+  flags.set("response-key", std::vector<std::string>{"flag.pem"});
   {
     auto c = resolve_serve_config(flags, Env({{"LICENSED_RESPONSE_KEYS", "env-a.pem"}}));
     ASSERT_TRUE(c.ok()) << c.error().message;
@@ -226,7 +226,7 @@ TEST(ServeConfigResponseKeys, EmptyEntriesAndNonListsAreRefusedWithTheirSource) 
   EXPECT_NE(e.error().message.find("LICENSED_RESPONSE_KEYS"), std::string::npos);
   TomlFile file("response_keys = \"a.pem\"\n");
   ServeFlags flags;
-  flags.config = file.path();
+  flags.set("config", file.path());
   auto f = resolve_serve_config(flags, Env({}));
   ASSERT_FALSE(f.ok());
   EXPECT_NE(f.error().message.find("response_keys"), std::string::npos);
@@ -241,7 +241,7 @@ TEST(ServeConfigRedis, OffByDefaultAndTheFlagBeatsEnvironmentBeatsFile) {
   }
   TomlFile file("redis = \"redis://file-host:6380/1\"\nredis_timeout = 100\n");
   ServeFlags flags;
-  flags.config = file.path();
+  flags.set("config", file.path());
   {
     auto c = resolve_serve_config(flags, Env({}));
     ASSERT_TRUE(c.ok()) << c.error().message;
@@ -264,8 +264,8 @@ TEST(ServeConfigRedis, OffByDefaultAndTheFlagBeatsEnvironmentBeatsFile) {
     ASSERT_TRUE(c.ok()) << c.error().message;
     EXPECT_FALSE(c->redis);
   }
-  flags.redis = "redis://flag-host:7000";
-  flags.redis_timeout = 50;
+  flags.set("redis", "redis://flag-host:7000");
+  flags.set("redis-timeout", "50");
   auto c = resolve_serve_config(flags, Env({{"LICENSED_REDIS", "redis://env-host"}}));
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->redis->host, "flag-host");
@@ -314,7 +314,7 @@ TEST(ServeConfigSigningKeys, AnIdNoRequestCouldNameOrGivenTwiceIsRefused) {
   ServeFlags flags;
   for (const std::vector<std::string>& keys : std::vector<std::vector<std::string>>{
            {"bad id=x"}, {"a/b=x"}, {std::string(65, 'k') + "=x"}, {"dupe-id=x", "dupe-id=y"}}) {
-    flags.signing_keys = keys;
+    flags.set("signing-key", keys);
     auto c = resolve_serve_config(flags, Env({}));
     ASSERT_FALSE(c.ok()) << keys.front();
     EXPECT_NE(c.error().message.find("signing key"), std::string::npos) << c.error().message;
@@ -323,10 +323,10 @@ TEST(ServeConfigSigningKeys, AnIdNoRequestCouldNameOrGivenTwiceIsRefused) {
         << "the id is not echoed (it may be a secret pasted without ID=): " << c.error().message;
   }
   const TomlFile file("[[signing_keys]]\nid = \"has space\"\nsecret = \"s\"\n");
-  flags.signing_keys.clear();
-  flags.config = file.path();
+  flags.set("signing-key", std::vector<std::string>{});
+  flags.set("config", file.path());
   EXPECT_FALSE(resolve_serve_config(flags, Env({})).ok());
-  flags.signing_keys = {std::string(64, 'k') + "=x"};
+  flags.set("signing-key", std::vector<std::string>{std::string(64, 'k') + "=x"});
   EXPECT_TRUE(resolve_serve_config(flags, Env({})).ok());
 }
 
@@ -364,14 +364,14 @@ TEST(ServeConfigDurations, EachIsRefusedBeyondItsBoundNamingTheSetting) {
     }
     const TomlFile file(k.file_key + " = " + std::to_string(k.max + 1) + "\n");
     ServeFlags flags;
-    flags.config = file.path();
+    flags.set("config", file.path());
     auto from_file = resolve_serve_config(flags, Env({}));
     ASSERT_FALSE(from_file.ok());
     EXPECT_NE(from_file.error().message.find("config " + k.file_key), std::string::npos)
         << from_file.error().message;
   }
   ServeFlags flags;
-  flags.timestamp_window = 4'600'000'000'000'000;
+  flags.set("timestamp-window", "4600000000000000");
   auto flagged = resolve_serve_config(flags, Env({}));
   ASSERT_FALSE(flagged.ok());
   EXPECT_NE(flagged.error().message.find("--timestamp-window: at most 86400"), std::string::npos)

@@ -1,0 +1,315 @@
+#include "config/serve_settings.h"
+
+#include <cctype>
+#include <charconv>
+#include <type_traits>
+
+#include "auth/signing_headers.h"
+#include "core/text.h"
+
+namespace licensed {
+namespace {
+
+// Bounds of the duration settings: beyond any sane use, and small enough that a
+// duration added to a Unix time in milliseconds (a nonce's expiry is now plus two
+// windows) can never overflow. A larger value is a typo or an attack on the arithmetic.
+constexpr int64_t kMaxTimestampWindowSeconds = 86'400;  // a day of clock skew
+constexpr int64_t kMaxRedisTimeoutMs = 60'000;
+constexpr int64_t kMaxHeaderTimeoutSeconds = 3'600;
+constexpr int64_t kMaxIdleTimeoutSeconds = 86'400;
+
+ApiError config_error(std::string message) {
+  return errors::malformed("config", std::move(message));
+}
+
+Result<std::pair<std::string, uint16_t>> parse_listen(const Sourced& s) {
+  const auto colon = s.value.rfind(':');
+  if (colon == std::string::npos) return config_error(s.source + ": expected HOST:PORT");
+  std::string host = s.value.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  unsigned port = 0;
+  const char* b = s.value.data() + colon + 1;
+  const char* e = s.value.data() + s.value.size();
+  const auto [ptr, err] = std::from_chars(b, e, port);
+  if (err != std::errc() || ptr != e || port > 65535 || host.empty()) {
+    return config_error(s.source + ": expected HOST:PORT, got '" + s.value + "'");
+  }
+  return std::make_pair(host, static_cast<uint16_t>(port));
+}
+
+Status set_listen(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  ASSIGN_OR_RETURN(auto hp, parse_listen(s));
+  c.listen_host = hp.first;
+  c.listen_port = hp.second;
+  return Ok{};
+}
+
+Status set_admin_listen(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  if (s.value == "off") {
+    c.admin_listen.reset();
+    return Ok{};
+  }
+  ASSIGN_OR_RETURN(c.admin_listen, parse_listen(s));
+  return Ok{};
+}
+
+Status set_store(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  c.store = s.value;
+  return Ok{};
+}
+
+// An empty value means no URL, so an environment can undo a file's.
+Status set_dashboard_url(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  c.dashboard_url.reset();
+  if (!s.value.empty()) c.dashboard_url = s.value;
+  return Ok{};
+}
+
+// An endpoint that can be turned off (Redis, Sentry): an empty value turns it off, so an
+// environment can undo a file's. The message never repeats the value: its password or
+// key is a credential.
+template <auto Member, auto Parse>
+Status set_endpoint(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  (c.*Member).reset();
+  if (s.value.empty()) return Ok{};
+  auto parsed = Parse(s.value);
+  if (!parsed.ok()) return config_error(s.source + ": " + parsed.error().message);
+  c.*Member = std::move(parsed.value());
+  return Ok{};
+}
+
+Status set_log_format(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  const auto format = parse_log_format(s.value);
+  if (!format) return config_error(s.source + ": expected text or json, got '" + s.value + "'");
+  c.log_format = *format;
+  return Ok{};
+}
+
+template <auto Member>
+Status set_rate_spec(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  auto spec = parse_rate_spec(s.value);
+  if (!spec.ok()) return config_error(s.source + ": " + spec.error().message);
+  c.*Member = spec.value();
+  return Ok{};
+}
+
+// A whole number from 1 to the setting's `max`.
+template <auto Member>
+Status set_number(ServeConfig& c, const Sourced& s, const SettingSpec& setting) {
+  const auto v = parse_whole_number<int64_t>(s.value);
+  if (!v || *v <= 0) {
+    return config_error(s.source + ": expected a positive whole number, got '" + s.value + "'");
+  }
+  if (*v > setting.max) {
+    return config_error(s.source + ": at most " + std::to_string(setting.max) + ", got '" +
+                        s.value + "'");
+  }
+  c.*Member = static_cast<std::remove_reference_t<decltype(c.*Member)>>(*v);
+  return Ok{};
+}
+
+// A cap that can be turned off: a whole number, where 0 and "off" both mean no cap.
+Status set_connections_per_ip(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  if (s.value == "off") {
+    c.max_connections_per_ip = 0;
+    return Ok{};
+  }
+  const auto v = parse_whole_number<size_t>(s.value);
+  if (!v) return config_error(s.source + ": expected a whole number or off, got '" + s.value + "'");
+  c.max_connections_per_ip = *v;
+  return Ok{};
+}
+
+// One entry of the signing-key list: ID=SECRET.
+Status add_signing_key(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  const std::string_view pair = s.value;
+  const auto eq = pair.find('=');
+  if (eq == std::string_view::npos || eq == 0 || eq + 1 == pair.size()) {
+    return config_error(s.source + ": signing keys are ID=SECRET");
+  }
+  c.signing_keys.push_back({std::string(pair.substr(0, eq)), std::string(pair.substr(eq + 1)), {}});
+  return Ok{};
+}
+
+// The file's [[signing_keys]] tables: id, secret and optionally the product slugs the
+// key is bound to.
+Status read_signing_key_tables(ServeConfig& c, const toml::node& node) {
+  const auto* arr = node.as_array();
+  if (arr == nullptr) return config_error("config signing_keys: each entry is a table");
+  for (const auto& entry : *arr) {
+    const auto* t = entry.as_table();
+    if (t == nullptr) return config_error("config signing_keys: each entry is a table");
+    auto id = t->get("id") ? t->get("id")->value<std::string>() : std::nullopt;
+    auto secret = t->get("secret") ? t->get("secret")->value<std::string>() : std::nullopt;
+    if (!id || !secret || id->empty() || secret->empty()) {
+      return config_error("config signing_keys: each entry needs id and secret");
+    }
+    SigningKeyConfig k{*id, *secret, {}};
+    if (const auto* products = t->get_as<toml::array>("products")) {
+      for (const auto& p : *products) {
+        auto slug = p.value<std::string>();
+        if (!slug) return config_error("config signing_keys.products: strings only");
+        k.products.push_back(*slug);
+      }
+    }
+    c.signing_keys.push_back(std::move(k));
+  }
+  return Ok{};
+}
+
+// Every key id must be one a request can name (docs/protocol.md §3.1), and name one key. The
+// id is not echoed: a secret pasted without its "ID=" would be printed with it.
+Status check_signing_key_ids(const ServeConfig& c) {
+  const auto& keys = c.signing_keys;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const std::string which =
+        "signing key " + std::to_string(i + 1) + " of " + std::to_string(keys.size());
+    if (!valid_key_id(keys[i].id)) {
+      return config_error(which +
+                          ": its id must be 1-64 characters of A-Z a-z 0-9 . _ - (is it "
+                          "ID=SECRET?)");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (keys[j].id == keys[i].id) {
+        return config_error(which + ": its id is also the id of signing key " +
+                            std::to_string(j + 1));
+      }
+    }
+  }
+  return Ok{};
+}
+
+// The files are read by main, which knows how to say that a key is unusable.
+Status add_response_key(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  if (s.value.empty()) return config_error(s.source + ": expected a file path");
+  c.response_keys.push_back(s.value);
+  return Ok{};
+}
+
+// Parsed as CIDR blocks by main, which builds the TrustedProxies from them.
+Status add_trusted_proxy(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  c.trusted_proxies.push_back(s.value);
+  return Ok{};
+}
+
+using K = SettingKind;
+
+// clang-format off
+const SettingSpec kSettings[] = {
+    {.flag = "config", .env = "LICENSED_CONFIG", .toml = "", .value_name = "FILE",
+     .help = "TOML configuration file"},
+    {.flag = "listen", .env = "LICENSED_LISTEN", .toml = "listen", .value_name = "HOST:PORT",
+     .help = "address to listen on (port 0 picks a free one)",
+     .default_value = "127.0.0.1:8080", .set = set_listen},
+    {.flag = "store", .env = "LICENSED_STORE", .toml = "store", .value_name = "URL",
+     .help = "sqlite:PATH, or postgresql://... (a libpq connection URI)",
+     .default_value = "sqlite:./licensed.db", .set = set_store},
+    {.flag = "redis", .env = "LICENSED_REDIS", .toml = "redis", .value_name = "URL",
+     .help = "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] for nonces, rate-limit buckets and "
+             "dashboard sessions shared by several instances; empty: off",
+     .default_help = "off: kept in this process", .set = set_endpoint<&ServeConfig::redis, parse_redis_url>},
+    {.flag = "redis-timeout", .env = "LICENSED_REDIS_TIMEOUT", .toml = "redis_timeout",
+     .kind = K::kDuration, .value_name = "MS",
+     .help = "milliseconds a Redis connect or command may take",
+     .default_value = "250", .max = kMaxRedisTimeoutMs, .set = set_number<&ServeConfig::redis_timeout_ms>},
+    {.flag = "signing-key", .env = "LICENSED_SIGNING_KEYS", .toml = "signing_keys",
+     .kind = K::kList, .value_name = "ID=SECRET",
+     .help = "a key id and its secret for request signatures",
+     .set = add_signing_key, .read_toml = read_signing_key_tables, .check = check_signing_key_ids},
+    {.flag = "response-key", .env = "LICENSED_RESPONSE_KEYS", .toml = "response_keys",
+     .kind = K::kList, .value_name = "FILE",
+     .help = "PKCS#8 PEM Ed25519 key file that signs answers: the first signs, all are published",
+     .default_help = "a key kept in the store", .set = add_response_key},
+    {.flag = "dashboard-url", .env = "LICENSED_DASHBOARD_URL", .toml = "dashboard_url",
+     .value_name = "URL", .help = "where a customer frees a slot (the 409 hint)",
+     .default_help = "none", .set = set_dashboard_url},
+    {.flag = "rate-limit-key", .env = "LICENSED_RATE_LIMIT_KEY", .toml = "rate_limit_key",
+     .kind = K::kRateSpec, .value_name = "SPEC", .help = "per-license bucket: N/PERIOD or off",
+     .default_value = "120/1m", .set = set_rate_spec<&ServeConfig::rate_limit_key>},
+    {.flag = "rate-limit-ip", .env = "LICENSED_RATE_LIMIT_IP", .toml = "rate_limit_ip",
+     .kind = K::kRateSpec, .value_name = "SPEC", .help = "per-IP bucket: N/PERIOD or off",
+     .default_value = "600/1m", .set = set_rate_spec<&ServeConfig::rate_limit_ip>},
+    {.flag = "timestamp-window", .env = "LICENSED_TIMESTAMP_WINDOW", .toml = "timestamp_window",
+     .kind = K::kDuration, .value_name = "SECONDS", .help = "accepted clock skew in seconds",
+     .default_value = "300", .max = kMaxTimestampWindowSeconds,
+     .set = set_number<&ServeConfig::timestamp_window>},
+    {.flag = "threads", .env = "LICENSED_THREADS", .toml = "threads", .kind = K::kNumber,
+     .value_name = "N", .help = "network threads", .default_help = "one per core",
+     .set = set_number<&ServeConfig::threads>},
+    {.flag = "admin-listen", .env = "LICENSED_ADMIN_LISTEN", .toml = "admin_listen",
+     .value_name = "HOST:PORT|off", .help = "address for /healthz, /readyz and /metrics, or off",
+     .default_value = "127.0.0.1:9464",
+     .default_help = "127.0.0.1:9464; port 0 when --listen has port 0", .set = set_admin_listen},
+    {.flag = "max-connections", .env = "LICENSED_MAX_CONNECTIONS", .toml = "max_connections",
+     .kind = K::kNumber, .value_name = "N",
+     .help = "open connections at most (fewer when the descriptor limit allows fewer)",
+     .default_value = "10000", .set = set_number<&ServeConfig::max_connections>},
+    {.flag = "max-connections-per-ip", .env = "LICENSED_MAX_CONNECTIONS_PER_IP",
+     .toml = "max_connections_per_ip", .value_name = "N|off",
+     .help = "open connections from one client address at most, trusted proxies not counted; "
+             "0 or off: no such cap",
+     .default_value = "256", .set = set_connections_per_ip},
+    {.flag = "header-timeout", .env = "LICENSED_HEADER_TIMEOUT", .toml = "header_timeout",
+     .kind = K::kDuration, .value_name = "SECONDS",
+     .help = "seconds a request's header may take to arrive", .default_value = "10",
+     .max = kMaxHeaderTimeoutSeconds, .set = set_number<&ServeConfig::header_timeout>},
+    {.flag = "idle-timeout", .env = "LICENSED_IDLE_TIMEOUT", .toml = "idle_timeout",
+     .kind = K::kDuration, .value_name = "SECONDS",
+     .help = "seconds an idle keep-alive connection is kept open", .default_value = "60",
+     .max = kMaxIdleTimeoutSeconds, .set = set_number<&ServeConfig::idle_timeout>},
+    {.flag = "max-queue", .env = "LICENSED_MAX_QUEUE", .toml = "max_queue", .kind = K::kNumber,
+     .value_name = "N", .help = "store jobs queued or running at most before 503 1708",
+     .default_value = "10000", .set = set_number<&ServeConfig::max_queue>},
+    {.flag = "store-pool-size", .env = "LICENSED_STORE_POOL_SIZE", .toml = "store_pool_size",
+     .kind = K::kNumber, .value_name = "N", .help = "PostgreSQL connections at most",
+     .default_help = "the URL's pool_size, or 8", .set = set_number<&ServeConfig::store_pool_size>},
+    {.flag = "max-nonces", .env = "LICENSED_MAX_NONCES", .toml = "max_nonces", .kind = K::kNumber,
+     .value_name = "N", .help = "nonces remembered in memory at most, without --redis",
+     .default_value = "20000000", .set = set_number<&ServeConfig::max_nonces>},
+    {.flag = "log-format", .env = "LICENSED_LOG_FORMAT", .toml = "log_format",
+     .value_name = "text|json", .help = "json: one JSON object a line", .default_value = "text",
+     .set = set_log_format},
+    {.flag = "sentry-dsn", .env = "LICENSED_SENTRY_DSN", .toml = "sentry_dsn", .value_name = "DSN",
+     .help = "report 500s to Sentry: http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID; empty: off",
+     .default_help = "off", .set = set_endpoint<&ServeConfig::sentry_dsn, parse_sentry_dsn>},
+    // No flag: it has only ever been read from the environment and the file (spec
+    // section 10 shows it in TOML), and a new flag would be new behaviour.
+    {.flag = "", .env = "LICENSED_TRUSTED_PROXIES", .toml = "trusted_proxies", .kind = K::kList,
+     .value_name = "CIDR", .help = "addresses whose X-Forwarded-For is believed",
+     .default_help = "none", .set = add_trusted_proxy},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const SettingSpec> serve_settings() { return kSettings; }
+
+const SettingSpec* find_setting(std::string_view flag) {
+  for (const auto& s : kSettings) {
+    if (!flag.empty() && s.flag == flag) return &s;
+  }
+  return nullptr;
+}
+
+std::string env_name_of_flag(std::string_view flag) {
+  std::string name = "LICENSED_";
+  for (const char ch : flag) {
+    name += ch == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  }
+  return name;
+}
+
+std::string where_to_set(const SettingSpec& s) {
+  std::string out;
+  if (!s.flag.empty()) {
+    out = "--" + std::string(s.flag) + " " + std::string(s.value_name) + ", ";
+  }
+  out += std::string(s.env);
+  if (s.toml.empty()) return out;
+  const std::string key = s.read_toml != nullptr ? "[[" + std::string(s.toml) + "]]"
+                                                 : std::string(s.toml);
+  return out + " or " + key + " in the config file";
+}
+
+}  // namespace licensed
