@@ -256,13 +256,12 @@ TEST_P(StoreConformance, AuditPagesRunNewestFirstFromTheCursorWithinOneLicense) 
   for (int i = 0; i < 12; ++i) keys.push_back(i % 3 == 0 ? "key-b" : "key-a");
   auto appended = Write([&](StoreTx& tx) -> Status {
     for (const std::string& key : keys) {
-      if (auto s = tx.append_audit(AuditEntry{.at = kT0,
-                                              .action = "license.activate",
-                                              .license_key = key,
-                                              .actor = Actor::kClient});
-          !s.ok()) {
-        return s;
-      }
+      AuditEntry e;
+      e.at = kT0;
+      e.action = "license.activate";
+      e.license_key = key;
+      e.actor = Actor::kClient;
+      if (auto s = tx.append_audit(e); !s.ok()) return s;
     }
     return licensed::Ok{};
   });
