@@ -167,7 +167,9 @@ SqliteStore::BatchOutcome SqliteStore::commit_batch(SqliteConnection& conn,
     for (auto& job : batch) finish_store_job(job, e);
     return BatchOutcome::kFailed;
   };
-  // Every return before the COMMIT below rolls the batch back (the guard).
+  // BEGIN IMMEDIATE takes SQLite's one write lock now, for the whole batch: that lock is
+  // the license row lock SqliteTx::lock_license hands out. Every return before the
+  // COMMIT below rolls the batch back (the guard).
   auto guard = SqliteTxGuard::begin(conn, "BEGIN IMMEDIATE");
   if (!guard.ok()) {
     // Asked right away, SQLite still holds the code of the BEGIN that failed.
@@ -180,7 +182,7 @@ SqliteStore::BatchOutcome SqliteStore::commit_batch(SqliteConnection& conn,
     guard->rollback();
     return fail_all(e);
   };
-  SqliteTx tx(conn);
+  SqliteTx tx(conn, true);
   for (auto& job : batch) {
     // Each job gets a savepoint so that one job's rollback leaves the others' work.
     if (auto sp = conn.exec("SAVEPOINT job"); !sp.ok()) return undo_all(sp.error());
@@ -220,7 +222,7 @@ void SqliteStore::reader_loop(size_t index) {
     if (auto guard = SqliteTxGuard::begin(conn, "BEGIN"); !guard.ok()) {
       finish_store_job(job, guard.error());
     } else {
-      SqliteTx tx(conn);
+      SqliteTx tx(conn, false);
       (void)run_store_job(job, tx);
       // Nothing was written: a failed COMMIT changes no answer (the guard rolls back).
       if (conn.in_transaction()) (void)guard->commit();
