@@ -62,14 +62,16 @@ const std::vector<FixtureLicense>& fixture_licenses() {
   std::abort();
 }
 
-Status insert_activations(StoreTx& tx, int64_t license_id, const FixtureLicense& f) {
+Status insert_activations(StoreTx& tx, std::string_view key, const FixtureLicense& f) {
+  ASSIGN_OR_RETURN(auto locked, tx.lock_license(key));
+  if (!locked) return errors::internal();
   for (const auto& a : f.activations) {
     Activation act;
     act.machine_id = std::string(a.machine_id);
     if (a.name) act.machine_name = std::string(*a.name);
     act.activated_at = kNowMs - kDayMs;
     act.last_seen_at = a.last_seen_at;
-    RETURN_IF_ERROR(tx.insert_activation(license_id, act));
+    RETURN_IF_ERROR(tx.insert_activation(*locked, act));
   }
   return Ok{};
 }
@@ -91,7 +93,7 @@ Status create_fixture(StoreTx& tx) {
     spec.key = std::string(kLicenseKeys[i]);
     ASSIGN_OR_RETURN(License l, create_license(tx, spec, admin));
     if (f.deleted) RETURN_IF_ERROR(delete_license(tx, l.key, admin));
-    RETURN_IF_ERROR(insert_activations(tx, l.id, f));
+    RETURN_IF_ERROR(insert_activations(tx, l.key, f));
   }
   return Ok{};
 }
@@ -108,7 +110,7 @@ Status restore(StoreTx& tx) {
       ASSIGN_OR_RETURN(const bool deleted, tx.delete_activation(l->id, a.machine_id));
       if (!deleted) return errors::internal();
     }
-    RETURN_IF_ERROR(insert_activations(tx, l->id, licenses[i]));
+    RETURN_IF_ERROR(insert_activations(tx, l->key, licenses[i]));
   }
   return Ok{};
 }

@@ -51,7 +51,7 @@ class Database {
     reader_ = open(path, false);
     check(reader_->exec("PRAGMA query_only=ON"), "query only");
     check(writer_->exec("BEGIN IMMEDIATE"), "begin");
-    SqliteTx tx(*writer_);
+    SqliteTx tx(*writer_, true);
     const AdminContext admin{kStart, std::nullopt};
     if (!create_product(tx, "bench", "Bench", admin).ok()) throw std::runtime_error("product");
     for (size_t i = 0; i < licenses; ++i) {
@@ -101,7 +101,7 @@ OperationContext context() {
 // kBatch jobs.
 class WriterBatch {
  public:
-  explicit WriterBatch(SqliteConnection& conn) : conn_(conn), tx_(conn) {}
+  explicit WriterBatch(SqliteConnection& conn) : conn_(conn), tx_(conn, true) {}
   ~WriterBatch() {
     if (conn_.in_transaction()) (void)conn_.exec("COMMIT");
   }
@@ -127,7 +127,7 @@ class WriterBatch {
 
 void activate_all(Database& db, const std::vector<LicenseRequest>& requests) {
   check(db.writer().exec("BEGIN IMMEDIATE"), "begin");
-  SqliteTx tx(db.writer());
+  SqliteTx tx(db.writer(), true);
   for (const auto& r : requests) {
     if (!activate(tx, r, context()).ok()) throw std::runtime_error("activate");
   }
@@ -181,7 +181,7 @@ void BM_Status(benchmark::State& state) {
   }
   activate_all(db, machines);
   SqliteConnection& reader = db.reader();
-  SqliteTx tx(reader);
+  SqliteTx tx(reader, false);
   const OperationContext ctx = context();
   const LicenseRequest req = machines.front();
   for (auto _ : state) {

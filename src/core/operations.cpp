@@ -12,14 +12,24 @@ using boost::json::object;
 
 // docs/protocol.md §6: deleted and unknown are one answer, and so is a license of a product
 // the signing key is not bound to.
+bool visible(const License& license, const OperationContext& ctx) {
+  if (license.deleted_at) return false;
+  const auto* bound = ctx.bound_products;
+  return bound == nullptr || bound->empty() ||
+         std::find(bound->begin(), bound->end(), license.product.slug) != bound->end();
+}
+
 Result<License> load_license(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
   ASSIGN_OR_RETURN(auto found, tx.find_license(req.license_key));
-  if (!found || found->deleted_at) return errors::not_found();
-  const auto* bound = ctx.bound_products;
-  if (bound != nullptr && !bound->empty() &&
-      std::find(bound->begin(), bound->end(), found->product.slug) == bound->end()) {
-    return errors::not_found();
-  }
+  if (!found || !visible(*found, ctx)) return errors::not_found();
+  return std::move(*found);
+}
+
+// load_license for activate(): the row stays locked until this transaction ends.
+Result<LockedLicense> lock_license(StoreTx& tx, const LicenseRequest& req,
+                                   const OperationContext& ctx) {
+  ASSIGN_OR_RETURN(auto found, tx.lock_license(req.license_key));
+  if (!found || !visible(found->license(), ctx)) return errors::not_found();
   return std::move(*found);
 }
 
@@ -37,17 +47,24 @@ AuditEntry audit_entry(std::string_view action, const License& license, std::str
   return e;
 }
 
+// Machines holding a slot: those not stale at `now`. What answers show.
 Result<int64_t> count_fresh(StoreTx& tx, const License& license, UnixMillis now) {
   return tx.count_activations(license.id, stale_before(license, now));
+}
+
+// The same count under the license's lock, the one the cap is checked against.
+Result<int64_t> count_fresh(StoreTx& tx, const LockedLicense& license, UnixMillis now) {
+  return tx.count_activations(license, stale_before(license.license(), now));
 }
 
 // docs/protocol.md §10: stale machines are reclaimed by the next activate, under its lock,
 // with one audit record each. All of them: the activating machine too when it is stale,
 // which then activates anew (it held no slot, so it meets the cap like any other).
-Status reclaim_stale(StoreTx& tx, const License& license, const OperationContext& ctx) {
+Status reclaim_stale(StoreTx& tx, const LockedLicense& locked, const OperationContext& ctx) {
+  const License& license = locked.license();
   const auto before = stale_before(license, ctx.now);
   if (!before) return Ok{};
-  ASSIGN_OR_RETURN(const auto reclaimed, tx.delete_stale_activations(license.id, *before));
+  ASSIGN_OR_RETURN(const auto reclaimed, tx.delete_stale_activations(locked, *before));
   for (const auto& machine_id : reclaimed) {
     AuditEntry e = audit_entry(audit_action::kReclaim, license, machine_id, ctx);
     e.actor = Actor::kSystem;
@@ -70,47 +87,59 @@ object activation_body(const License& license, std::string_view effective, int64
   return body;
 }
 
-}  // namespace
-
-Result<object> activate(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
-  ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
-  const std::string_view effective = effective_status(license, ctx.now);
-  if (effective != "ACTIVE") return errors::inactive(effective);
-  const std::string& machine_id = *req.machine_id;
-  RETURN_IF_ERROR(reclaim_stale(tx, license, ctx));
-
-  ASSIGN_OR_RETURN(auto existing, tx.find_activation(license.id, machine_id));
-  if (existing) {
-    // A known machine is refreshed before the cap is looked at, so lowering max never
-    // locks out a machine that already holds a slot.
-    existing->last_seen_at = ctx.now;
-    if (req.machine_name) {
-      existing->machine_name =
-          req.machine_name->empty() ? std::nullopt : std::optional<std::string>(*req.machine_name);
-    }
-    RETURN_IF_ERROR(tx.update_activation(license.id, *existing));
-    AuditEntry e = audit_entry(audit_action::kHeartbeat, license, machine_id, ctx);
-    e.refresh = true;
-    RETURN_IF_ERROR(tx.append_audit(e));
-    ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
-    return activation_body(license, effective, count, *existing);
+// A known machine is refreshed before the cap is looked at, so lowering max never locks
+// out a machine that already holds a slot.
+Result<object> refresh_known(StoreTx& tx, const LockedLicense& locked, Activation existing,
+                             const LicenseRequest& req, const OperationContext& ctx) {
+  const License& license = locked.license();
+  existing.last_seen_at = ctx.now;
+  if (req.machine_name) {
+    existing.machine_name =
+        req.machine_name->empty() ? std::nullopt : std::optional<std::string>(*req.machine_name);
   }
+  RETURN_IF_ERROR(tx.update_activation(license.id, existing));
+  AuditEntry e = audit_entry(audit_action::kHeartbeat, license, existing.machine_id, ctx);
+  e.refresh = true;
+  RETURN_IF_ERROR(tx.append_audit(e));
+  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
+  return activation_body(license, effective_status(license, ctx.now), count, existing);
+}
 
-  // The cap. The license row is locked by this transaction, so `count` cannot change
-  // before the insert below commits.
-  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
+// The cap. The count and the insert both take the LockedLicense, so they run under the
+// license's row lock: no other activation of this license can commit between them, and
+// `count` is still true when this one commits.
+Result<object> take_slot(StoreTx& tx, const LockedLicense& locked, const LicenseRequest& req,
+                         const OperationContext& ctx) {
+  const License& license = locked.license();
+  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
   if (count >= license.max) {
     return errors::limit_reached(count, license.max,
                                  ctx.dashboard_url ? *ctx.dashboard_url : std::nullopt);
   }
   Activation a;
-  a.machine_id = machine_id;
+  a.machine_id = *req.machine_id;
   if (req.machine_name && !req.machine_name->empty()) a.machine_name = *req.machine_name;
   a.activated_at = ctx.now;
   a.last_seen_at = ctx.now;
-  RETURN_IF_ERROR(tx.insert_activation(license.id, a));
-  RETURN_IF_ERROR(tx.append_audit(audit_entry(audit_action::kActivate, license, machine_id, ctx)));
-  return activation_body(license, effective, count + 1, a);
+  RETURN_IF_ERROR(tx.insert_activation(locked, a));
+  RETURN_IF_ERROR(
+      tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx)));
+  return activation_body(license, effective_status(license, ctx.now), count + 1, a);
+}
+
+}  // namespace
+
+// Runs under the license's row lock, from lock_license to the end of the transaction:
+// the reclaim, the count and the insert the cap rests on take the LockedLicense it
+// returns, so they cannot run without that lock.
+Result<object> activate(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+  ASSIGN_OR_RETURN(const LockedLicense locked, lock_license(tx, req, ctx));
+  const std::string_view effective = effective_status(locked.license(), ctx.now);
+  if (effective != "ACTIVE") return errors::inactive(effective);
+  RETURN_IF_ERROR(reclaim_stale(tx, locked, ctx));
+  ASSIGN_OR_RETURN(auto existing, tx.find_activation(locked->id, *req.machine_id));
+  if (existing) return refresh_known(tx, locked, std::move(*existing), req, ctx);
+  return take_slot(tx, locked, req, ctx);
 }
 
 Result<object> heartbeat(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {

@@ -1,6 +1,6 @@
 // The four License API operations (docs/protocol.md §7 to §10) as plain functions of
 // (request, store transaction, context). They know nothing of HTTP; the cap is
-// enforced in activate().
+// enforced in activate(), under the license's row lock (StoreTx::lock_license).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -26,7 +26,8 @@ struct OperationContext {
 };
 
 // Each returns the 200 body, or the error the client sees. A 1708/1709 error means the
-// transaction must be rolled back (see must_roll_back).
+// transaction must be rolled back (see must_roll_back). activate() needs a write
+// transaction: it locks the license row.
 Result<boost::json::object> activate(StoreTx& tx, const LicenseRequest& req,
                                      const OperationContext& ctx);
 Result<boost::json::object> heartbeat(StoreTx& tx, const LicenseRequest& req,

@@ -117,7 +117,7 @@ TEST_F(PgStore, AWriteThatFailsWithTheCommitFailsTheJobAndKeepsNothing) {
   MakeLicense(h.store(), 5);
   auto outcome =
       licensed::run_blocking(h.store(), TxKind::kWrite, [](StoreTx& tx) -> licensed::Status {
-        auto license = tx.find_license(kKey);
+        auto license = tx.lock_license(kKey);
         if (!license.ok()) return license.error();
         const licensed::Activation a{"machine-1", std::nullopt, kT0, kT0};
         licensed::AuditEntry e;
@@ -125,9 +125,9 @@ TEST_F(PgStore, AWriteThatFailsWithTheCommitFailsTheJobAndKeepsNothing) {
         e.action = "activate";
         e.license_key = kKey;
         // Accepted here; the second insert breaks the primary key once the server sees it.
-        RETURN_IF_ERROR(tx.insert_activation(license.value()->id, a));
+        RETURN_IF_ERROR(tx.insert_activation(*license.value(), a));
         RETURN_IF_ERROR(tx.append_audit(e));
-        return tx.insert_activation(license.value()->id, a);
+        return tx.insert_activation(*license.value(), a);
       });
   ASSERT_FALSE(outcome.ok());
   EXPECT_EQ(outcome.error().code, licensed::ErrorCode::kInternal);
@@ -210,10 +210,10 @@ TEST_F(PgStore, AJobWhoseWritesFailInABatchFailsAloneAndTheNextOnesAreKept) {
   std::latch answered(3);
   std::vector<std::optional<licensed::ApiError>> failures(3);
   auto insert_twice = [](StoreTx& tx, const std::string& machine, int times) {
-    auto license = tx.find_license(kKey);
+    auto license = tx.lock_license(kKey);
     if (!license.ok() || !license.value()) return false;
     const licensed::Activation a{machine, std::nullopt, kT0, kT0};
-    for (int i = 0; i < times; ++i) (void)tx.insert_activation(license.value()->id, a);
+    for (int i = 0; i < times; ++i) (void)tx.insert_activation(*license.value(), a);
     return true;
   };
   const int times[] = {2, 1, 1};  // the first breaks the primary key

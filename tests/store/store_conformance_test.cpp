@@ -8,6 +8,7 @@
 #include <future>
 #include <latch>
 #include <thread>
+#include <type_traits>
 
 #include "admin/admin_operations.h"
 #include "core/operations.h"
@@ -141,12 +142,13 @@ TEST_P(StoreConformance, LicensesRoundTripEveryField) {
 TEST_P(StoreConformance, ActivationsAreCountedListedUpdatedAndDeleted) {
   const License l = MakeLicense(10);
   auto written = Write([&](StoreTx& tx) -> Status {
+    ASSIGN_OR_RETURN(auto locked, tx.lock_license(l.key));
     for (int i = 0; i < 4; ++i) {
       Activation a{"machine-" + std::to_string(i),
                    i == 0 ? std::nullopt
                           : std::optional<std::string>("Studio \xc3\xa9 " + std::to_string(i)),
                    kT0 + i, kT0 + 100 * i};
-      if (auto s = tx.insert_activation(l.id, a); !s.ok()) return s;
+      if (auto s = tx.insert_activation(*locked, a); !s.ok()) return s;
     }
     return licensed::Ok{};
   });
@@ -181,7 +183,10 @@ TEST_P(StoreConformance, ActivationsAreCountedListedUpdatedAndDeleted) {
 
   // machine-0 (seen at kT0) and machine-2 (kT0+200) are stale before kT0+250; machine-1
   // (kT0+999) and machine-3 are not.
-  auto reclaimed = Write([&](StoreTx& tx) { return tx.delete_stale_activations(l.id, kT0 + 250); });
+  auto reclaimed = Write([&](StoreTx& tx) -> Result<std::vector<std::string>> {
+    ASSIGN_OR_RETURN(auto locked, tx.lock_license(l.key));
+    return tx.delete_stale_activations(*locked, kT0 + 250);
+  });
   ASSERT_TRUE(reclaimed.ok());
   std::vector<std::string> ids = reclaimed.value();
   std::sort(ids.begin(), ids.end());
@@ -328,16 +333,55 @@ TEST_P(StoreConformance, TheOldestResponseKeyIsTheOneFound) {
   }
 }
 
+// Only a store makes a LockedLicense (lock_license), and it cannot be copied out of the
+// transaction that holds the lock.
+static_assert(!std::is_constructible_v<licensed::LockedLicense, License>);
+static_assert(!std::is_copy_constructible_v<licensed::LockedLicense>);
+
+TEST_P(StoreConformance, LockingALicenseInAWriteTransactionReadsItsRow) {
+  const License l = MakeLicense(3);
+  auto locked = Write([&](StoreTx& tx) -> Result<License> {
+    ASSIGN_OR_RETURN(auto found, tx.lock_license(l.key));
+    if (!found) return licensed::errors::not_found();
+    return found->license();
+  });
+  ASSERT_TRUE(locked.ok()) << locked.error().detail;
+  EXPECT_EQ(locked->id, l.id);
+  EXPECT_EQ(locked->max, 3);
+  EXPECT_EQ(locked->product.slug, "reverb");
+}
+
+TEST_P(StoreConformance, LockingAnUnknownLicenseFindsNothing) {
+  auto locked = Write([](StoreTx& tx) -> Result<bool> {
+    ASSIGN_OR_RETURN(auto found, tx.lock_license("no-such-key"));
+    return found.has_value();
+  });
+  ASSERT_TRUE(locked.ok());
+  EXPECT_FALSE(locked.value());
+}
+
+// The cap's count and insert need the lock; a read transaction cannot hand one out.
+TEST_P(StoreConformance, ALicenseCannotBeLockedInAReadTransaction) {
+  const License l = MakeLicense(3);
+  auto locked = Read([&](StoreTx& tx) -> Result<bool> {
+    ASSIGN_OR_RETURN(auto found, tx.lock_license(l.key));
+    return found.has_value();
+  });
+  ASSERT_FALSE(locked.ok());
+  EXPECT_EQ(locked.error().code, licensed::ErrorCode::kInternal);
+}
+
 TEST_P(StoreConformance, AJobThatReturnsFalseLeavesNothingBehind) {
   const License l = MakeLicense(5);
   std::promise<std::optional<licensed::ApiError>> done;
-  store().submit(
-      TxKind::kWrite,
-      licensed::StoreJob{[&](StoreTx& tx) {
-                           (void)tx.insert_activation(l.id, Activation{"m", {}, kT0, kT0});
-                           return false;
-                         },
-                         [&](const std::optional<licensed::ApiError>& f) { done.set_value(f); }});
+  store().submit(TxKind::kWrite,
+                 licensed::StoreJob{
+                     [&](StoreTx& tx) {
+                       auto locked = tx.lock_license(l.key);
+                       (void)tx.insert_activation(*locked.value(), Activation{"m", {}, kT0, kT0});
+                       return false;
+                     },
+                     [&](const std::optional<licensed::ApiError>& f) { done.set_value(f); }});
   EXPECT_FALSE(done.get_future().get().has_value());
   auto count = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
   ASSERT_TRUE(count.ok());

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/result.h"
+#include "store/tx_guard.h"
 
 namespace licensed {
 
@@ -153,5 +154,8 @@ class PgConnection {
   // A pipeline that ended out of step (a lost connection mid-way): never used again.
   bool broken_ = false;
 };
+
+// A transaction on one PostgreSQL connection that rolls back unless committed.
+using PgTxGuard = TxGuard<PgConnection>;
 
 }  // namespace licensed

@@ -100,24 +100,25 @@ Result<int64_t> current_version(PgConnection& conn) {
   return res.int64(0, 0);
 }
 
+// One migration and its record, in one transaction: whichever step fails, the guard
+// rolls it back and the database stays at the version before.
+Status apply_migration(PgConnection& conn, const Migration& m) {
+  ASSIGN_OR_RETURN(auto tx, PgTxGuard::begin(conn, "BEGIN"));
+  // BEGIN goes now: exec() sends only the SQL it is given, and drops what waits.
+  RETURN_IF_ERROR(conn.flush());
+  RETURN_IF_ERROR(conn.exec(m.sql, "schema migration " + std::to_string(m.version)));
+  RETURN_IF_ERROR(conn.run("INSERT INTO schema_migrations (version) VALUES ($1)",
+                           PgParams().add(int64_t{m.version}), "record migration"));
+  return tx.commit();
+}
+
 Status apply_missing(PgConnection& conn) {
   ASSIGN_OR_RETURN(const int64_t version, current_version(conn));
   const int newest = std::prev(std::end(kMigrations))->version;
   RETURN_IF_ERROR(refuse_newer_schema(version, newest));
   for (const auto& m : kMigrations) {
     if (m.version <= version) continue;
-    RETURN_IF_ERROR(conn.exec("BEGIN", "begin schema migration"));
-    auto applied = conn.exec(m.sql, "schema migration " + std::to_string(m.version));
-    if (applied.ok()) {
-      auto recorded = conn.query("INSERT INTO schema_migrations (version) VALUES ($1)",
-                                 PgParams().add(int64_t{m.version}), "record migration");
-      if (!recorded.ok()) applied = recorded.error();
-    }
-    if (applied.ok()) applied = conn.commit();
-    if (!applied.ok()) {
-      if (conn.in_transaction()) (void)conn.exec("ROLLBACK", "roll back schema migration");
-      return applied.error();
-    }
+    RETURN_IF_ERROR(apply_migration(conn, m));
     spdlog::info("applied schema migration {}", m.version);
   }
   return Ok{};

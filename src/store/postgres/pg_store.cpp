@@ -118,21 +118,22 @@ bool PgStore::ensure_connection(std::unique_ptr<PgConnection>& conn,
 void PgStore::run_read(PgConnection& conn, StoreJob& job) {
   // BEGIN goes with the job's first statement; a connection the server closed since its
   // last job is opened again there (see PgConnection::begin).
-  conn.begin(begin_sql(TxKind::kRead));
+  auto guard = PgTxGuard::begin(conn, begin_sql(TxKind::kRead));
   PgTx tx(conn, false);
   if (run_store_job(job, tx)) {
-    if (auto committed = conn.commit(); !committed.ok()) {
-      conn.rollback();
+    if (auto committed = guard->commit(); !committed.ok()) {
       finish_store_job(job, committed.error());
       return;
     }
   } else {
-    conn.rollback();
+    guard->rollback();
   }
   finish_store_job(job, std::nullopt);
 }
 
 std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJob>& batch) {
+  // Every way out of here before the COMMIT below rolls the transaction back.
+  auto guard = PgTxGuard::begin(conn, begin_sql(TxKind::kWrite));
   std::vector<StoreJob> again;
   // Answered once COMMIT succeeded. The last one's final writes and RELEASE may not have
   // reached the server yet: they go with the next job's first statement (handed over).
@@ -143,7 +144,7 @@ std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJ
   std::vector<StoreJob*> refused;
   // The transaction cannot go on: undo it all; jobs from `next` on did not run.
   auto abandon = [&](const ApiError& e, size_t next) {
-    conn.rollback();
+    guard->rollback();
     for (StoreJob* job : kept) finish_store_job(*job, e);
     for (StoreJob* job : refused) finish_store_job(*job, e);
     for (size_t k = next; k < batch.size(); ++k) again.push_back(std::move(batch[k]));
@@ -173,7 +174,6 @@ std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJ
     return true;
   };
 
-  conn.begin(begin_sql(TxKind::kWrite));
   std::optional<ApiError> broken;
   for (size_t i = 0; i < batch.size(); ++i) {
     StoreJob& job = batch[i];
@@ -217,13 +217,13 @@ std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJ
   if (conn.has_handed_over()) (void)conn.flush();
   if (settle_handed_over(broken) && broken) return abandon(*broken, batch.size());
   if (kept.empty()) {
-    conn.rollback();
+    guard->rollback();
     for (StoreJob* job : refused) finish_store_job(*job, std::nullopt);
     return again;
   }
   // A COMMIT whose answer was lost may or may not have happened; 1708 tells the client
   // to retry, which every endpoint allows (activation of a known machine is a refresh).
-  if (auto committed = conn.commit(); !committed.ok())
+  if (auto committed = guard->commit(); !committed.ok())
     return abandon(committed.error(), batch.size());
   for (StoreJob* job : kept) finish_store_job(*job, std::nullopt);
   for (StoreJob* job : refused) finish_store_job(*job, std::nullopt);

@@ -2,7 +2,8 @@
 // own thread, serving one bounded queue of jobs; every job runs in its own transaction.
 //
 // Why the cap stays exact with many writers (here and across licensed instances):
-// every write job that reads or changes a license's activations first runs find_license,
+// every write job that reads or changes a license's activations first runs lock_license
+// (activate, whose count and insert require its LockedLicense) or find_license, each of
 // which in a write transaction is SELECT ... FOR UPDATE on the license row. Concurrent
 // jobs for one license therefore queue on that row lock; the next one gets the lock only
 // after the previous one committed or rolled back. Under READ COMMITTED each statement

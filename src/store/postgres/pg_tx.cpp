@@ -57,14 +57,26 @@ Activation read_activation(const PgResult& r, int row) {
 
 }  // namespace
 
-Result<std::optional<License>> PgTx::find_license(std::string_view key) {
-  // In a write transaction the row lock is held until COMMIT: see pg_store.h for why
-  // this alone keeps the cap exact under READ COMMITTED.
-  ASSIGN_OR_RETURN(auto r, conn_.query(write_ ? kSelectLicenseForUpdate : kSelectLicense,
+Result<std::optional<License>> PgTx::select_license(std::string_view key, bool for_update) {
+  ASSIGN_OR_RETURN(auto r, conn_.query(for_update ? kSelectLicenseForUpdate : kSelectLicense,
                                        PgParams().add(key), "find license"));
   if (r.rows() == 0) return std::optional<License>();
   ASSIGN_OR_RETURN(License l, read_license(r));
   return std::optional<License>(std::move(l));
+}
+
+// The row lock is held until COMMIT or ROLLBACK: see pg_store.h for why this alone keeps
+// the cap exact under READ COMMITTED.
+Result<std::optional<LockedLicense>> PgTx::lock_license(std::string_view key) {
+  if (!write_) return lock_outside_write_transaction();
+  ASSIGN_OR_RETURN(auto found, select_license(key, true));
+  if (!found) return std::optional<LockedLicense>();
+  return std::optional<LockedLicense>(locked(std::move(*found)));
+}
+
+// Locks in a write transaction too, so admin changes queue behind activations.
+Result<std::optional<License>> PgTx::find_license(std::string_view key) {
+  return select_license(key, write_);
 }
 
 Result<std::optional<Product>> PgTx::find_product(std::string_view slug) {
@@ -166,9 +178,9 @@ Result<std::vector<Activation>> PgTx::list_activations(int64_t license_id) {
 // The writes of an activation go with the transaction's next round trip (the next job's
 // first statement, or COMMIT): nothing reads their rows, and a failure fails that round
 // trip and is told to be this job's, so the job is never acknowledged without them.
-Status PgTx::insert_activation(int64_t license_id, const Activation& a) {
+Status PgTx::insert_activation(const LockedLicense& license, const Activation& a) {
   PgParams p;
-  p.add(license_id).add(std::string_view(a.machine_id)).add(a.machine_name);
+  p.add(license->id).add(std::string_view(a.machine_id)).add(a.machine_name);
   p.add(a.activated_at).add(a.last_seen_at);
   conn_.defer(
       "INSERT INTO activations (license_id, machine_id, machine_name,"
@@ -194,12 +206,12 @@ Result<bool> PgTx::delete_activation(int64_t license_id, std::string_view machin
   return r.affected() > 0;
 }
 
-Result<std::vector<std::string>> PgTx::delete_stale_activations(int64_t license_id,
+Result<std::vector<std::string>> PgTx::delete_stale_activations(const LockedLicense& license,
                                                                 UnixMillis before) {
   ASSIGN_OR_RETURN(
       auto r, conn_.query("DELETE FROM activations WHERE license_id = $1"
                           " AND last_seen_at < $2 RETURNING machine_id",
-                          PgParams().add(license_id).add(before), "reclaim stale activations"));
+                          PgParams().add(license->id).add(before), "reclaim stale activations"));
   std::vector<std::string> out;
   for (int i = 0; i < r.rows(); ++i) out.push_back(r.text(i, 0));
   return out;

@@ -1,6 +1,7 @@
 // StoreTx over one PostgreSQL connection. The caller (PgStore) owns the transaction. In
-// a write transaction find_license locks the license row (SELECT ... FOR UPDATE): that
-// row lock, not a single writer, is what keeps the cap exact here (see pg_store.h).
+// a write transaction lock_license (and find_license) lock the license row (SELECT ...
+// FOR UPDATE): that row lock, not a single writer, is what keeps the cap exact here (see
+// pg_store.h).
 #pragma once
 
 #include "store/postgres/pg_connection.h"
@@ -12,6 +13,7 @@ class PgTx final : public StoreTx {
  public:
   PgTx(PgConnection& conn, bool write) : conn_(conn), write_(write) {}
 
+  Result<std::optional<LockedLicense>> lock_license(std::string_view key) override;
   Result<std::optional<License>> find_license(std::string_view key) override;
   Result<std::optional<Product>> find_product(std::string_view slug) override;
   Result<std::vector<Product>> list_products() override;
@@ -26,10 +28,10 @@ class PgTx final : public StoreTx {
   Result<int64_t> count_activations(int64_t license_id,
                                     std::optional<UnixMillis> seen_since) override;
   Result<std::vector<Activation>> list_activations(int64_t license_id) override;
-  Status insert_activation(int64_t license_id, const Activation& activation) override;
+  Status insert_activation(const LockedLicense& license, const Activation& activation) override;
   Status update_activation(int64_t license_id, const Activation& activation) override;
   Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) override;
-  Result<std::vector<std::string>> delete_stale_activations(int64_t license_id,
+  Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
                                                             UnixMillis before) override;
   Status append_audit(const AuditEntry& entry) override;
   Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, AuditOrder order,
@@ -52,6 +54,8 @@ class PgTx final : public StoreTx {
   Status finish_restore() override;
 
  private:
+  Result<std::optional<License>> select_license(std::string_view key, bool for_update);
+
   PgConnection& conn_;
   const bool write_;
 };

@@ -13,6 +13,7 @@
 
 #include "core/result.h"
 #include "store/sqlite/sqlite_fault.h"
+#include "store/tx_guard.h"
 
 namespace licensed {
 
@@ -66,6 +67,14 @@ class SqliteConnection {
   // sqlite3_exec() would parse them again each time (a fifth of a status read's CPU).
   Status exec(const char* sql, std::string_view what = {});
   bool in_transaction() const { return sqlite3_get_autocommit(db_) == 0; }
+  // What TxGuard (below) runs; code outside this file holds a guard instead.
+  Status begin(const char* sql) { return exec(sql); }
+  Status commit() { return exec("COMMIT"); }
+  // Nothing outside a transaction: SQLite rolls one back itself on some failures (a full
+  // disk, an I/O error), and a ROLLBACK then would only fail.
+  void rollback() {
+    if (in_transaction()) (void)exec("ROLLBACK", "roll back");
+  }
   // SQLite opens a file it may not write read-only, without failing: writes then fail
   // with SQLITE_READONLY until the connection is opened again.
   bool read_only() const { return sqlite3_db_readonly(db_, "main") == 1; }
@@ -89,5 +98,8 @@ class SqliteConnection {
   sqlite3* db_;
   std::unordered_map<std::string, sqlite3_stmt*, SqlHash, std::equal_to<>> statements_;
 };
+
+// A transaction on one SQLite connection that rolls back unless committed.
+using SqliteTxGuard = TxGuard<SqliteConnection>;
 
 }  // namespace licensed

@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include <iterator>
+#include <span>
 
 #include "store/migration.h"
 
@@ -100,31 +100,37 @@ Result<int64_t> current_version(SqliteConnection& conn) {
   return stmt->int64(0);
 }
 
+Status record_migration(SqliteConnection& conn, int version) {
+  ASSIGN_OR_RETURN(auto record, conn.prepare("INSERT INTO schema_migrations (version) VALUES (?)"));
+  return record->bind(1, static_cast<int64_t>(version)).run("record migration");
+}
+
+// One migration and its record, in one transaction: whichever step fails, the guard
+// rolls it back and the database stays at the version before.
+Status apply_migration(SqliteConnection& conn, const Migration& m) {
+  ASSIGN_OR_RETURN(auto tx, SqliteTxGuard::begin(conn, "BEGIN IMMEDIATE"));
+  RETURN_IF_ERROR(conn.exec(m.sql, "schema migration " + std::to_string(m.version)));
+  RETURN_IF_ERROR(record_migration(conn, m.version));
+  return tx.commit();
+}
+
 }  // namespace
 
-Status migrate_sqlite(SqliteConnection& conn) {
+Status apply_sqlite_migrations(SqliteConnection& conn, std::span<const Migration> migrations) {
   // A file that is not a database fails here, before anything is written.
   RETURN_IF_ERROR(conn.exec("PRAGMA schema_version"));
   ASSIGN_OR_RETURN(const int64_t version, current_version(conn));
-  const int newest = std::prev(std::end(kMigrations))->version;
-  RETURN_IF_ERROR(refuse_newer_schema(version, newest));
-  for (const auto& m : kMigrations) {
+  RETURN_IF_ERROR(refuse_newer_schema(version, migrations.back().version));
+  for (const auto& m : migrations) {
     if (m.version <= version) continue;
-    RETURN_IF_ERROR(conn.exec("BEGIN IMMEDIATE"));
-    auto applied = conn.exec(m.sql, "schema migration " + std::to_string(m.version));
-    if (applied.ok()) {
-      ASSIGN_OR_RETURN(auto record,
-                       conn.prepare("INSERT INTO schema_migrations (version) VALUES (?)"));
-      applied = record->bind(1, static_cast<int64_t>(m.version)).run("record migration");
-    }
-    if (!applied.ok()) {
-      (void)conn.exec("ROLLBACK");
-      return applied.error();
-    }
-    RETURN_IF_ERROR(conn.exec("COMMIT"));
+    RETURN_IF_ERROR(apply_migration(conn, m));
     spdlog::info("applied schema migration {}", m.version);
   }
   return Ok{};
+}
+
+Status migrate_sqlite(SqliteConnection& conn) {
+  return apply_sqlite_migrations(conn, kMigrations);
 }
 
 }  // namespace licensed

@@ -2,7 +2,10 @@
 // transaction, recorded in schema_migrations; never edited once released.
 #pragma once
 
+#include <span>
+
 #include "core/result.h"
+#include "store/migration.h"
 #include "store/sqlite/sqlite_connection.h"
 
 namespace licensed {
@@ -10,5 +13,9 @@ namespace licensed {
 // Brings the database to the newest schema. Fails (and changes nothing more) when the
 // file is not a database, is corrupt, or is newer than this binary.
 Status migrate_sqlite(SqliteConnection& conn);
+
+// The runner behind migrate_sqlite over a given list (ascending versions, not empty), so
+// tests can give it a step that fails. Each migration runs in its own transaction.
+Status apply_sqlite_migrations(SqliteConnection& conn, std::span<const Migration> migrations);
 
 }  // namespace licensed

@@ -145,7 +145,7 @@ void SqliteStore::writer_loop() {
 // because the file was not writable) or cannot be cleaned is replaced by a new one.
 void SqliteStore::prepare_writer() {
   SqliteConnection& conn = *writer_conn_;
-  if (conn.in_transaction()) (void)conn.exec("ROLLBACK", "roll back a transaction left open");
+  conn.rollback();  // a transaction a failed ROLLBACK left open
   if (in_memory() || (!conn.in_transaction() && !conn.read_only())) return;
   const auto now = std::chrono::steady_clock::now();
   if (now - last_reopen_ < kReopenInterval) return;
@@ -167,37 +167,40 @@ SqliteStore::BatchOutcome SqliteStore::commit_batch(SqliteConnection& conn,
     for (auto& job : batch) finish_store_job(job, e);
     return BatchOutcome::kFailed;
   };
-  if (auto begun = conn.exec("BEGIN IMMEDIATE"); !begun.ok()) {
+  // BEGIN IMMEDIATE takes SQLite's one write lock now, for the whole batch: that lock is
+  // the license row lock SqliteTx::lock_license hands out. Every return before the
+  // COMMIT below rolls the batch back (the guard).
+  auto guard = SqliteTxGuard::begin(conn, "BEGIN IMMEDIATE");
+  if (!guard.ok()) {
     // Asked right away, SQLite still holds the code of the BEGIN that failed.
     const bool locked = classify_sqlite_failure(conn.last_error_code()) == SqliteFault::kLocked;
-    fail_all(begun.error());
+    fail_all(guard.error());
     return locked ? BatchOutcome::kLocked : BatchOutcome::kFailed;
   }
-  SqliteTx tx(conn);
+  // Rolls the batch back before any of its jobs hears of the failure.
+  auto undo_all = [&](const ApiError& e) {
+    guard->rollback();
+    return fail_all(e);
+  };
+  SqliteTx tx(conn, true);
   for (auto& job : batch) {
     // Each job gets a savepoint so that one job's rollback leaves the others' work.
-    auto sp = conn.exec("SAVEPOINT job");
-    if (!sp.ok()) {
-      (void)conn.exec("ROLLBACK");
-      return fail_all(sp.error());
-    }
+    if (auto sp = conn.exec("SAVEPOINT job"); !sp.ok()) return undo_all(sp.error());
     const bool keep = run_store_job(job, tx);
     if (!conn.in_transaction()) {
       // SQLite rolled the whole transaction back (disk full, I/O error): nothing of
       // this batch is kept, so nothing of it may be acknowledged.
-      return fail_all(errors::unavailable(1, "the license store failed to write"));
+      return undo_all(errors::unavailable(1, "the license store failed to write"));
     }
     if ((!keep && !conn.exec("ROLLBACK TO job").ok()) || !conn.exec("RELEASE job").ok()) {
       // The job's half-done work cannot be undone alone (an activation without its
       // audit record must never commit): undo the whole batch instead.
-      if (conn.in_transaction()) (void)conn.exec("ROLLBACK");
-      return fail_all(errors::unavailable(1, "the license store failed to write"));
+      return undo_all(errors::unavailable(1, "the license store failed to write"));
     }
   }
-  if (auto committed = conn.exec("COMMIT"); !committed.ok()) {
-    // Nothing is acknowledged before COMMIT succeeded; a ROLLBACK that fails too leaves
-    // the transaction to prepare_writer() before the next batch.
-    if (conn.in_transaction()) (void)conn.exec("ROLLBACK");
+  if (auto committed = guard->commit(); !committed.ok()) {
+    // Nothing is acknowledged before COMMIT succeeded; the guard rolled back, and a
+    // ROLLBACK that failed too leaves the transaction to prepare_writer().
     return fail_all(committed.error());
   }
   for (auto& job : batch) finish_store_job(job, std::nullopt);
@@ -213,15 +216,16 @@ void SqliteStore::reader_loop(size_t index) {
       if (auto fresh = open_reader(); fresh.ok()) reader_conns_[index] = std::move(fresh.value());
     }
     SqliteConnection& conn = *reader_conns_[index];
-    if (conn.in_transaction()) (void)conn.exec("ROLLBACK", "roll back a read left open");
+    conn.rollback();  // a read a failed ROLLBACK left open
     auto& job = batch.front();
     // A read transaction gives the job one consistent snapshot.
-    if (auto begun = conn.exec("BEGIN"); !begun.ok()) {
-      finish_store_job(job, begun.error());
+    if (auto guard = SqliteTxGuard::begin(conn, "BEGIN"); !guard.ok()) {
+      finish_store_job(job, guard.error());
     } else {
-      SqliteTx tx(conn);
+      SqliteTx tx(conn, false);
       (void)run_store_job(job, tx);
-      if (conn.in_transaction() && !conn.exec("COMMIT").ok()) (void)conn.exec("ROLLBACK");
+      // Nothing was written: a failed COMMIT changes no answer (the guard rolls back).
+      if (conn.in_transaction()) (void)guard->commit();
       finish_store_job(job, std::nullopt);
     }
     --depth_;

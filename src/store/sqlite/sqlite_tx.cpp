@@ -58,6 +58,14 @@ Result<std::optional<License>> SqliteTx::find_license(std::string_view key) {
   return std::optional<License>(std::move(l));
 }
 
+// The lock is the write transaction itself (see sqlite_tx.h): nothing more to take.
+Result<std::optional<LockedLicense>> SqliteTx::lock_license(std::string_view key) {
+  if (!write_ || !conn_.in_transaction()) return lock_outside_write_transaction();
+  ASSIGN_OR_RETURN(auto found, find_license(key));
+  if (!found) return std::optional<LockedLicense>();
+  return std::optional<LockedLicense>(locked(std::move(*found)));
+}
+
 Result<std::optional<Product>> SqliteTx::find_product(std::string_view slug) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT id, slug, name FROM products WHERE slug = ?"));
   s->bind(1, slug);
@@ -167,11 +175,11 @@ Result<std::vector<Activation>> SqliteTx::list_activations(int64_t license_id) {
   return out;
 }
 
-Status SqliteTx::insert_activation(int64_t license_id, const Activation& a) {
+Status SqliteTx::insert_activation(const LockedLicense& license, const Activation& a) {
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare("INSERT INTO activations (license_id, machine_id, machine_name,"
                                  " activated_at, last_seen_at) VALUES (?, ?, ?, ?, ?)"));
-  s->bind(1, license_id).bind(2, std::string_view(a.machine_id)).bind(3, a.machine_name);
+  s->bind(1, license->id).bind(2, std::string_view(a.machine_id)).bind(3, a.machine_name);
   s->bind(4, a.activated_at).bind(5, a.last_seen_at);
   return s->run("insert activation");
 }
@@ -191,11 +199,11 @@ Result<bool> SqliteTx::delete_activation(int64_t license_id, std::string_view ma
   return sqlite3_changes(conn_.handle()) > 0;
 }
 
-Result<std::vector<std::string>> SqliteTx::delete_stale_activations(int64_t license_id,
+Result<std::vector<std::string>> SqliteTx::delete_stale_activations(const LockedLicense& license,
                                                                     UnixMillis before) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM activations WHERE license_id = ?"
                                          " AND last_seen_at < ? RETURNING machine_id"));
-  s->bind(1, license_id).bind(2, before);
+  s->bind(1, license->id).bind(2, before);
   std::vector<std::string> out;
   int rc;
   while ((rc = s->step()) == SQLITE_ROW) out.push_back(s->text(0));

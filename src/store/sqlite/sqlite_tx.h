@@ -1,5 +1,7 @@
-// StoreTx over one SQLite connection. The caller (SqliteStore) owns the transaction:
-// on SQLite the single writer thread is the license lock.
+// StoreTx over one SQLite connection. The caller (SqliteStore) owns the transaction. A
+// write transaction is the writer's BEGIN IMMEDIATE, which holds SQLite's one write lock
+// on the file until COMMIT: no other writer, in this process or another, runs meanwhile,
+// so that lock is every license row's lock at once (see lock_license).
 #pragma once
 
 #include "store/sqlite/sqlite_connection.h"
@@ -9,8 +11,10 @@ namespace licensed {
 
 class SqliteTx final : public StoreTx {
  public:
-  explicit SqliteTx(SqliteConnection& conn) : conn_(conn) {}
+  // `write`: the connection is inside the writer's BEGIN IMMEDIATE.
+  SqliteTx(SqliteConnection& conn, bool write) : conn_(conn), write_(write) {}
 
+  Result<std::optional<LockedLicense>> lock_license(std::string_view key) override;
   Result<std::optional<License>> find_license(std::string_view key) override;
   Result<std::optional<Product>> find_product(std::string_view slug) override;
   Result<std::vector<Product>> list_products() override;
@@ -25,10 +29,10 @@ class SqliteTx final : public StoreTx {
   Result<int64_t> count_activations(int64_t license_id,
                                     std::optional<UnixMillis> seen_since) override;
   Result<std::vector<Activation>> list_activations(int64_t license_id) override;
-  Status insert_activation(int64_t license_id, const Activation& activation) override;
+  Status insert_activation(const LockedLicense& license, const Activation& activation) override;
   Status update_activation(int64_t license_id, const Activation& activation) override;
   Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) override;
-  Result<std::vector<std::string>> delete_stale_activations(int64_t license_id,
+  Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
                                                             UnixMillis before) override;
   Status append_audit(const AuditEntry& entry) override;
   Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, AuditOrder order,
@@ -51,6 +55,7 @@ class SqliteTx final : public StoreTx {
 
  private:
   SqliteConnection& conn_;
+  const bool write_;
 };
 
 }  // namespace licensed
