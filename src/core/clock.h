@@ -16,6 +16,13 @@ inline int64_t unix_seconds(UnixMillis ms) {
   return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
 }
 
+// The system clock in Unix milliseconds, without a Clock.
+inline UnixMillis system_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 class Clock {
  public:
   virtual ~Clock() = default;
@@ -25,11 +32,7 @@ class Clock {
 
 class SystemClock final : public Clock {
  public:
-  UnixMillis now_ms() const override {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-  }
+  UnixMillis now_ms() const override { return system_now_ms(); }
 };
 
 class ManualClock final : public Clock {

@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -381,11 +382,16 @@ void HttpServer::accept_next() {
 // memory. The waiting connection stays queued and the listening socket readable, so
 // accepting again at once fails again at once: a loop that keeps a core busy and
 // serves no one. Waiting a moment lets idle connections close and free descriptors.
+//
+// Nothing here may need a descriptor, nor a virtual call not made before: UBSan checks
+// one by probing memory through a pipe, which it cannot open now, and then reports a
+// wrong type that is not there. Hence the plain clock, and strerror (accept's errors
+// are errno values) instead of the error category's message().
 void HttpServer::retry_accept_later(const beast::error_code& ec) {
-  if (const auto left_out = accept_failure_log_.admit(SystemClock().now_ms())) {
+  if (const auto left_out = accept_failure_log_.admit(system_now_ms())) {
     beast::error_code ignored;
     spdlog::error("cannot accept connections on {}: {} ({} open); trying again every {} ms{}",
-                  endpoint_text(acceptor_->local_endpoint(ignored)), ec.message(),
+                  endpoint_text(acceptor_->local_endpoint(ignored)), std::strerror(ec.value()),
                   open_connections(), kAcceptRetry.count(), left_out_note(*left_out));
   }
   accept_retry_->expires_after(kAcceptRetry);
@@ -426,7 +432,7 @@ bool HttpServer::has_room_for(const net::ip::address& peer, bool counted) {
     if (const auto it = per_address_.find(peer); it != per_address_.end()) from_peer = it->second;
   }
   if (from_peer < config_.max_connections_per_address) return true;
-  if (const auto left_out = address_cap_log_.admit(SystemClock().now_ms())) {
+  if (const auto left_out = address_cap_log_.admit(system_now_ms())) {
     spdlog::warn("closed a connection from {}: it has {} open already (--max-connections-per-ip){}",
                  peer.to_string(), from_peer, left_out_note(*left_out));
   }
