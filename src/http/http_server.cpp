@@ -76,6 +76,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       : socket_(std::move(socket)),
         server_(server),
         thread_(thread),
+        buffer_(connection_buffer_limit(server.config().limits)),
         peer_(std::move(peer)),
         counted_(counted) {}
   ~HttpSession() {
@@ -182,6 +183,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       case BodyOutcome::kTooLarge:
         return send(error_response(errors::body_too_large(
                                        static_cast<int64_t>(config().limits.max_body_bytes)),
+                                   request_id_),
+                    true);
+      case BodyOutcome::kFramingTooLong:
+        return send(error_response(errors::bad_http_request("chunk framing too long"),
                                    request_id_),
                     true);
       case BodyOutcome::kBroken:

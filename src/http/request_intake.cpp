@@ -143,7 +143,13 @@ HeaderDecision decide_after_header(const HttpService& service, const RequestPars
 BodyOutcome classify_body_read(beast::error_code ec) {
   if (!ec) return BodyOutcome::kComplete;
   if (ec == http::error::body_limit) return BodyOutcome::kTooLarge;
+  if (ec == http::error::buffer_overflow) return BodyOutcome::kFramingTooLong;
   return BodyOutcome::kBroken;
+}
+
+size_t connection_buffer_limit(const HttpLimits& limits) {
+  constexpr size_t kFramingRoom = 8 * 1024;
+  return limits.max_header_bytes + limits.max_body_bytes + kFramingRoom;
 }
 
 std::optional<ApiError> refuse_trailer_fields(const RequestParser& parser, size_t header_fields) {
@@ -224,6 +230,11 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
       case BodyOutcome::kTooLarge: {
         HttpResponse res = error_response(
             errors::body_too_large(static_cast<int64_t>(limits.max_body_bytes)), request_id);
+        out += serialize(service, res, version, false, parser, decision.path);
+        return out;
+      }
+      case BodyOutcome::kFramingTooLong: {  // never here: these bytes are no bounded buffer
+        HttpResponse res = error_response(errors::bad_http_request(), request_id);
         out += serialize(service, res, version, false, parser, decision.path);
         return out;
       }

@@ -50,8 +50,16 @@ void finalize_response(const HttpService& service, HttpResponse& res, unsigned v
 
 // What to do once the body read finished with `ec`: serve (nullopt), or answer the
 // error. A broken connection (anything but the body limit) answers nothing.
-enum class BodyOutcome { kComplete, kTooLarge, kBroken };
+// kFramingTooLong: the connection's buffer filled without the body ending, which only
+// chunk framing can do (an endless chunk-size line or extension, an endless trailer).
+enum class BodyOutcome { kComplete, kTooLarge, kFramingTooLong, kBroken };
 BodyOutcome classify_body_read(boost::beast::error_code ec);
+
+// The most bytes a connection buffers: a whole header and body at their limits, and
+// room for chunk framing. Beast (1.81) bounds the header and the body but not a chunk's
+// size line, its extensions or the trailer, which would otherwise grow the buffer for
+// as long as a client sends them.
+size_t connection_buffer_limit(const HttpLimits& limits);
 
 // Once a body is read: 400 when a chunked body ended with trailer fields. Beast adds them
 // to the request's own fields, where a signing header, Authorization or

@@ -295,6 +295,26 @@ TEST_F(HttpLimits, AChunkedRequestWithATrailerIs400AndNotServed) {
   EXPECT_OK(again.Read());
 }
 
+// Beast bounds a header and a body, not a chunk's size line, its extensions or the
+// trailer: without a bound of the server's own, a client sending them for ever grew the
+// connection's buffer for the whole body timeout. Refused once the buffer is full.
+TEST_F(HttpLimits, EndlessChunkFramingIs400AndClosedInsteadOfBuffered) {
+  Start();
+  const std::string endless_extension = "1;" + std::string(64 * 1024, 'a');
+  const std::string endless_trailer = "0\r\nX-Filler: " + std::string(64 * 1024, 'a');
+  for (const std::string& framing : {endless_extension, endless_trailer}) {
+    RawConnection c(port());
+    ASSERT_TRUE(c.connected());
+    const std::string head = "POST " + Endpoint("status") +
+                             " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                             "Transfer-Encoding: chunked\r\n\r\n";
+    // The server stops reading once its buffer is full: the write may not finish.
+    (void)c.Write(head + framing);
+    ExpectRouteError(c.Read(), 400, "BAD_REQUEST");
+    EXPECT_TRUE(c.ClosedByPeer(5s));
+  }
+}
+
 TEST_F(HttpLimits, AChunkedRequestWithoutATrailerIsServed) {
   Start();
   RawConnection c(port());
