@@ -7,6 +7,7 @@
 
 #include "auth/request_signature.h"
 #include "core/license_json.h"
+#include "core/text.h"
 #include "core/timestamp.h"
 
 namespace licensed {
@@ -196,13 +197,12 @@ Result<boost::json::object> show_license(StoreTx& tx, std::string_view key, Unix
 
 Status check_reason(const std::optional<std::string>& reason) {
   if (!reason) return Ok{};
-  // Code points: every byte but UTF-8's continuation bytes starts one.
-  size_t characters = 0;
-  for (const char c : *reason) characters += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  if (characters > kMaxReasonCharacters) {
+  if (count_code_points(*reason) > kMaxReasonCharacters) {
     return refused("reason", "reason must be at most " + std::to_string(kMaxReasonCharacters) +
                                  " characters");
   }
+  // Kept and shown as text: no terminal escapes, and no NUL (libpq would cut it there).
+  if (has_control_char(*reason)) return refused("reason", "reason must not hold control characters");
   return Ok{};
 }
 

@@ -227,27 +227,6 @@ bool is_uuid_v4(std::string_view s) {
   return s[14] == '4' && (variant == '8' || variant == '9' || variant == 'a' || variant == 'b');
 }
 
-// The parser has already validated the UTF-8, so counting lead bytes is exact.
-size_t count_code_points(std::string_view s) {
-  size_t n = 0;
-  for (const char c : s) {
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
-  }
-  return n;
-}
-
-// C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F, encoded C2 80..C2 9F).
-bool has_control_char(std::string_view s) {
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    if (b < 0x20 || b == 0x7F) return true;
-    if (b == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
-      return true;
-    }
-  }
-  return false;
-}
-
 ApiError wrong_type(std::string_view field, const Member& m, std::string_view expected) {
   return errors::malformed(field, std::string(field) + " must be " + std::string(expected) +
                                       ", not " + std::string(kind_name(m.kind)));

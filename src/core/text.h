@@ -25,4 +25,25 @@ std::optional<T> parse_whole_number(std::string_view text) {
   return value;
 }
 
+// Code points of UTF-8 text: every byte but a continuation byte starts one.
+inline size_t count_code_points(std::string_view s) {
+  size_t n = 0;
+  for (const char c : s) {
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  }
+  return n;
+}
+
+// C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F, encoded C2 80..C2 9F).
+inline bool has_control_char(std::string_view s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b < 0x20 || b == 0x7F) return true;
+    if (b == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) <= 0x9F) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace licensed

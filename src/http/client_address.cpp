@@ -29,6 +29,16 @@ std::array<uint8_t, 16> to_bytes16(const boost::asio::ip::address& a, bool& v6) 
 
 }  // namespace
 
+boost::asio::ip::address client_block(const boost::asio::ip::address& address) {
+  bool v6 = false;
+  auto bytes = to_bytes16(address, v6);
+  if (!v6) {
+    return boost::asio::ip::address_v4({bytes[0], bytes[1], bytes[2], bytes[3]});
+  }
+  std::fill(bytes.begin() + 8, bytes.end(), uint8_t{0});
+  return boost::asio::ip::address_v6(bytes);
+}
+
 Result<CidrBlock> CidrBlock::parse(std::string_view text) {
   const auto slash = text.find('/');
   boost::system::error_code ec;

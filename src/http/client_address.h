@@ -25,6 +25,11 @@ class CidrBlock {
   bool v6_ = false;
 };
 
+// The block one client holds: an IPv4 address (an IPv4-mapped IPv6 one as IPv4), or
+// the /64 of an IPv6 address, which an ordinary customer line hands out whole. Per-client
+// caps count by it, so 2^64 addresses are one client (docs/protocol.md §11).
+boost::asio::ip::address client_block(const boost::asio::ip::address& address);
+
 class TrustedProxies {
  public:
   TrustedProxies() = default;

@@ -434,7 +434,9 @@ bool HttpServer::has_room_for(const net::ip::address& peer, bool counted) {
     std::lock_guard lock(sessions_mu_);
     if (sessions_.size() >= config_.max_connections) return false;
     if (!counted) return true;
-    if (const auto it = per_address_.find(peer); it != per_address_.end()) from_peer = it->second;
+    if (const auto it = per_address_.find(client_block(peer)); it != per_address_.end()) {
+      from_peer = it->second;
+    }
   }
   if (from_peer < config_.max_connections_per_address) return true;
   if (const auto left_out = address_cap_log_.admit(system_now_ms())) {
@@ -457,7 +459,7 @@ void HttpServer::add_session(HttpSession* s) {
   std::lock_guard lock(sessions_mu_);
   sessions_.insert(s);
   open_count_.store(sessions_.size(), std::memory_order_relaxed);
-  if (s->counted()) ++per_address_[s->peer()];
+  if (s->counted()) ++per_address_[client_block(s->peer())];
 }
 
 void HttpServer::remove_session(HttpSession* s) {
@@ -465,7 +467,7 @@ void HttpServer::remove_session(HttpSession* s) {
   if (sessions_.erase(s) == 0) return;
   open_count_.store(sessions_.size(), std::memory_order_relaxed);
   if (!s->counted()) return;
-  const auto it = per_address_.find(s->peer());
+  const auto it = per_address_.find(client_block(s->peer()));
   if (it != per_address_.end() && --it->second == 0) per_address_.erase(it);
 }
 

@@ -96,7 +96,7 @@ class HttpServer {
   std::mutex sessions_mu_;
   std::unordered_set<HttpSession*> sessions_;
   // Open connections per client address, trusted proxies left out (no entry at zero).
-  std::unordered_map<boost::asio::ip::address, size_t> per_address_;
+  std::unordered_map<boost::asio::ip::address, size_t> per_address_;  // by client_block
   // sessions_.size(), readable without the lock by the sweeps.
   std::atomic<size_t> open_count_{0};
   // Declared after the session set: destroying a thread's io_context ends the sessions

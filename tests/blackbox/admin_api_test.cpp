@@ -389,7 +389,7 @@ TEST_F(AdminApi, PatchAuditsTheCallersIpWhatChangedFromWhatToWhatAndTheReason) {
   EXPECT_EQ(Dump(At(cli, "changes")), R"({"max":{"from":4,"to":2}})");
 }
 
-TEST_F(AdminApi, AReasonOfMoreThan500CharactersIs1702AndChangesNothing) {
+TEST_F(AdminApi, AReasonOfMoreThan500CharactersOrWithControlCharactersIs1702AndChangesNothing) {
   Start();
   const std::string key = CreateLicense(R"({"product":"reverb","max":1})");
   // Characters, not bytes: 500 two-byte ones are accepted.
@@ -406,6 +406,13 @@ TEST_F(AdminApi, AReasonOfMoreThan500CharactersIs1702AndChangesNothing) {
   r = Api("PATCH", "/licenses/" + key, R"({"status":"REVOKED","reason":5})");
   EXPECT_API_ERROR(r, 400, 1702, "LICENSE_API_MALFORMED");
   EXPECT_EQ(Str(BodyJson(r), "field"), "reason");
+  // Control characters, escaped in JSON: a terminal escape, a C1 one, a NUL (PostgreSQL
+  // would cut the text at it). Refused by the body parser or by the reason's own rule.
+  for (const char* bad : {R"(\u001b[31mred)", R"(C1 \u0085 next line)", R"(cut\u0000here)"}) {
+    r = Api("PATCH", "/licenses/" + key,
+            std::string(R"({"status":"REVOKED","reason":")") + bad + R"("})");
+    EXPECT_API_ERROR(r, 400, 1702, "LICENSE_API_MALFORMED");
+  }
   EXPECT_EQ(Str(admin().Show(key), "status"), "SUSPENDED");
   EXPECT_EQ(AdminAudit(key).size(), 2u);
 }

@@ -118,6 +118,10 @@ TEST_F(AdminCli, SetStatusKeepsItsReasonAndWhatChangedInTheAuditRecord) {
   r = admin().Run({"license", "set-status", license, "REVOKED", "--reason", std::string(501, 'x')});
   EXPECT_EQ(r.exit_code, 1) << r.Describe();
   EXPECT_NE(r.err.find("reason"), std::string::npos) << r.Describe();
+  // A control character (here a terminal escape) would reach whoever reads the audit.
+  r = admin().Run({"license", "set-status", license, "REVOKED", "--reason", "\x1b[2Jgone"});
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_NE(r.err.find("control"), std::string::npos) << r.Describe();
   EXPECT_EQ(Str(admin().Show(license), "status"), "SUSPENDED");
 }
 
