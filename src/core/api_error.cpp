@@ -105,6 +105,10 @@ ApiError bad_http_request(std::string message) {
   return http_refusal(400, "BAD_REQUEST", std::move(message));
 }
 
+ApiError bad_chunk_framing() {
+  return bad_http_request("malformed or endless chunk framing");
+}
+
 ApiError transfer_coding_not_implemented() {
   return http_refusal(501, "NOT_IMPLEMENTED",
                       "the only transfer coding accepted is chunked, alone");

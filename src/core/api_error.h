@@ -57,6 +57,8 @@ ApiError method_not_allowed(std::string_view allow = "POST");
 // errors, no numeric code, and the connection closes after them.
 ApiError header_too_large(int64_t limit_bytes);
 ApiError bad_http_request(std::string message = "malformed HTTP request");
+// 400: a chunked body whose framing is malformed or does not end within the buffer.
+ApiError bad_chunk_framing();
 // 501: a request framed with a transfer coding other than chunked alone (RFC 9112 6.1).
 ApiError transfer_coding_not_implemented();
 // The admin API's bearer-token refusals (docs/protocol.md §18): the shape of the routing

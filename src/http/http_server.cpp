@@ -185,10 +185,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
                                        static_cast<int64_t>(config().limits.max_body_bytes)),
                                    request_id_),
                     true);
-      case BodyOutcome::kFramingTooLong:
-        return send(error_response(errors::bad_http_request("chunk framing too long"),
-                                   request_id_),
-                    true);
+      case BodyOutcome::kBadFraming:
+        return send(error_response(errors::bad_chunk_framing(), request_id_), true);
       case BodyOutcome::kBroken:
         return close();
       case BodyOutcome::kComplete:

@@ -24,6 +24,23 @@ std::optional<std::string_view> header(const HttpRequestHeader& req, std::string
   return std::string_view(it->value().data(), it->value().size());
 }
 
+// A signing header sent twice has no one value (a proxy in front may take the last one
+// where we took the first, and see another request than the one our answer is bound
+// to): it stands as present but empty, which the header check refuses as malformed.
+std::optional<std::string_view> signing_header(const HttpRequestHeader& req,
+                                               std::string_view name) {
+  if (req.count(name) > 1) return std::string_view();
+  return header(req, name);
+}
+
+// Paths an answer of the License API's own is signed on: the client endpoints, and any
+// other path under theirs (a 404 of step 1 there is bound to "-" like a 405).
+bool is_license_api_path(std::string_view path) {
+  constexpr std::string_view kClientPrefix = "/api/v1/license/";
+  const std::string_view api_path = api_path_of(path);
+  return api_path.substr(0, kClientPrefix.size()) == kClientPrefix && api_path != kPublicKeysPath;
+}
+
 }  // namespace
 
 boost::json::object public_keys_json(const ResponseSigner* signer) {
@@ -55,7 +72,7 @@ void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader*
   // What handle() did not answer: the server's own answers of steps 1 and 2 (404, 405,
   // 413) and to a header it could not parse (431, 400), which may have been meant for
   // one of the endpoints. docs/protocol.md §13.5 binds them to "-" without checking the signature.
-  if (!path.empty() && !license_endpoint_of(path)) return;
+  if (!path.empty() && !is_license_api_path(path)) return;
   sign_response(res, *config_.response_signer, *config_.pipeline.clock, std::nullopt);
 }
 
@@ -82,10 +99,10 @@ void LicenseHandler::serve(const Route& route, const HttpRequest& req, const Req
   in.content_type = header(req, "Content-Type").value_or("");
   in.body = req.body();
   in.client_ip = ctx.client_ip;
-  in.signing.key_id = header(req, "X-License-Key-Id");
-  in.signing.timestamp = header(req, "X-License-Timestamp");
-  in.signing.nonce = header(req, "X-License-Nonce");
-  in.signing.signature = header(req, "X-License-Signature");
+  in.signing.key_id = signing_header(req, "X-License-Key-Id");
+  in.signing.timestamp = signing_header(req, "X-License-Timestamp");
+  in.signing.nonce = signing_header(req, "X-License-Nonce");
+  in.signing.signature = signing_header(req, "X-License-Signature");
   handle(static_cast<Endpoint>(route.id), in, std::string(ctx.request_id), std::move(reply));
 }
 

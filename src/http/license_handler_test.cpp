@@ -169,10 +169,41 @@ TEST_F(SignedAnswers, AProxyPrefixIsStillAnEndpoint) {
   EXPECT_TRUE(verifies(res, h.bound));
 }
 
-TEST_F(SignedAnswers, OtherPathsAreNotSigned) {
-  const HttpResponse res = one(post("/api/v1/license/nope", "", "{}"));
+TEST_F(SignedAnswers, AnUnknownPathAmongTheEndpointsIsSignedBoundToADashAndOthersAreNot) {
+  const auto h = sign_headers("/api/v1/license/nope", "{}", "nonce-0123456789abcdef");
+  const HttpResponse res = one(post("/api/v1/license/nope", h.text, "{}"));
   EXPECT_EQ(res.result_int(), 404u);
-  EXPECT_EQ(res.find(kResponseSignatureHeader), res.end());
+  EXPECT_TRUE(verifies(res, std::nullopt));
+  EXPECT_FALSE(verifies(res, h.bound));
+  const HttpResponse elsewhere = one(post("/api/v2/nope", "", "{}"));
+  EXPECT_EQ(elsewhere.result_int(), 404u);
+  EXPECT_EQ(elsewhere.find(kResponseSignatureHeader), elsewhere.end());
+}
+
+TEST_F(SignedAnswers, ASigningHeaderSentTwiceIsMalformedAndTheAnswerBoundToADash) {
+  const auto h = sign_headers("/api/v1/license/status", "{}", "nonce-0123456789abcdef");
+  for (const char* twice : {"X-License-Signature: v1=" "0000000000000000000000000000000000000000000000000000000000000000\r\n",
+                            "X-License-Nonce: another-nonce-0123456\r\n"}) {
+    const HttpResponse res = one(post("/api/v1/license/status", h.text + twice, "{}"));
+    EXPECT_EQ(res.result_int(), 401u) << twice;
+    EXPECT_NE(res.body().find("malformed_header"), std::string::npos) << res.body();
+    EXPECT_TRUE(verifies(res, std::nullopt));
+  }
+}
+
+TEST_F(SignedAnswers, TheAnswerToHeadHasNoBody) {
+  // Two requests on one connection: the second answer must not be read from the first
+  // one's body.
+  const std::string bytes = exchange_bytes(
+      *handler_, limits_,
+      "HEAD /api/v1/license/status HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /api/v1/license/public-keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      "127.0.0.1");
+  ASSERT_EQ(bytes.rfind("HTTP/1.1 405", 0), 0u) << bytes;
+  const size_t end_of_head = bytes.find("\r\n\r\n");
+  ASSERT_NE(end_of_head, std::string::npos) << bytes;
+  EXPECT_NE(bytes.find("Content-Length: "), std::string::npos) << "the length a GET would get";
+  EXPECT_EQ(bytes.substr(end_of_head + 4, 12), "HTTP/1.1 200") << bytes;
 }
 
 TEST_F(SignedAnswers, PipelinedAnswersAreEachBoundToTheirOwnRequest) {

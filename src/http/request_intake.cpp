@@ -143,7 +143,10 @@ HeaderDecision decide_after_header(const HttpService& service, const RequestPars
 BodyOutcome classify_body_read(beast::error_code ec) {
   if (!ec) return BodyOutcome::kComplete;
   if (ec == http::error::body_limit) return BodyOutcome::kTooLarge;
-  if (ec == http::error::buffer_overflow) return BodyOutcome::kFramingTooLong;
+  if (ec == http::error::buffer_overflow || ec == http::error::bad_chunk ||
+      ec == http::error::bad_chunk_extension) {
+    return BodyOutcome::kBadFraming;
+  }
   return BodyOutcome::kBroken;
 }
 
@@ -163,6 +166,9 @@ void finalize_response(const HttpService& service, HttpResponse& res, unsigned v
   res.keep_alive(keep_alive);
   res.prepare_payload();
   service.finish_response(res, request, path);
+  // RFC 9110 9.3.2: the answer to HEAD is the header a GET would get, without the body
+  // (its Content-Length stays). Sent, the body would be read as the next answer.
+  if (request != nullptr && request->method() == http::verb::head) res.body().clear();
 }
 
 namespace {
@@ -233,8 +239,8 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
         out += serialize(service, res, version, false, parser, decision.path);
         return out;
       }
-      case BodyOutcome::kFramingTooLong: {  // never here: these bytes are no bounded buffer
-        HttpResponse res = error_response(errors::bad_http_request(), request_id);
+      case BodyOutcome::kBadFraming: {
+        HttpResponse res = error_response(errors::bad_chunk_framing(), request_id);
         out += serialize(service, res, version, false, parser, decision.path);
         return out;
       }

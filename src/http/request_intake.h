@@ -50,9 +50,10 @@ void finalize_response(const HttpService& service, HttpResponse& res, unsigned v
 
 // What to do once the body read finished with `ec`: serve (nullopt), or answer the
 // error. A broken connection (anything but the body limit) answers nothing.
-// kFramingTooLong: the connection's buffer filled without the body ending, which only
-// chunk framing can do (an endless chunk-size line or extension, an endless trailer).
-enum class BodyOutcome { kComplete, kTooLarge, kFramingTooLong, kBroken };
+// kBadFraming: chunk framing that is malformed (a chunk size that is no hex number) or
+// never ends (the connection's buffer filled: an endless size line, extension or
+// trailer). kBroken: the connection failed or closed mid-body; nobody to answer.
+enum class BodyOutcome { kComplete, kTooLarge, kBadFraming, kBroken };
 BodyOutcome classify_body_read(boost::beast::error_code ec);
 
 // The most bytes a connection buffers: a whole header and body at their limits, and

@@ -315,6 +315,20 @@ TEST_F(HttpLimits, EndlessChunkFramingIs400AndClosedInsteadOfBuffered) {
   }
 }
 
+TEST_F(HttpLimits, AChunkSizeThatIsNoHexNumberIs400AndClosed) {
+  Start();
+  for (const std::string size : {"-5", "zz", "ffffffffffffffffffff1"}) {
+    SCOPED_TRACE(size);
+    RawConnection c(port());
+    ASSERT_TRUE(c.Write("POST " + Endpoint("status") +
+                        " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        "Transfer-Encoding: chunked\r\n\r\n" +
+                        size + "\r\n{}\r\n0\r\n\r\n"));
+    ExpectRouteError(c.Read(), 400, "BAD_REQUEST");
+    EXPECT_TRUE(c.ClosedByPeer(5s));
+  }
+}
+
 TEST_F(HttpLimits, AChunkedRequestWithoutATrailerIsServed) {
   Start();
   RawConnection c(port());
