@@ -126,12 +126,16 @@ bool AnswerCache::store(std::string_view license_key, std::string_view machine_i
   } else {
     o["signature"] = nullptr;
   }
+  return replace_private_file(file_for(license_key, machine_id), json::serialize(o));
+}
+
+bool AnswerCache::replace_private_file(const std::filesystem::path& target,
+                                       const std::string& text) const {
   if (!make_private_dir(dir_)) return false;
   std::error_code ec;
-  const auto target = file_for(license_key, machine_id);
   auto temp = target;
   temp += ".tmp-" + random_suffix();
-  if (!write_new_file(temp, json::serialize(o))) {
+  if (!write_new_file(temp, text)) {
     std::filesystem::remove(temp, ec);
     return false;
   }
@@ -194,17 +198,7 @@ void AnswerCache::remember_time(int64_t unix_seconds) const {
   if (dir_.empty()) return;
   const auto latest = latest_time();
   if (latest && *latest >= unix_seconds) return;
-  if (!make_private_dir(dir_)) return;
-  std::error_code ec;
-  const auto target = dir_ / "latest-time";
-  auto temp = target;
-  temp += ".tmp-" + random_suffix();
-  if (!write_new_file(temp, std::to_string(unix_seconds))) {
-    std::filesystem::remove(temp, ec);
-    return;
-  }
-  std::filesystem::rename(temp, target, ec);
-  if (ec) std::filesystem::remove(temp, ec);
+  (void)replace_private_file(dir_ / "latest-time", std::to_string(unix_seconds));
 }
 
 void AnswerCache::remove(std::string_view license_key, std::string_view machine_id) const {

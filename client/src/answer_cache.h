@@ -58,6 +58,10 @@ class AnswerCache {
   void remember_time(int64_t unix_seconds) const;
 
  private:
+  // Writes `text` to a new private file beside `target` and renames it over `target`,
+  // so a reader sees the old text or the new, never half. False on I/O errors.
+  bool replace_private_file(const std::filesystem::path& target, const std::string& text) const;
+
   std::filesystem::path dir_;
 };
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "auth/request_signature.h"
+#include "core/text.h"
 #include "http_transport.h"
 #include "json_members.h"
 
@@ -73,24 +74,13 @@ Answer transport_failure(std::string why) {
 // a clock set back to replay an old answer must not go unnoticed.
 constexpr int64_t kFutureSkewSeconds = 24 * 60 * 60;
 
-bool equal_ignoring_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // The 64 lowercase hex digits of the request's "v1=<hex>" signature header: what an
 // answer to it is bound to.
 std::string bound_signature_of(const HeaderList& headers) {
   for (const auto& [name, value] : headers) {
     if (name != "X-License-Signature") continue;
     std::string hex = value.substr(value.find('=') + 1);
-    for (char& c : hex) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : hex) c = to_lower_ascii(c);
     return hex;
   }
   return {};
@@ -134,7 +124,7 @@ bool status_is_about(const std::string& body, std::string_view license_key,
   const json::value v = json::parse(body, ec);
   if (ec || !v.is_object()) return false;
   const auto named_key = string_member(v.as_object(), "licenseKey");
-  if (!named_key || !equal_ignoring_case(*named_key, license_key)) return false;
+  if (!named_key || !iequals(*named_key, license_key)) return false;
   const json::value* machine = v.as_object().if_contains("machine");
   if (machine == nullptr || !machine->is_object()) return false;
   const json::value* activated = machine->as_object().if_contains("activated");

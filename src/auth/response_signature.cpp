@@ -13,6 +13,7 @@
 #include "auth/base64.h"
 #include "auth/request_signature.h"
 #include "auth/response_tree.h"
+#include "core/text.h"
 
 namespace licensed {
 
@@ -49,16 +50,10 @@ bool is_kid(std::string_view kid) {
   return true;
 }
 
-// Decimal without sign or leading zeros ("0" itself is fine), at most 18 digits so it
-// fits an int64 without overflow checks.
+// Decimal without sign or leading zeros ("0" itself is fine), within int64.
 std::optional<int64_t> parse_decimal(std::string_view text) {
-  if (text.empty() || text.size() > 18 || (text.size() > 1 && text[0] == '0')) return std::nullopt;
-  int64_t value = 0;
-  for (const char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    value = value * 10 + (c - '0');
-  }
-  return value;
+  if (text.empty() || text[0] == '-' || (text.size() > 1 && text[0] == '0')) return std::nullopt;
+  return parse_whole_number<int64_t>(text);
 }
 
 std::string_view trim_spaces(std::string_view s) {

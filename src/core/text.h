@@ -25,6 +25,19 @@ std::optional<T> parse_whole_number(std::string_view text) {
   return value;
 }
 
+inline char to_lower_ascii(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+// Equal but for the case of ASCII letters.
+inline bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (to_lower_ascii(a[i]) != to_lower_ascii(b[i])) return false;
+  }
+  return true;
+}
+
 // Code points of UTF-8 text: every byte but a continuation byte starts one.
 inline size_t count_code_points(std::string_view s) {
   size_t n = 0;
