@@ -39,6 +39,14 @@ boost::asio::ip::address client_block(const boost::asio::ip::address& address) {
   return boost::asio::ip::address_v6(bytes);
 }
 
+std::string ip_bucket_key(std::string_view client_ip) {
+  if (client_ip.find(':') == std::string_view::npos) return std::string(client_ip);
+  boost::system::error_code ec;
+  const auto address = boost::asio::ip::make_address(std::string(client_ip), ec);
+  if (ec) return std::string(client_ip);
+  return client_block(address).to_string();
+}
+
 Result<CidrBlock> CidrBlock::parse(std::string_view text) {
   const auto slash = text.find('/');
   boost::system::error_code ec;

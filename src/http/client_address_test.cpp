@@ -26,5 +26,13 @@ TEST(ClientBlock, Ipv6AddressesOfOneSlash64AreOneClient) {
   EXPECT_EQ(client_block(ip("::1")), ip("::"));
 }
 
+TEST(IpBucketKey, AnIpv6ClientsWholeSlash64SharesOneBucketAndIpv4StaysAsItIs) {
+  EXPECT_EQ(ip_bucket_key("203.0.113.7"), "203.0.113.7");
+  EXPECT_EQ(ip_bucket_key("2001:db8:1:2::1"), "2001:db8:1:2::");
+  EXPECT_EQ(ip_bucket_key("2001:db8:1:2::1"), ip_bucket_key("2001:db8:1:2:ffff::9"));
+  EXPECT_NE(ip_bucket_key("2001:db8:1:2::1"), ip_bucket_key("2001:db8:1:3::1"));
+  EXPECT_EQ(ip_bucket_key("not an address"), "not an address");
+}
+
 }  // namespace
 }  // namespace licensed

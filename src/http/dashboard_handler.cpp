@@ -9,6 +9,7 @@
 #include "core/request_body.h"
 #include "dashboard/customer_operations.h"
 #include "dashboard/dashboard_assets.h"
+#include "http/client_address.h"
 #include "observability/internal_error.h"
 
 namespace licensed {
@@ -254,7 +255,8 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
   // Counted before the session is looked up: a looping client costs no store or Redis
   // lookup once its address is over the limit.
   if (read) {
-    if (auto e = over_limit(config_.ip_read_limiter, ctx.client_ip, "ip", *config_.clock)) {
+    if (auto e = over_limit(config_.ip_read_limiter, ip_bucket_key(ctx.client_ip), "ip",
+                            *config_.clock)) {
       return reply(dashboard_error(*e, ctx.request_id));
     }
   }
@@ -291,7 +293,8 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
 
 void DashboardHandler::sign_in(const HttpRequest& req, const RequestContext& ctx,
                                HttpReply reply) const {
-  if (auto e = over_limit(config_.sign_in_limiter, ctx.client_ip, "ip", *config_.clock)) {
+  if (auto e =
+          over_limit(config_.sign_in_limiter, ip_bucket_key(ctx.client_ip), "ip", *config_.clock)) {
     return reply(dashboard_error(*e, ctx.request_id));
   }
   auto body = json_body(req);

@@ -1,5 +1,6 @@
 #include "http/request_pipeline.h"
 
+#include "http/client_address.h"
 #include "http/routes.h"
 
 namespace licensed {
@@ -15,7 +16,7 @@ UnixMillis nonce_expiry(const PipelineContext& ctx, UnixMillis now) {
 
 std::optional<ApiError> check_ip_bucket(const PipelineContext& ctx, std::string_view client_ip) {
   if (ctx.ip_limiter == nullptr) return std::nullopt;
-  const RateDecision d = ctx.ip_limiter->admit(client_ip, ctx.clock->now_ms());
+  const RateDecision d = ctx.ip_limiter->admit(ip_bucket_key(client_ip), ctx.clock->now_ms());
   if (d.allowed) return std::nullopt;
   return errors::rate_limited("ip", d.retry_after_seconds);
 }

@@ -124,6 +124,16 @@ TEST_F(PipelineTest, EveryLiveKeyIsAcceptedAndUnknownIdsAreRefused) {
   EXPECT_EQ(verdict(run(s)), "1700:signature_mismatch");
 }
 
+// Spec 21: the IP bucket keys an IPv6 client by its /64.
+TEST_F(PipelineTest, TheIpBucketCountsAnIpv6SlashSixtyFourAsOneClient) {
+  MemoryRateLimiter ip({1, 60'000});
+  ctx_.ip_limiter = &ip;
+  EXPECT_EQ(verdict(run(make(kNow, "nonce-0000000000000a01"), "2001:db8:1:2::1")), "ok");
+  EXPECT_EQ(verdict(run(make(kNow, "nonce-0000000000000a02"), "2001:db8:1:2::ffff")), "1706:ip");
+  EXPECT_EQ(verdict(run(make(kNow, "nonce-0000000000000a03"), "2001:db8:1:3::1")), "ok");
+  ctx_.ip_limiter = nullptr;
+}
+
 TEST_F(PipelineTest, ChecksRunInTheContractsOrder) {
   MemoryRateLimiter ip({1, 60'000}), key({1, 60'000});
   ctx_.ip_limiter = &ip;
