@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <future>
 #include <latch>
+#include <memory>
 #include <thread>
 
 #include "core/operations.h"
@@ -56,17 +57,23 @@ int Activate(licensed::Store& store, const std::string& machine) {
 }
 
 // Holds a store's only connection with a write job that waits for release(), so that
-// the jobs submitted meanwhile are taken together, as one batch.
+// the jobs submitted meanwhile are taken together, as one batch. The constructor returns
+// once the job runs: before, a busy machine's worker could wake late and take the hold
+// and only the first job submitted after it into one batch (CI saw it once).
 class ConnectionHold {
  public:
   explicit ConnectionHold(licensed::Store& store) {
+    auto running = std::make_shared<std::promise<void>>();
+    auto running_future = running->get_future();
     store.submit(TxKind::kWrite,
                  licensed::StoreJob{
-                     [released = released_](StoreTx&) {
+                     [released = released_, running](StoreTx&) {
+                       running->set_value();
                        released.wait();
                        return true;
                      },
                      [this](const std::optional<licensed::ApiError>&) { done_.set_value(); }});
+    running_future.wait();
   }
   ~ConnectionHold() {
     release();
