@@ -55,9 +55,10 @@ class Database {
     const AdminContext admin{kStart, std::nullopt};
     if (!create_product(tx, "bench", "Bench", admin).ok()) throw std::runtime_error("product");
     for (size_t i = 0; i < licenses; ++i) {
-      auto l = create_license(tx, LicenseSpec{"bench", kUnlimited, std::nullopt, std::nullopt,
-                                              LicenseStatus::kActive},
-                              admin);
+      LicenseSpec spec;
+      spec.product_slug = "bench";
+      spec.max = kUnlimited;
+      auto l = create_license(tx, spec, admin);
       if (!l.ok()) throw std::runtime_error("seed license");
       keys_.push_back(l->key);
     }

@@ -29,16 +29,6 @@ Sha256Digest sha256(std::string_view data) {
   return out;
 }
 
-std::string to_hex(const uint8_t* data, size_t size) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(size * 2, '\0');
-  for (size_t i = 0; i < size; ++i) {
-    out[2 * i] = kHex[data[i] >> 4];
-    out[2 * i + 1] = kHex[data[i] & 0xf];
-  }
-  return out;
-}
-
 std::string sha256_hex(std::string_view data) {
   return to_hex(sha256(data));
 }

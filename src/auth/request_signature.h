@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/hex.h"
+
 namespace licensed {
 
 using Sha256Digest = std::array<uint8_t, 32>;
@@ -15,7 +17,6 @@ using Sha256Digest = std::array<uint8_t, 32>;
 Sha256Digest sha256(std::string_view data);
 // The same digest; false only when OpenSSL fails, for callers that must fail closed.
 bool try_sha256(std::string_view data, Sha256Digest& out);
-std::string to_hex(const uint8_t* data, size_t size);
 inline std::string to_hex(const Sha256Digest& d) {
   return to_hex(d.data(), d.size());
 }

@@ -3,6 +3,8 @@
 #include <limits>
 #include <string>
 
+#include "core/hex.h"
+
 namespace licensed {
 namespace {
 
@@ -33,19 +35,12 @@ std::optional<int64_t> parse_unix_seconds(std::string_view s) {
   return v;
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 std::optional<Sha256Digest> parse_signature(std::string_view s) {
   if (s.size() != 3 + 64 || s.substr(0, 3) != "v1=") return std::nullopt;
   Sha256Digest out{};
   for (size_t i = 0; i < out.size(); ++i) {
-    const int hi = hex_value(s[3 + 2 * i]);
-    const int lo = hex_value(s[4 + 2 * i]);
+    const int hi = hex_digit_value(s[3 + 2 * i]);
+    const int lo = hex_digit_value(s[4 + 2 * i]);
     if (hi < 0 || lo < 0) return std::nullopt;
     out[i] = static_cast<uint8_t>(hi << 4 | lo);
   }

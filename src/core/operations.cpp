@@ -19,14 +19,14 @@ bool visible(const License& license, const OperationContext& ctx) {
          std::find(bound->begin(), bound->end(), license.product.slug) != bound->end();
 }
 
-Result<License> load_license(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+Result<License> load_license(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
   ASSIGN_OR_RETURN(auto found, tx.find_license(req.license_key));
   if (!found || !visible(*found, ctx)) return errors::not_found();
   return std::move(*found);
 }
 
 // load_license for activate(): the row stays locked until this transaction ends.
-Result<LockedLicense> lock_license(StoreTx& tx, const LicenseRequest& req,
+Result<LockedLicense> lock_license(LicenseTx& tx, const LicenseRequest& req,
                                    const OperationContext& ctx) {
   ASSIGN_OR_RETURN(auto found, tx.lock_license(req.license_key));
   if (!found || !visible(found->license(), ctx)) return errors::not_found();
@@ -48,19 +48,19 @@ AuditEntry audit_entry(std::string_view action, const License& license, std::str
 }
 
 // Machines holding a slot: those not stale at `now`. What answers show.
-Result<int64_t> count_fresh(StoreTx& tx, const License& license, UnixMillis now) {
+Result<int64_t> count_fresh(LicenseTx& tx, const License& license, UnixMillis now) {
   return tx.count_activations(license.id, stale_before(license, now));
 }
 
 // The same count under the license's lock, the one the cap is checked against.
-Result<int64_t> count_fresh(StoreTx& tx, const LockedLicense& license, UnixMillis now) {
+Result<int64_t> count_fresh(LicenseTx& tx, const LockedLicense& license, UnixMillis now) {
   return tx.count_activations(license, stale_before(license.license(), now));
 }
 
 // docs/protocol.md §10: stale machines are reclaimed by the next activate, under its lock,
 // with one audit record each. All of them: the activating machine too when it is stale,
 // which then activates anew (it held no slot, so it meets the cap like any other).
-Status reclaim_stale(StoreTx& tx, const LockedLicense& locked, const OperationContext& ctx) {
+Status reclaim_stale(LicenseTx& tx, const LockedLicense& locked, const OperationContext& ctx) {
   const License& license = locked.license();
   const auto before = stale_before(license, ctx.now);
   if (!before) return Ok{};
@@ -89,7 +89,7 @@ object activation_body(const License& license, std::string_view effective, int64
 
 // A known machine is refreshed before the cap is looked at, so lowering max never locks
 // out a machine that already holds a slot.
-Result<object> refresh_known(StoreTx& tx, const LockedLicense& locked, Activation existing,
+Result<object> refresh_known(LicenseTx& tx, const LockedLicense& locked, Activation existing,
                              const LicenseRequest& req, const OperationContext& ctx) {
   const License& license = locked.license();
   existing.last_seen_at = ctx.now;
@@ -108,7 +108,7 @@ Result<object> refresh_known(StoreTx& tx, const LockedLicense& locked, Activatio
 // The cap. The count and the insert both take the LockedLicense, so they run under the
 // license's row lock: no other activation of this license can commit between them, and
 // `count` is still true when this one commits.
-Result<object> take_slot(StoreTx& tx, const LockedLicense& locked, const LicenseRequest& req,
+Result<object> take_slot(LicenseTx& tx, const LockedLicense& locked, const LicenseRequest& req,
                          const OperationContext& ctx) {
   const License& license = locked.license();
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
@@ -132,7 +132,7 @@ Result<object> take_slot(StoreTx& tx, const LockedLicense& locked, const License
 // Runs under the license's row lock, from lock_license to the end of the transaction:
 // the reclaim, the count and the insert the cap rests on take the LockedLicense it
 // returns, so they cannot run without that lock.
-Result<object> activate(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+Result<object> activate(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
   ASSIGN_OR_RETURN(const LockedLicense locked, lock_license(tx, req, ctx));
   const std::string_view effective = effective_status(locked.license(), ctx.now);
   if (effective != "ACTIVE") return errors::inactive(effective);
@@ -142,7 +142,7 @@ Result<object> activate(StoreTx& tx, const LicenseRequest& req, const OperationC
   return take_slot(tx, locked, req, ctx);
 }
 
-Result<object> heartbeat(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+Result<object> heartbeat(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
   ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
   const std::string_view effective = effective_status(license, ctx.now);
   if (effective != "ACTIVE") return errors::inactive(effective);
@@ -163,7 +163,7 @@ Result<object> heartbeat(StoreTx& tx, const LicenseRequest& req, const Operation
   return body;
 }
 
-Result<object> status(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+Result<object> status(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
   ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
   const std::string_view effective = effective_status(license, ctx.now);
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
@@ -194,7 +194,7 @@ Result<object> status(StoreTx& tx, const LicenseRequest& req, const OperationCon
   return body;
 }
 
-Result<object> deactivate(StoreTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+Result<object> deactivate(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
   // Allowed whatever the status, so a customer can always tidy up.
   ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
   ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
@@ -209,7 +209,7 @@ Result<object> deactivate(StoreTx& tx, const LicenseRequest& req, const Operatio
   return body;
 }
 
-Result<object> run_operation(Endpoint endpoint, StoreTx& tx, const LicenseRequest& req,
+Result<object> run_operation(Endpoint endpoint, LicenseTx& tx, const LicenseRequest& req,
                              const OperationContext& ctx) {
   switch (endpoint) {
     case Endpoint::kActivate:

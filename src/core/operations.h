@@ -1,6 +1,6 @@
 // The four License API operations (docs/protocol.md §7 to §10) as plain functions of
 // (request, store transaction, context). They know nothing of HTTP; the cap is
-// enforced in activate(), under the license's row lock (StoreTx::lock_license).
+// enforced in activate(), under the license's row lock (LicenseTx::lock_license).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -9,9 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/license_tx.h"
 #include "core/request_body.h"
 #include "core/result.h"
-#include "store/store_tx.h"
 
 namespace licensed {
 
@@ -28,16 +28,16 @@ struct OperationContext {
 // Each returns the 200 body, or the error the client sees. A 1708/1709 error means the
 // transaction must be rolled back (see must_roll_back). activate() needs a write
 // transaction: it locks the license row.
-Result<boost::json::object> activate(StoreTx& tx, const LicenseRequest& req,
+Result<boost::json::object> activate(LicenseTx& tx, const LicenseRequest& req,
                                      const OperationContext& ctx);
-Result<boost::json::object> heartbeat(StoreTx& tx, const LicenseRequest& req,
+Result<boost::json::object> heartbeat(LicenseTx& tx, const LicenseRequest& req,
                                       const OperationContext& ctx);
-Result<boost::json::object> status(StoreTx& tx, const LicenseRequest& req,
+Result<boost::json::object> status(LicenseTx& tx, const LicenseRequest& req,
                                    const OperationContext& ctx);
-Result<boost::json::object> deactivate(StoreTx& tx, const LicenseRequest& req,
+Result<boost::json::object> deactivate(LicenseTx& tx, const LicenseRequest& req,
                                        const OperationContext& ctx);
 
-Result<boost::json::object> run_operation(Endpoint endpoint, StoreTx& tx, const LicenseRequest& req,
+Result<boost::json::object> run_operation(Endpoint endpoint, LicenseTx& tx, const LicenseRequest& req,
                                           const OperationContext& ctx);
 
 // True for the outcomes whose writes must not be kept: store failures and bugs.

@@ -11,8 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "core/hex.h"
 #include "core/text.h"
-#include "observability/utf8.h"
+#include "core/utf8.h"
 
 namespace licensed {
 namespace {
@@ -206,16 +207,12 @@ bool is_json_whitespace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-bool is_hex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 bool is_uuid_v4(std::string_view s) {
   if (s.size() != 36) return false;
   for (size_t i = 0; i < s.size(); ++i) {
     if (i == 8 || i == 13 || i == 18 || i == 23) {
       if (s[i] != '-') return false;
-    } else if (!is_hex(s[i])) {
+    } else if (!is_hex_digit(s[i])) {
       return false;
     }
   }

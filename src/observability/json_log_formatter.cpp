@@ -4,7 +4,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "core/timestamp.h"
-#include "observability/utf8.h"
+#include "core/utf8.h"
 
 namespace licensed {
 

@@ -6,9 +6,9 @@
 #include <chrono>
 #include <random>
 
-#include "auth/request_signature.h"
+#include "core/hex.h"
 #include "core/timestamp.h"
-#include "observability/utf8.h"
+#include "core/utf8.h"
 
 namespace licensed {
 

@@ -1,6 +1,8 @@
 // What an operation may do inside one store transaction. Both stores implement it;
-// operations (src/core/operations.h, src/admin/admin_operations.h) are written
-// against it only, so they know nothing of SQL.
+// operations (src/core/operations.h through its port LicenseTx, src/admin/admin_operations.h)
+// are written against it only, so they know nothing of SQL. StoreTx adds to the License
+// API's port what the admin, the dashboard, the server's own keys and nonces and export
+// and import need.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "core/license.h"
+#include "core/license_tx.h"
 #include "core/result.h"
 #include "store/dump_schema.h"
 
@@ -58,44 +61,8 @@ struct AdminToken {
   std::optional<UnixMillis> last_used_at;
 };
 
-// Proof that the transaction at hand holds the lock on one license's row, with the row as
-// read under that lock. The cap rests on it: while it is held no other transaction can add
-// or remove a machine of this license, so a count made under it stays true until the
-// insert that follows commits. Only a store makes one (StoreTx::lock_license), and only
-// inside a write transaction: on SQLite the writer's BEGIN IMMEDIATE, which admits one
-// writer at a time to the whole file; on PostgreSQL SELECT ... FOR UPDATE of the row,
-// held to COMMIT or ROLLBACK (see pg_store.h). The writes and counts the cap depends on
-// take one, so an operation cannot reach them without the lock. Valid for the
-// transaction that made it; not copyable, so it is not easily kept past it.
-class LockedLicense {
+class StoreTx : public LicenseTx {
  public:
-  LockedLicense(LockedLicense&&) = default;
-  LockedLicense& operator=(LockedLicense&&) = default;
-  LockedLicense(const LockedLicense&) = delete;
-  LockedLicense& operator=(const LockedLicense&) = delete;
-
-  const License& license() const { return license_; }
-  const License* operator->() const { return &license_; }
-
- private:
-  friend class StoreTx;
-  explicit LockedLicense(License license) : license_(std::move(license)) {}
-
-  License license_;
-};
-
-class StoreTx {
- public:
-  virtual ~StoreTx() = default;
-
-  // Locks the license row for the rest of this write transaction and reads it: nullopt
-  // when there is no such key (a soft-deleted license is returned; the caller decides).
-  // Fails, as a bug, in a read transaction.
-  virtual Result<std::optional<LockedLicense>> lock_license(std::string_view key) = 0;
-  // The license as this transaction sees it. On PostgreSQL a write transaction locks the
-  // row here too, so every admin change of a license queues behind a running activation;
-  // an operation that relies on the lock takes lock_license instead, which says so.
-  virtual Result<std::optional<License>> find_license(std::string_view key) = 0;
   virtual Result<std::optional<Product>> find_product(std::string_view slug) = 0;
   virtual Result<std::vector<Product>> list_products() = 0;
   virtual Result<Product> insert_product(std::string_view slug, std::string_view name,
@@ -108,29 +75,6 @@ class StoreTx {
   // Writes status, max, expires_at, machine_ttl_seconds and deleted_at.
   virtual Status update_license(const License& license) = 0;
 
-  virtual Result<std::optional<Activation>> find_activation(int64_t license_id,
-                                                            std::string_view machine_id) = 0;
-  // Machines seen at or after `seen_since` (all when nullopt): what an answer shows.
-  virtual Result<int64_t> count_activations(int64_t license_id,
-                                            std::optional<UnixMillis> seen_since) = 0;
-  // The same count made under the license's lock, so it can be checked against the cap:
-  // no other transaction can change it before this one ends.
-  Result<int64_t> count_activations(const LockedLicense& license,
-                                    std::optional<UnixMillis> seen_since) {
-    return count_activations(license->id, seen_since);
-  }
-  virtual Result<std::vector<Activation>> list_activations(int64_t license_id) = 0;
-  // Takes a slot: only under the license's lock, after the count that allowed it.
-  virtual Status insert_activation(const LockedLicense& license, const Activation& activation) = 0;
-  virtual Status update_activation(int64_t license_id, const Activation& activation) = 0;
-  // False when there was no such activation.
-  virtual Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) = 0;
-  // Deletes the machines last seen before `before`; returns their ids. Under the lock,
-  // since the slots it frees are counted against the cap right after.
-  virtual Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
-                                                                    UnixMillis before) = 0;
-
-  virtual Status append_audit(const AuditEntry& entry) = 0;
   // A keyset page of one license's audit, at most `limit` records: oldest first with ids
   // greater than `past_id`, or newest first with ids less than it (0: from the newest).
   // Either order walks the index on (license_key, id) from the bound, so a page costs
@@ -172,8 +116,6 @@ class StoreTx {
   virtual Status finish_restore() = 0;
 
  protected:
-  // For lock_license alone, once the store holds the row lock.
-  static LockedLicense locked(License license) { return LockedLicense(std::move(license)); }
   // What lock_license answers outside a write transaction: a bug in the caller.
   static ApiError lock_outside_write_transaction() {
     ApiError e = errors::internal();

@@ -1,0 +1,87 @@
+// The License API operations' view of a store transaction: what activate(), heartbeat(),
+// status() and deactivate() (core/operations.h) may read and write. Core owns this port
+// and the stores implement it (through StoreTx, store/store_tx.h), so the domain knows
+// nothing of SQL and includes nothing from store/.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/license.h"
+#include "core/result.h"
+
+namespace licensed {
+
+// Proof that the transaction at hand holds the lock on one license's row, with the row as
+// read under that lock. The cap rests on it: while it is held no other transaction can add
+// or remove a machine of this license, so a count made under it stays true until the
+// insert that follows commits. Only a store makes one (LicenseTx::lock_license), and only
+// inside a write transaction: on SQLite the writer's BEGIN IMMEDIATE, which admits one
+// writer at a time to the whole file; on PostgreSQL SELECT ... FOR UPDATE of the row,
+// held to COMMIT or ROLLBACK (see pg_store.h). The writes and counts the cap depends on
+// take one, so an operation cannot reach them without the lock. Valid for the
+// transaction that made it; not copyable, so it is not easily kept past it.
+class LockedLicense {
+ public:
+  LockedLicense(LockedLicense&&) = default;
+  LockedLicense& operator=(LockedLicense&&) = default;
+  LockedLicense(const LockedLicense&) = delete;
+  LockedLicense& operator=(const LockedLicense&) = delete;
+
+  const License& license() const { return license_; }
+  const License* operator->() const { return &license_; }
+
+ private:
+  friend class LicenseTx;
+  explicit LockedLicense(License license) : license_(std::move(license)) {}
+
+  License license_;
+};
+
+// Every method runs inside the one transaction the store opened for the job; a failure is
+// the store's (the transaction is then rolled back, see must_roll_back).
+class LicenseTx {
+ public:
+  virtual ~LicenseTx() = default;
+
+  // Locks the license row for the rest of this write transaction and reads it: nullopt
+  // when there is no such key (a soft-deleted license is returned; the caller decides).
+  // Fails, as a bug, in a read transaction.
+  virtual Result<std::optional<LockedLicense>> lock_license(std::string_view key) = 0;
+  // The license as this transaction sees it. On PostgreSQL a write transaction locks the
+  // row here too, so every admin change of a license queues behind a running activation;
+  // an operation that relies on the lock takes lock_license instead, which says so.
+  virtual Result<std::optional<License>> find_license(std::string_view key) = 0;
+  virtual Result<std::optional<Activation>> find_activation(int64_t license_id,
+                                                            std::string_view machine_id) = 0;
+  // Machines seen at or after `seen_since` (all when nullopt): what an answer shows.
+  virtual Result<int64_t> count_activations(int64_t license_id,
+                                            std::optional<UnixMillis> seen_since) = 0;
+  // The same count made under the license's lock, so it can be checked against the cap:
+  // no other transaction can change it before this one ends.
+  Result<int64_t> count_activations(const LockedLicense& license,
+                                    std::optional<UnixMillis> seen_since) {
+    return count_activations(license->id, seen_since);
+  }
+  virtual Result<std::vector<Activation>> list_activations(int64_t license_id) = 0;
+  // Takes a slot: only under the license's lock, after the count that allowed it.
+  virtual Status insert_activation(const LockedLicense& license, const Activation& activation) = 0;
+  virtual Status update_activation(int64_t license_id, const Activation& activation) = 0;
+  // False when there was no such activation.
+  virtual Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) = 0;
+  // Deletes the machines last seen before `before`; returns their ids. Under the lock,
+  // since the slots it frees are counted against the cap right after.
+  virtual Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
+                                                                    UnixMillis before) = 0;
+
+  virtual Status append_audit(const AuditEntry& entry) = 0;
+
+ protected:
+  // For lock_license alone, once the store holds the row lock.
+  static LockedLicense locked(License license) { return LockedLicense(std::move(license)); }
+};
+
+}  // namespace licensed
