@@ -52,7 +52,7 @@ std::string_view path_template(AdminRoute r) {
 }
 
 Route route_of(AdminRoute r) {
-  return Route{AdminApiHandler::kFirstRouteId + static_cast<int>(r), "admin"};
+  return Route{r, "admin"};
 }
 
 // The routes of a path's shape by method, and its Allow header.
@@ -181,7 +181,7 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
                             HttpReply reply) const {
   // Asked before the token is looked up, so a right one is refused like the guesses.
   if (auto refused = locked_out(ctx)) return reply(std::move(*refused));
-  const auto admin_route = static_cast<AdminRoute>(route.id - kFirstRouteId);
+  const auto admin_route = route.as<AdminRoute>();
   std::optional<std::string> token = bearer_token(req);
   if (!token) return refuse_token(ctx, std::move(reply));
 

@@ -36,9 +36,6 @@ class AdminApiHandler final : public HttpService {
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
 
-  // Route ids this service hands out are kFirstRouteId and above.
-  static constexpr int kFirstRouteId = 2000;
-
  private:
   void refuse_token(const RequestContext& ctx, HttpReply reply) const;
   // The 429 while the client's failed-token bucket is empty; nullopt otherwise.

@@ -9,8 +9,6 @@ namespace http = boost::beast::http;
 
 namespace {
 
-enum AdminRoute : int { kHealth, kReady, kMetrics };
-
 ApiError unready(std::string message) {
   return errors::unavailable(1, std::move(message));
 }
@@ -20,11 +18,11 @@ ApiError unready(std::string message) {
 Result<Route> AdminService::route(std::string_view method, std::string_view path) const {
   Route r;
   if (path == "/healthz") {
-    r = {kHealth, "healthz"};
+    r = {OperatorRoute::kHealth, "healthz"};
   } else if (path == "/readyz") {
-    r = {kReady, "readyz"};
+    r = {OperatorRoute::kReady, "readyz"};
   } else if (path == "/metrics") {
-    r = {kMetrics, "metrics"};
+    r = {OperatorRoute::kMetrics, "metrics"};
   } else {
     return errors::route_not_found();
   }
@@ -36,12 +34,12 @@ Result<Route> AdminService::route(std::string_view method, std::string_view path
 
 void AdminService::serve(const Route& route, const HttpRequest&, const RequestContext& ctx,
                          HttpReply reply) const {
-  switch (route.id) {
-    case kHealth:
+  switch (route.as<OperatorRoute>()) {
+    case OperatorRoute::kHealth:
       return reply(json_response(200, {{"ok", true}}, ctx.request_id));
-    case kReady:
+    case OperatorRoute::kReady:
       return serve_readiness(ctx, std::move(reply));
-    case kMetrics: {
+    case OperatorRoute::kMetrics: {
       HttpResponse res{http::status::ok, 11};
       res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
       res.set(http::field::date, http_date_now());
@@ -50,8 +48,6 @@ void AdminService::serve(const Route& route, const HttpRequest&, const RequestCo
       res.body() = config_.metrics ? config_.metrics->render_prometheus() : std::string();
       return reply(std::move(res));
     }
-    default:
-      return reply(error_response(errors::route_not_found(), ctx.request_id));
   }
 }
 

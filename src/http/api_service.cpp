@@ -6,32 +6,22 @@
 #include "http/routes.h"
 
 namespace licensed {
-namespace {
-
-// Below the admin API's ids, above the License API's.
-constexpr int kOpenApiRoute = 1500;
-
-}  // namespace
 
 Result<Route> ApiService::route(std::string_view method, std::string_view path) const {
   if (is_dashboard_path(path)) return dashboard_.route(method, path);
   if (is_admin_api_path(path)) return admin_.route(method, path);
   if (api_path_of(path) == kOpenApiPath) {
     if (method != "GET") return errors::method_not_allowed("GET");
-    return Route{kOpenApiRoute, "other"};
+    return Route{PublicRoute::kOpenApi, "other"};
   }
   return license_.route(method, path);
 }
 
 void ApiService::serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
                        HttpReply reply) const {
-  if (route.id >= DashboardHandler::kFirstRouteId) {
-    return dashboard_.serve(route, request, ctx, std::move(reply));
-  }
-  if (route.id >= AdminApiHandler::kFirstRouteId) {
-    return admin_.serve(route, request, ctx, std::move(reply));
-  }
-  if (route.id == kOpenApiRoute) {
+  if (route.is<DashboardRoute>()) return dashboard_.serve(route, request, ctx, std::move(reply));
+  if (route.is<AdminRoute>()) return admin_.serve(route, request, ctx, std::move(reply));
+  if (route.is<PublicRoute>() && route.as<PublicRoute>() == PublicRoute::kOpenApi) {
     HttpResponse res = json_response(200, {}, ctx.request_id);
     res.body() = std::string(openapi_json());
     res.set(boost::beast::http::field::cache_control, "public, max-age=300");
@@ -42,8 +32,8 @@ void ApiService::serve(const Route& route, const HttpRequest& request, const Req
 }
 
 void ApiService::finish_response(HttpResponse& res, const HttpRequestHeader* request,
-                                 std::string_view path) const {
-  license_.finish_response(res, request, path);
+                                 const Route& route, std::string_view path) const {
+  license_.finish_response(res, request, route, path);
 }
 
 }  // namespace licensed

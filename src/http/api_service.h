@@ -20,7 +20,7 @@ class ApiService final : public HttpService {
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
   // The License API signs its answers; the others are not signed.
-  void finish_response(HttpResponse& res, const HttpRequestHeader* request,
+  void finish_response(HttpResponse& res, const HttpRequestHeader* request, const Route& route,
                        std::string_view path) const override;
 
  private:

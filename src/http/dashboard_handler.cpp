@@ -18,17 +18,6 @@ namespace {
 namespace http = boost::beast::http;
 namespace json = boost::json;
 
-enum class DashRoute {
-  kCustomerPage,
-  kSupportPage,
-  kAsset,
-  kSignIn,
-  kSignOut,
-  kLicense,
-  kAudit,
-  kFreeSlot
-};
-
 constexpr std::string_view kAssetsPrefix = "/dashboard/assets/";
 constexpr int64_t kSessionSeconds = 3600;
 
@@ -38,11 +27,11 @@ constexpr std::string_view kContentSecurityPolicy =
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
     "frame-ancestors 'none'";
 
-Route route_of(DashRoute r) {
-  return Route{DashboardHandler::kFirstRouteId + static_cast<int>(r), "dashboard"};
+Route route_of(DashboardRoute r) {
+  return Route{r, "dashboard"};
 }
 
-Result<Route> only(std::string_view method, std::string_view allowed, DashRoute r) {
+Result<Route> only(std::string_view method, std::string_view allowed, DashboardRoute r) {
   if (method != allowed) return errors::method_not_allowed(allowed);
   return route_of(r);
 }
@@ -211,7 +200,7 @@ bool is_dashboard_path(std::string_view path) {
 }
 
 Result<Route> DashboardHandler::route(std::string_view method, std::string_view path) const {
-  using R = DashRoute;
+  using R = DashboardRoute;
   if (path == "/dashboard" || path == "/dashboard/") return only(method, "GET", R::kCustomerPage);
   if (path == "/dashboard/support") return only(method, "GET", R::kSupportPage);
   if (path.substr(0, kAssetsPrefix.size()) == kAssetsPrefix) {
@@ -235,8 +224,8 @@ Result<Route> DashboardHandler::route(std::string_view method, std::string_view 
 
 void DashboardHandler::serve(const Route& route, const HttpRequest& req, const RequestContext& ctx,
                              HttpReply reply) const {
-  using R = DashRoute;
-  const auto r = static_cast<R>(route.id - kFirstRouteId);
+  using R = DashboardRoute;
+  const auto r = route.as<R>();
   switch (r) {
     case R::kCustomerPage:
       return reply(asset_response(*dashboard_asset("customer.html"), ctx.request_id, "no-store"));

@@ -46,8 +46,6 @@ class DashboardHandler final : public HttpService {
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
 
-  static constexpr int kFirstRouteId = 3000;
-
  private:
   void sign_in(const HttpRequest& request, const RequestContext& ctx, HttpReply reply) const;
   void show_license(const DashboardSession& session, const RequestContext& ctx,

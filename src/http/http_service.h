@@ -10,6 +10,7 @@
 
 #include "core/result.h"
 #include "http/response.h"
+#include "http/route.h"
 
 namespace licensed {
 
@@ -17,12 +18,6 @@ using HttpRequest = boost::beast::http::request<boost::beast::http::string_body>
 using HttpRequestHeader = boost::beast::http::request_header<>;
 // Called exactly once with the answer, from any thread.
 using HttpReply = std::function<void(HttpResponse)>;
-
-// A route a service recognised; `label` names it in metrics and logs.
-struct Route {
-  int id = 0;
-  std::string_view label;
-};
 
 // Everything about a request besides its bytes.
 struct RequestContext {
@@ -41,12 +36,13 @@ class HttpService {
                      HttpReply reply) const = 0;
   // The last look at every answer on this listener, just before it is written: the ones
   // serve() made and the ones the server made itself before or instead of serving (431,
-  // 400, 404, 405, 413), so nothing bypasses it. `request` is the request's header, or
-  // nullptr when it could not be parsed (`path`, without query string, is then empty).
-  // Status, headers and body are final here (prepare_payload has run) and nothing
-  // changes them afterwards.
+  // 400, 404, 405, 413), so nothing bypasses it. `route` is what route() chose, or no
+  // route (monostate) when the server answered before or instead of routing; `request`
+  // is the request's header, or nullptr when it could not be parsed (`path`, without
+  // query string, is then empty). Status, headers and body are final here
+  // (prepare_payload has run) and nothing changes them afterwards.
   virtual void finish_response(HttpResponse& res, const HttpRequestHeader* request,
-                               std::string_view path) const {}
+                               const Route& route, std::string_view path) const {}
 };
 
 }  // namespace licensed

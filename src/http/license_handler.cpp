@@ -12,8 +12,6 @@ namespace licensed {
 
 namespace {
 
-// A route id no Endpoint value takes.
-constexpr int kPublicKeysRoute = 1000;
 // Keys change only with a restart; five minutes bounds how long a cache may miss a new
 // one, which rotation (publish first, sign later) allows for.
 constexpr std::string_view kPublicKeysCacheControl = "public, max-age=300";
@@ -41,6 +39,15 @@ bool is_license_api_path(std::string_view path) {
   return api_path.substr(0, kClientPrefix.size()) == kClientPrefix && api_path != kPublicKeysPath;
 }
 
+// Whether an answer is the License API's, so signed: a routed request's by its route
+// (one of the four endpoints); one answered before or instead of routing by its path,
+// which is all there is to go on (empty when the header could not be parsed: it may
+// have been meant for an endpoint).
+bool answers_for_license_api(const Route& route, std::string_view path) {
+  if (route.routed()) return route.is<Endpoint>();
+  return path.empty() || is_license_api_path(path);
+}
+
 }  // namespace
 
 boost::json::object public_keys_json(const ResponseSigner* signer) {
@@ -60,19 +67,20 @@ LicenseHandler::LicenseHandler(LicenseHandlerConfig config)
 Result<Route> LicenseHandler::route(std::string_view method, std::string_view path) const {
   if (api_path_of(path) == kPublicKeysPath) {
     if (method != "GET") return errors::method_not_allowed("GET");
-    return Route{kPublicKeysRoute, "other"};
+    return Route{PublicRoute::kPublicKeys, "other"};
   }
   ASSIGN_OR_RETURN(const Endpoint endpoint, route_license_request(method, path));
-  return Route{static_cast<int>(endpoint), endpoint_name(endpoint)};
+  return Route{endpoint, endpoint_name(endpoint)};
 }
 
 void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader* /*request*/,
-                                     std::string_view path) const {
+                                     const Route& route, std::string_view path) const {
   if (config_.response_signer == nullptr || is_signed(res)) return;
-  // What handle() did not answer: the server's own answers of steps 1 and 2 (404, 405,
-  // 413) and to a header it could not parse (431, 400), which may have been meant for
-  // one of the endpoints. docs/protocol.md §13.5 binds them to "-" without checking the signature.
-  if (!path.empty() && !is_license_api_path(path)) return;
+  // What handle() did not answer: the server's own answers of step 2 to a routed
+  // request (413), and those given before or instead of routing (404, 405, and 431 or
+  // 400 to a header it could not parse), which may have been meant for one of the
+  // endpoints. docs/protocol.md §13.5 binds them to "-" without checking the signature.
+  if (!answers_for_license_api(route, path)) return;
   sign_response(res, *config_.response_signer, *config_.pipeline.clock, std::nullopt);
 }
 
@@ -88,7 +96,7 @@ HttpReply LicenseHandler::bound_to(AnswerBinding binding, HttpReply reply) const
 
 void LicenseHandler::serve(const Route& route, const HttpRequest& req, const RequestContext& ctx,
                            HttpReply reply) const {
-  if (route.id == kPublicKeysRoute) {
+  if (route.is<PublicRoute>()) {
     HttpResponse res = json_response(200, public_keys_, ctx.request_id);
     res.set(boost::beast::http::field::cache_control, kPublicKeysCacheControl);
     return reply(std::move(res));
@@ -103,7 +111,7 @@ void LicenseHandler::serve(const Route& route, const HttpRequest& req, const Req
   in.signing.timestamp = signing_header(req, "X-License-Timestamp");
   in.signing.nonce = signing_header(req, "X-License-Nonce");
   in.signing.signature = signing_header(req, "X-License-Signature");
-  handle(static_cast<Endpoint>(route.id), in, std::string(ctx.request_id), std::move(reply));
+  handle(route.as<Endpoint>(), in, std::string(ctx.request_id), std::move(reply));
 }
 
 void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,

@@ -39,7 +39,7 @@ class LicenseHandler final : public HttpService {
   Result<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
-  void finish_response(HttpResponse& res, const HttpRequestHeader* request,
+  void finish_response(HttpResponse& res, const HttpRequestHeader* request, const Route& route,
                        std::string_view path) const override;
 
   // `reply` is called exactly once, possibly on a store thread.

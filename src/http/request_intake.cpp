@@ -161,11 +161,12 @@ std::optional<ApiError> refuse_trailer_fields(const RequestParser& parser, size_
 }
 
 void finalize_response(const HttpService& service, HttpResponse& res, unsigned version,
-                       bool keep_alive, const HttpRequestHeader* request, std::string_view path) {
+                       bool keep_alive, const HttpRequestHeader* request, const Route& route,
+                       std::string_view path) {
   res.version(version);
   res.keep_alive(keep_alive);
   res.prepare_payload();
-  service.finish_response(res, request, path);
+  service.finish_response(res, request, route, path);
   // RFC 9110 9.3.2: the answer to HEAD is the header a GET would get, without the body
   // (its Content-Length stays). Sent, the body would be read as the next answer.
   if (request != nullptr && request->method() == http::verb::head) res.body().clear();
@@ -174,8 +175,9 @@ void finalize_response(const HttpService& service, HttpResponse& res, unsigned v
 namespace {
 
 std::string serialize(const HttpService& service, HttpResponse& res, unsigned version,
-                      bool keep_alive, const RequestParser& parser, std::string_view path) {
-  finalize_response(service, res, version, keep_alive, parsed_header(parser, path), path);
+                      bool keep_alive, const RequestParser& parser, const HeaderDecision& decision) {
+  finalize_response(service, res, version, keep_alive, parsed_header(parser, decision.path),
+                    decision.route.value_or(Route{}), decision.path);
   std::ostringstream out;
   out << res;
   return out.str();
@@ -218,7 +220,7 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
     if (decision.refusal) {
       HttpResponse res = error_response(*decision.refusal, request_id);
       const bool keep = wants_keep_alive && !decision.refusal->close_connection;
-      out += serialize(service, res, version, keep, parser, decision.path);
+      out += serialize(service, res, version, keep, parser, decision);
       if (!keep) break;
       continue;
     }
@@ -236,12 +238,12 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
       case BodyOutcome::kTooLarge: {
         HttpResponse res = error_response(
             errors::body_too_large(static_cast<int64_t>(limits.max_body_bytes)), request_id);
-        out += serialize(service, res, version, false, parser, decision.path);
+        out += serialize(service, res, version, false, parser, decision);
         return out;
       }
       case BodyOutcome::kBadFraming: {
         HttpResponse res = error_response(errors::bad_chunk_framing(), request_id);
-        out += serialize(service, res, version, false, parser, decision.path);
+        out += serialize(service, res, version, false, parser, decision);
         return out;
       }
       case BodyOutcome::kBroken:
@@ -251,12 +253,12 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
     }
     if (auto refused = refuse_trailer_fields(parser, decision.header_fields)) {
       HttpResponse res = error_response(*refused, request_id);
-      out += serialize(service, res, version, false, parser, decision.path);
+      out += serialize(service, res, version, false, parser, decision);
       return out;
     }
     const RequestContext ctx{decision.path, client_ip, request_id};
     HttpResponse res = wait_for_answer(service, *decision.route, parser.get(), ctx);
-    out += serialize(service, res, version, wants_keep_alive, parser, decision.path);
+    out += serialize(service, res, version, wants_keep_alive, parser, decision);
     if (!wants_keep_alive) break;
   }
   return out;

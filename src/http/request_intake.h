@@ -46,7 +46,8 @@ inline const HttpRequestHeader* parsed_header(const RequestParser& parser, std::
 // service's finish_response. The session and exchange_bytes both write every answer
 // through here, so no answer escapes the service's last look.
 void finalize_response(const HttpService& service, HttpResponse& res, unsigned version,
-                       bool keep_alive, const HttpRequestHeader* request, std::string_view path);
+                       bool keep_alive, const HttpRequestHeader* request, const Route& route,
+                       std::string_view path);
 
 // What to do once the body read finished with `ec`: serve (nullopt), or answer the
 // error. A broken connection (anything but the body limit) answers nothing.

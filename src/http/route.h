@@ -1,0 +1,57 @@
+// A route as a value: which service answers a request and which of its endpoints,
+// chosen once by check 1 (HttpService::route) and read by serve() and by the signing of
+// answers, so neither derives it from the path again.
+#pragma once
+
+#include <string_view>
+#include <variant>
+
+#include "admin/admin_api.h"
+#include "core/request_body.h"
+
+namespace licensed {
+
+// The public listener's answers that belong to no service of their own.
+enum class PublicRoute {
+  kPublicKeys,  // GET /api/v1/license/public-keys (docs/protocol.md §14)
+  kOpenApi,     // GET /api/v1/openapi.json
+};
+
+// The customer dashboard and the support view (http/dashboard_handler.h).
+enum class DashboardRoute {
+  kCustomerPage,
+  kSupportPage,
+  kAsset,
+  kSignIn,
+  kSignOut,
+  kLicense,
+  kAudit,
+  kFreeSlot,
+};
+
+// The admin listener's probes and metrics.
+enum class OperatorRoute { kHealth, kReady, kMetrics };
+
+// std::monostate: no route, the server answered before or instead of routing (431,
+// 400, 404, 405). An Endpoint is one of the License API's four operations; AdminRoute
+// is the admin API's (admin/admin_api.h).
+using RouteTarget =
+    std::variant<std::monostate, Endpoint, PublicRoute, AdminRoute, DashboardRoute, OperatorRoute>;
+
+struct Route {
+  RouteTarget target;
+  std::string_view label;  // names the route in metrics and logs
+
+  bool routed() const { return !std::holds_alternative<std::monostate>(target); }
+  template <class T>
+  bool is() const {
+    return std::holds_alternative<T>(target);
+  }
+  // The target as `T`; only after is<T>() (a route reaches only the service that made it).
+  template <class T>
+  T as() const {
+    return std::get<T>(target);
+  }
+};
+
+}  // namespace licensed
