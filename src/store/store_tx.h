@@ -175,10 +175,8 @@ class StoreTx {
   // For lock_license alone, once the store holds the row lock.
   static LockedLicense locked(License license) { return LockedLicense(std::move(license)); }
   // What lock_license answers outside a write transaction: a bug in the caller.
-  static ApiError lock_outside_write_transaction() {
-    ApiError e = errors::internal();
-    e.detail = "lock license: not in a write transaction";
-    return e;
+  static Error lock_outside_write_transaction() {
+    return Error::internal("lock license: not in a write transaction");
   }
 };
 
