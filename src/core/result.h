@@ -18,6 +18,8 @@ class [[nodiscard]] Result {
   using value_type = T;
   using error_type = E;
 
+  // Implicit (NOLINT: google-explicit-constructor), so that a function returns its
+  // value or its error as it is.
   Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT
   Result(E error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
   // An error of another type that E holds, passed up as it is (an internal Error into a
