@@ -64,7 +64,7 @@ const std::vector<FixtureLicense>& fixture_licenses() {
 
 Status insert_activations(StoreTx& tx, std::string_view key, const FixtureLicense& f) {
   ASSIGN_OR_RETURN(auto locked, tx.lock_license(key));
-  if (!locked) return errors::internal();
+  if (!locked) return Error::internal("a fixture license is missing");
   for (const auto& a : f.activations) {
     Activation act;
     act.machine_id = std::string(a.machine_id);
@@ -104,11 +104,11 @@ Status restore(StoreTx& tx) {
   const auto& licenses = fixture_licenses();
   for (size_t i = 0; i < licenses.size(); ++i) {
     ASSIGN_OR_RETURN(auto l, tx.find_license(kLicenseKeys[i]));
-    if (!l) return errors::internal();
+    if (!l) return Error::internal("a fixture license is missing");
     ASSIGN_OR_RETURN(const auto activations, tx.list_activations(l->id));
     for (const auto& a : activations) {
       ASSIGN_OR_RETURN(const bool deleted, tx.delete_activation(l->id, a.machine_id));
-      if (!deleted) return errors::internal();
+      if (!deleted) return Error::internal("a fixture activation is missing");
     }
     RETURN_IF_ERROR(insert_activations(tx, l->key, licenses[i]));
   }

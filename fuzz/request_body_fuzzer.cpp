@@ -112,7 +112,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto endpoint = static_cast<Endpoint>(data[0] & 3);
   std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
 
-  Result<LicenseRequest> result = LicenseRequest{};
+  ApiResult<LicenseRequest> result = LicenseRequest{};
   bool content_type_ok = true;
   if (data[0] & 4) {
     const size_t nl = body.find('\n');

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "admin/admin_cli.h"
+#include "admin/cli_status.h"
 #include "auth/memory_nonce_store.h"
 #include "auth/redis_nonce_store.h"
 #include "auth/response_signer.h"
@@ -37,7 +38,6 @@ namespace {
 
 using namespace licensed;
 
-constexpr int kExitUsage = 2;
 // How long SIGTERM waits for queued error reports to reach Sentry.
 constexpr std::chrono::seconds kErrorReportFlush{2};
 // Wrong admin API tokens answered 401 per client IP and minute before 429.
@@ -83,9 +83,7 @@ Status load_remembered_nonces(Store& store, NonceStore& nonces, const Clock& clo
     // a nonce that could not be put back would reopen a replay: refuse to start.
     const NonceVerdict v = nonces.check_and_insert(n.key_id, n.nonce, now, n.expires_at);
     if (v == NonceVerdict::kFull || v == NonceVerdict::kUnavailable) {
-      ApiError e = errors::unavailable(1, "the nonce store did not take a remembered nonce");
-      e.detail = "remembered nonces could not be loaded into the nonce store";
-      return e;
+      return Error::unavailable("remembered nonces could not be loaded into the nonce store");
     }
   }
   if (!loaded->empty()) spdlog::info("loaded {} remembered nonces", loaded->size());
@@ -256,7 +254,7 @@ int serve(const ServeConfig& config) {
     auto key = ResponseKey::load_file(path);
     if (!key.ok()) {
       std::cerr << "licensed: response key " << key.error().message << "\n";
-      return kExitUsage;
+      return exit_code_of(key.error().code, CliStage::kConfiguration);
     }
     response_keys.push_back(std::move(key.value()));
   }
@@ -267,7 +265,7 @@ int serve(const ServeConfig& config) {
       auto b = CidrBlock::parse(p);
       if (!b.ok()) {
         std::cerr << "licensed: " << b.error().message << "\n";
-        return kExitUsage;
+        return exit_code_of(b.error().code, CliStage::kConfiguration);
       }
       blocks.push_back(b.value());
     }
@@ -298,14 +296,14 @@ int serve(const ServeConfig& config) {
   auto store = open_store(config.store, StoreLimits{config.max_queue, config.store_pool_size});
   if (!store.ok()) {
     std::cerr << "licensed: " << store.error().message << "\n";
-    return 1;
+    return exit_code_of(store.error().code, CliStage::kRunning);
   }
   ServerMetrics metrics;
   auto shared_state = make_volatile_state(config, clock, metrics);
   if (!shared_state.ok()) {
     std::cerr << "licensed: cannot use redis at " << config.redis->host << ":" << config.redis->port
               << ": " << shared_state.error().message << "\n";
-    return 1;
+    return exit_code_of(shared_state.error().code, CliStage::kRunning);
   }
   VolatileState& state = shared_state.value();
   // Held until exit; only its verdict is read.
@@ -319,9 +317,8 @@ int serve(const ServeConfig& config) {
   }
   if (auto loaded = load_remembered_nonces(*store.value(), *state.nonces, clock); !loaded.ok()) {
     std::cerr << "licensed: cannot read the store " << redact_url_credentials(config.store) << ": "
-              << (loaded.error().detail.empty() ? loaded.error().message : loaded.error().detail)
-              << "\n";
-    return 1;
+              << loaded.error().message << "\n";
+    return exit_code_of(loaded.error().code, CliStage::kRunning);
   }
   // Expired ones are dropped every timestamp window: a nonce is kept two windows, so a
   // row outlives its expiry by at most one.
@@ -332,10 +329,9 @@ int serve(const ServeConfig& config) {
     auto key = store_response_key(*store.value(), clock);
     if (!key.ok()) {
       std::cerr << "licensed: cannot keep a response key in the store "
-                << redact_url_credentials(config.store) << ": "
-                << (key.error().detail.empty() ? key.error().message : key.error().detail)
+                << redact_url_credentials(config.store) << ": " << key.error().message
                 << "; give one with --response-key FILE\n";
-      return 1;
+      return exit_code_of(key.error().code, CliStage::kRunning);
     }
     response_keys.push_back(std::move(key.value()));
   }
@@ -413,7 +409,7 @@ int serve(const ServeConfig& config) {
     auto admin_bound = admin_server->start();
     if (!admin_bound.ok()) {
       std::cerr << "licensed: admin listener: " << admin_bound.error().message << "\n";
-      return 1;
+      return exit_code_of(admin_bound.error().code, CliStage::kRunning);
     }
     admin_address = endpoint_text(admin_bound.value());
   }
@@ -421,7 +417,7 @@ int serve(const ServeConfig& config) {
   auto bound = server.start();
   if (!bound.ok()) {
     std::cerr << "licensed: " << bound.error().message << "\n";
-    return 1;
+    return exit_code_of(bound.error().code, CliStage::kRunning);
   }
   // The API address comes first: scripts and tests take the first HOST:PORT of this line.
   spdlog::info(
@@ -477,7 +473,7 @@ int main(int argc, char** argv) {
   auto config = resolve_serve_config(flags, process_environment());
   if (!config.ok()) {
     std::cerr << "licensed: " << config.error().message << "\n";
-    return kExitUsage;
+    return exit_code_of(config.error().code, CliStage::kConfiguration);
   }
   use_log_format(config->log_format);
   return serve(config.value());

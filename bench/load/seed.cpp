@@ -19,8 +19,8 @@ constexpr const char* kProduct = "bench";
 constexpr const char* kSeedIp = "127.0.0.1";
 constexpr const char* kSeedKeyId = "bench";
 
-std::runtime_error failure(const std::string& what, const ApiError& e) {
-  return std::runtime_error(what + ": " + (e.detail.empty() ? e.message : e.detail));
+std::runtime_error failure(const std::string& what, const Error& e) {
+  return std::runtime_error(what + ": " + e.message);
 }
 
 std::unique_ptr<Store> open_or_throw(const std::string& store_url) {
@@ -39,7 +39,7 @@ Status ensure_product(StoreTx& tx, const AdminContext& admin) {
 // An error, not an exception: this runs on the store's thread.
 Result<std::string> random_machine_id() {
   uint8_t bytes[16];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) return errors::internal();
+  if (RAND_bytes(bytes, sizeof bytes) != 1) return Error::internal("no random bytes");
   return to_hex(bytes, sizeof bytes);
 }
 
@@ -54,7 +54,8 @@ Status seed_one_license(StoreTx& tx, size_t machines, const AdminContext& admin)
     ASSIGN_OR_RETURN(std::string machine_id, random_machine_id());
     const LicenseRequest req{license.key, std::move(machine_id), std::nullopt};
     auto answer = activate(tx, req, ctx);
-    if (!answer.ok()) return std::move(answer.error());
+    // A refusal too is a failed seed.
+    if (!answer.ok()) return Error::internal("activate: " + answer.error().message());
   }
   return Ok{};
 }

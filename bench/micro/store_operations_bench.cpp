@@ -32,7 +32,7 @@ constexpr int64_t kUnlimited = 1'000'000'000;
 constexpr int kBatch = 64;
 
 void check(const Status& s, const char* what) {
-  if (!s.ok()) throw std::runtime_error(std::string(what) + ": " + s.error().message + " " + s.error().detail);
+  if (!s.ok()) throw std::runtime_error(std::string(what) + ": " + s.error().message);
 }
 
 // A temporary database file, its writer and reader connections, and seeded licenses.
@@ -112,7 +112,7 @@ class WriterBatch {
     if (in_batch_ == 0) check(conn_.exec("BEGIN IMMEDIATE"), "begin");
     check(conn_.exec("SAVEPOINT job"), "savepoint");
     auto outcome = run_operation(endpoint, tx_, req, ctx);
-    if (!outcome.ok()) state.SkipWithError(outcome.error().message.c_str());
+    if (!outcome.ok()) state.SkipWithError(outcome.error().message().c_str());
     check(conn_.exec("RELEASE job"), "release");
     if (++in_batch_ == kBatch) {
       check(conn_.exec("COMMIT"), "commit");
@@ -230,7 +230,7 @@ void BM_HeartbeatOwnCommit(benchmark::State& state) {
   for (auto _ : state) {
     auto outcome = run_blocking(*store.value(), TxKind::kWrite,
                                 [&](StoreTx& tx) { return heartbeat(tx, req, ctx); });
-    if (!outcome.ok()) state.SkipWithError(outcome.error().message.c_str());
+    if (!outcome.ok()) state.SkipWithError(outcome.error().message().c_str());
   }
 }
 BENCHMARK(BM_HeartbeatOwnCommit)->UseRealTime();

@@ -46,7 +46,7 @@ ApiError wrong(std::string_view field, std::string_view expected) {
   return errors::malformed(field, std::string(field) + " must be " + std::string(expected));
 }
 
-Result<std::string> required_string(const json::object& body, std::string_view name) {
+ApiResult<std::string> required_string(const json::object& body, std::string_view name) {
   const json::value* v = member(body, name);
   if (v == nullptr || v->is_null()) {
     return errors::malformed(name, std::string(name) + " is required");
@@ -55,7 +55,7 @@ Result<std::string> required_string(const json::object& body, std::string_view n
   return std::string(v->as_string());
 }
 
-Result<int64_t> integer(const json::value& v, std::string_view name, int64_t min) {
+ApiResult<int64_t> integer(const json::value& v, std::string_view name, int64_t min) {
   if (!v.is_int64() && !v.is_uint64()) return wrong(name, "a whole number");
   if (v.is_uint64() && v.as_uint64() > static_cast<uint64_t>(INT64_MAX)) {
     return wrong(name, "a whole number");
@@ -65,7 +65,7 @@ Result<int64_t> integer(const json::value& v, std::string_view name, int64_t min
   return n;
 }
 
-Result<LicenseStatus> status_of(const json::value& v) {
+ApiResult<LicenseStatus> status_of(const json::value& v) {
   if (!v.is_string()) return wrong("status", "ACTIVE, SUSPENDED, REFUNDED or REVOKED");
   const auto status = parse_license_status(std::string_view(v.as_string()));
   if (!status) return wrong("status", "ACTIVE, SUSPENDED, REFUNDED or REVOKED");
@@ -73,7 +73,7 @@ Result<LicenseStatus> status_of(const json::value& v) {
 }
 
 // null clears; else an RFC 3339 timestamp.
-Result<std::optional<UnixMillis>> expiry_of(const json::value& v) {
+ApiResult<std::optional<UnixMillis>> expiry_of(const json::value& v) {
   if (v.is_null()) return std::optional<UnixMillis>();
   if (!v.is_string()) return wrong("expiresAt", "an RFC 3339 timestamp or null");
   const auto t = parse_timestamp(std::string_view(v.as_string()));
@@ -82,7 +82,7 @@ Result<std::optional<UnixMillis>> expiry_of(const json::value& v) {
 }
 
 // null is "never"; else seconds (docs/protocol.md §10).
-Result<std::optional<int64_t>> machine_ttl_of(const json::value& v) {
+ApiResult<std::optional<int64_t>> machine_ttl_of(const json::value& v) {
   if (v.is_null()) return std::optional<int64_t>();
   ASSIGN_OR_RETURN(const int64_t seconds, integer(v, "machineTtl", 1));
   // Milliseconds of it must fit the clock's arithmetic.
@@ -96,13 +96,13 @@ json::object listed_license_json(const License& l, UnixMillis now) {
   return license_json(l, now);
 }
 
-Result<AdminAnswer> license_answer(StoreTx& tx, std::string_view key, const AdminContext& ctx,
-                                   unsigned status = 200) {
+RequestResult<AdminAnswer> license_answer(StoreTx& tx, std::string_view key,
+                                          const AdminContext& ctx, unsigned status = 200) {
   ASSIGN_OR_RETURN(json::object shown, show_license(tx, key, ctx.now));
   return AdminAnswer{status, std::move(shown)};
 }
 
-Result<AdminAnswer> list_products(StoreTx& tx, const AdminCall& call) {
+RequestResult<AdminAnswer> list_products(StoreTx& tx, const AdminCall& call) {
   ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
   ASSIGN_OR_RETURN(const int64_t after, after_id(page));
   // Products are few: the whole list is read and paged here, by id.
@@ -118,8 +118,8 @@ Result<AdminAnswer> list_products(StoreTx& tx, const AdminCall& call) {
                                     [](const Product& p) { return std::to_string(p.id); })};
 }
 
-Result<AdminAnswer> create_product_call(StoreTx& tx, const AdminCall& call,
-                                        const AdminContext& ctx) {
+RequestResult<AdminAnswer> create_product_call(StoreTx& tx, const AdminCall& call,
+                                               const AdminContext& ctx) {
   ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
   ASSIGN_OR_RETURN(const std::string slug, required_string(body, "slug"));
   ASSIGN_OR_RETURN(const std::string name, required_string(body, "name"));
@@ -127,7 +127,8 @@ Result<AdminAnswer> create_product_call(StoreTx& tx, const AdminCall& call,
   return AdminAnswer{201, product_json(p)};
 }
 
-Result<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call, const AdminContext& ctx) {
+RequestResult<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call,
+                                         const AdminContext& ctx) {
   ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
   ASSIGN_OR_RETURN(const int64_t after, after_id(page));
   LicenseFilter filter;
@@ -166,8 +167,8 @@ Result<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call, const Admi
                               [](const License& l) { return std::to_string(l.id); })};
 }
 
-Result<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& call,
-                                        const AdminContext& ctx) {
+RequestResult<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& call,
+                                               const AdminContext& ctx) {
   ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
   LicenseSpec spec;
   ASSIGN_OR_RETURN(spec.product_slug, required_string(body, "product"));
@@ -188,8 +189,8 @@ Result<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& call,
   return license_answer(tx, l.key, ctx, 201);
 }
 
-Result<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call,
-                                       const AdminContext& ctx) {
+RequestResult<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call,
+                                              const AdminContext& ctx) {
   // The key first: an unknown license is 1703 whatever the body says.
   ASSIGN_OR_RETURN(const License existing, find_any_license(tx, call.license_key));
   ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
@@ -216,7 +217,8 @@ Result<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call,
   return license_answer(tx, existing.key, ctx);
 }
 
-Result<AdminAnswer> list_activations(StoreTx& tx, const AdminCall& call, const AdminContext& ctx) {
+RequestResult<AdminAnswer> list_activations(StoreTx& tx, const AdminCall& call,
+                                            const AdminContext& ctx) {
   ASSIGN_OR_RETURN(const License l, find_any_license(tx, call.license_key));
   ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
   // At most `max` machines (plus stale ones) per license: read them all, page by
@@ -238,7 +240,7 @@ Result<AdminAnswer> list_activations(StoreTx& tx, const AdminCall& call, const A
                               [](const Activation& a) { return a.machine_id; })};
 }
 
-Result<AdminAnswer> list_audit(StoreTx& tx, const AdminCall& call) {
+RequestResult<AdminAnswer> list_audit(StoreTx& tx, const AdminCall& call) {
   ASSIGN_OR_RETURN(const License l, find_any_license(tx, call.license_key));
   ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
   ASSIGN_OR_RETURN(const int64_t after, after_id(page));
@@ -269,7 +271,8 @@ bool changes_data(AdminRoute route) {
   return true;
 }
 
-Result<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call, const AdminContext& ctx) {
+RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
+                                          const AdminContext& ctx) {
   switch (call.route) {
     case AdminRoute::kListProducts:
       return list_products(tx, call);
@@ -302,7 +305,7 @@ Result<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call, const Adm
     case AdminRoute::kListAudit:
       return list_audit(tx, call);
   }
-  return errors::internal();
+  return Error::internal("no admin call for this route");
 }
 
 }  // namespace licensed

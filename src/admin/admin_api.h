@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "admin/admin_operations.h"
-#include "core/result.h"
+#include "core/request_error.h"
 #include "store/store_tx.h"
 
 namespace licensed {
@@ -50,9 +50,11 @@ struct AdminAnswer {
 inline constexpr int64_t kDefaultPageLimit = 50;
 inline constexpr int64_t kMaxPageLimit = 500;
 
-// Everything wrong with the call is an ApiError in the docs/protocol.md §5 shape: 1702 (with
-// `field`) for a bad body, query or cursor, 1703 for an unknown license key, 1707 for a
-// machine that is not activated.
-Result<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call, const AdminContext& ctx);
+// What is wrong with the call itself is answered here, as an ApiError in the
+// docs/protocol.md §5 shape: 1702 (with `field`) for a bad body, query or cursor. What the
+// admin operations refuse (an unknown license key or machine, a taken slug) and what the
+// store fails comes back as an internal Error, for to_admin_api_error to translate.
+RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
+                                          const AdminContext& ctx);
 
 }  // namespace licensed

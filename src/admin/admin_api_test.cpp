@@ -4,6 +4,7 @@
 
 #include "admin/admin_tokens.h"
 #include "auth/base64.h"
+#include "http/admin_api_error.h"
 #include "http/admin_api_handler.h"
 #include "store/sqlite/memory_test_store.h"
 
@@ -20,18 +21,21 @@ class AdminApiTest : public ::testing::Test {
     ASSERT_TRUE(call(AdminRoute::kCreateProduct, R"({"slug":"reverb","name":"Reverb"})").ok());
   }
 
-  Result<AdminAnswer> call(AdminRoute route, std::string body = {},
-                           std::vector<std::pair<std::string, std::string>> query = {},
-                           std::string key = {}) {
+  // The answer, or the error as the admin API sends it.
+  ApiResult<AdminAnswer> call(AdminRoute route, std::string body = {},
+                              std::vector<std::pair<std::string, std::string>> query = {},
+                              std::string key = {}) {
     AdminCall c;
     c.route = route;
     c.body = std::move(body);
     c.query = std::move(query);
     c.license_key = std::move(key);
-    return run_blocking(*store_, changes_data(route) ? TxKind::kWrite : TxKind::kRead,
-                        [&](StoreTx& tx) {
-                          return run_admin_call(tx, c, {kNow, "tester"});
-                        });
+    auto r = run_blocking(*store_, changes_data(route) ? TxKind::kWrite : TxKind::kRead,
+                          [&](StoreTx& tx) {
+                            return run_admin_call(tx, c, {kNow, "tester"});
+                          });
+    if (!r.ok()) return r.error().answer_or(to_admin_api_error);
+    return std::move(r.value());
   }
 
   std::unique_ptr<Store> store_;

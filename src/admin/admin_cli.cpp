@@ -7,6 +7,7 @@
 
 #include "admin/admin_operations.h"
 #include "admin/admin_tokens.h"
+#include "admin/cli_status.h"
 #include "admin/store_transfer.h"
 #include "auth/response_key.h"
 #include "core/license_json.h"
@@ -17,12 +18,6 @@
 
 namespace licensed {
 namespace {
-
-// docs/protocol.md §18: 1 for an operation refused, bad input included (a value that does not
-// parse, an unknown status), 2 for a command line that does not say what to do.
-constexpr int kExitOk = 0;
-constexpr int kExitRefused = 1;
-constexpr int kExitUsage = 2;
 
 struct AdminArgs {
   std::string store;
@@ -41,13 +36,9 @@ struct AdminArgs {
   bool json = false;
 };
 
-int report(const ApiError& e) {
-  std::cerr << "licensed admin: "
-            << (e.code == ErrorCode::kNotFound ? "unknown license key" : e.message);
-  // The operator may see why the store failed (a client never does).
-  if (!e.detail.empty()) std::cerr << " (" << e.detail << ")";
-  std::cerr << "\n";
-  return kExitRefused;
+int report(const Error& e) {
+  std::cerr << "licensed admin: " << cli_error_text(e) << "\n";
+  return exit_code_of(e.code, CliStage::kRunning);
 }
 
 // A machine cap: a whole number, 0 or more; nullopt (said on stderr) for anything else.
@@ -64,8 +55,9 @@ template <class Fn>
 int with_store(const AdminArgs& a, Fn&& fn) {
   auto store = open_store(a.store);
   if (!store.ok()) {
+    // Its message names the store and why it cannot be used, for the operator already.
     std::cerr << "licensed admin: " << store.error().message << "\n";
-    return kExitRefused;
+    return exit_code_of(store.error().code, CliStage::kRunning);
   }
   return fn(*store.value());
 }
@@ -347,10 +339,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
       return with_store(*a, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite,
                               [&](StoreTx& tx) { return revoke_admin_token(tx, a->token_name); });
-        if (!r.ok()) {
-          std::cerr << "licensed admin: " << r.error().message << "\n";
-          return kExitRefused;
-        }
+        if (!r.ok()) return report(r.error());
         std::cout << "revoked admin token " << a->token_name << "\n";
         return kExitOk;
       });

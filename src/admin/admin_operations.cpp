@@ -14,22 +14,26 @@ namespace licensed {
 namespace {
 
 // `field`: the member of an admin API body the refusal is about ("" when none).
-ApiError refused(std::string_view field, std::string message) {
-  return errors::malformed(field, std::move(message));
+Error refused(std::string_view field, std::string message) {
+  return Error::invalid_argument(field, std::move(message));
+}
+
+Error unknown_license() {
+  return Error::not_found(subjects::kLicenseKey, "unknown license key");
 }
 
 Result<License> load_any(StoreTx& tx, std::string_view key) {
   const auto normalised = normalise_license_key(key);
-  if (!normalised) return errors::not_found();
+  if (!normalised) return unknown_license();
   ASSIGN_OR_RETURN(auto found, tx.find_license(*normalised));
-  if (!found) return errors::not_found();
+  if (!found) return unknown_license();
   return std::move(*found);
 }
 
 // Changes are refused on a deleted license; reads still see it.
 Result<License> load_live(StoreTx& tx, std::string_view key) {
   ASSIGN_OR_RETURN(License l, load_any(tx, key));
-  if (l.deleted_at) return refused("", "license " + l.key + " is deleted");
+  if (l.deleted_at) return Error::conflict("", "license " + l.key + " is deleted");
   return l;
 }
 
@@ -143,7 +147,7 @@ Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_v
   if (!valid_slug(slug)) return refused("slug", "a product slug is 1-64 chars of [a-z0-9._-]");
   if (name.empty() || name.size() > 200) return refused("name", "a product name is 1-200 bytes");
   ASSIGN_OR_RETURN(auto existing, tx.find_product(slug));
-  if (existing) return refused("slug", "product " + std::string(slug) + " already exists");
+  if (existing) return Error::conflict("slug", "product " + std::string(slug) + " already exists");
   return tx.insert_product(slug, name, ctx.now);
 }
 
@@ -156,7 +160,7 @@ Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const Admin
   if (!product) return refused("product", "unknown product " + spec.product_slug);
   NewLicense n;
   n.key = spec.key.empty() ? generate_license_key() : spec.key;
-  if (n.key.empty()) return errors::internal();
+  if (n.key.empty()) return Error::internal("no random bytes for a license key");
   n.product_id = product->id;
   n.status = spec.status;
   n.expires_at = spec.expires_at;
@@ -289,7 +293,7 @@ Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePa
 
 Result<License> restore_license(StoreTx& tx, std::string_view key, const AdminContext& ctx) {
   ASSIGN_OR_RETURN(License l, load_any(tx, key));
-  if (!l.deleted_at) return refused("", "license " + l.key + " is not deleted");
+  if (!l.deleted_at) return Error::conflict("", "license " + l.key + " is not deleted");
   const auto from = l.deleted_at;
   l.deleted_at = std::nullopt;
   RETURN_IF_ERROR(tx.update_license(l));
@@ -302,7 +306,10 @@ Status remove_activation(StoreTx& tx, std::string_view key, std::string_view mac
                          const AdminContext& ctx) {
   ASSIGN_OR_RETURN(License l, load_live(tx, key));
   ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(l.id, machine_id));
-  if (!removed) return errors::machine_not_activated();
+  if (!removed) {
+    return Error::not_found(subjects::kMachineId, "machine " + std::string(machine_id) +
+                                                      " is not activated on license " + l.key);
+  }
   return audit(tx, audit_action::kDeactivate, l, ctx, std::string(machine_id));
 }
 

@@ -30,7 +30,7 @@ struct AdminContext {
 
 // A reason is at most this many characters (Unicode code points).
 inline constexpr size_t kMaxReasonCharacters = 500;
-// 1702 naming `reason` when it is longer than kMaxReasonCharacters.
+// kInvalidArgument naming `reason` when it is longer than kMaxReasonCharacters.
 Status check_reason(const std::optional<std::string>& reason);
 
 std::string generate_license_key();  // UUID v4 from the CSPRNG
@@ -55,7 +55,8 @@ Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const Admin
 // docs/protocol.md §7's machine object plus `stale` (§10), as admins see activations.
 boost::json::object activation_json(const Activation& activation,
                                     std::optional<UnixMillis> stale_before);
-// The license of that key, deleted ones too; 1703 when there is none.
+// The license of that key, deleted ones too; kNotFound (subjects::kLicenseKey) when
+// there is none.
 Result<License> find_any_license(StoreTx& tx, std::string_view key);
 // The license (deleted ones too) with its activations, as `license show --json` prints.
 Result<boost::json::object> show_license(StoreTx& tx, std::string_view key, UnixMillis now);
@@ -82,7 +83,7 @@ Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePa
 // Undoes a soft delete (audit `license.update`); refused when the license is not deleted.
 Result<License> restore_license(StoreTx& tx, std::string_view key, const AdminContext& ctx);
 // Frees a slot: deletes the machine's activation (audit `license.deactivate` with the
-// context's actor); 1707 when it is not activated.
+// context's actor); kNotFound (subjects::kMachineId) when it is not activated.
 Status remove_activation(StoreTx& tx, std::string_view key, std::string_view machine_id,
                          const AdminContext& ctx);
 Result<License> delete_license(StoreTx& tx, std::string_view key, const AdminContext& ctx);

@@ -26,16 +26,16 @@ bool valid_token_name(std::string_view s) {
 Result<IssuedAdminToken> create_admin_token(StoreTx& tx, std::string_view name, bool read_only,
                                             UnixMillis now) {
   if (!valid_token_name(name)) {
-    return errors::malformed("name", "a token name is 1-64 chars of [A-Za-z0-9._-]");
+    return Error::invalid_argument("name", "a token name is 1-64 chars of [A-Za-z0-9._-]");
   }
   ASSIGN_OR_RETURN(const auto existing, tx.list_admin_tokens());
   for (const AdminToken& t : existing) {
     if (t.name == name) {
-      return errors::malformed("name", "a token named " + std::string(name) + " already exists");
+      return Error::conflict("name", "a token named " + std::string(name) + " already exists");
     }
   }
   uint8_t random[kTokenBytes];
-  if (RAND_bytes(random, sizeof random) != 1) return errors::internal();
+  if (RAND_bytes(random, sizeof random) != 1) return Error::internal("no random bytes for a token");
   IssuedAdminToken issued;
   issued.token = std::string(kAdminTokenPrefix) + base64url_encode(random, sizeof random);
   OPENSSL_cleanse(random, sizeof random);
@@ -52,11 +52,7 @@ Result<IssuedAdminToken> create_admin_token(StoreTx& tx, std::string_view name, 
 
 Status revoke_admin_token(StoreTx& tx, std::string_view name) {
   ASSIGN_OR_RETURN(const bool deleted, tx.delete_admin_token(name));
-  if (!deleted) {
-    ApiError e = errors::not_found();
-    e.message = "no admin token named " + std::string(name);
-    return e;
-  }
+  if (!deleted) return Error::not_found("name", "no admin token named " + std::string(name));
   return Ok{};
 }
 

@@ -20,10 +20,10 @@ struct IssuedAdminToken {
   bool read_only = false;
 };
 
-// Names are 1-64 chars of [A-Za-z0-9._-]; a name already taken is refused (1702).
+// Names are 1-64 chars of [A-Za-z0-9._-]; a name already taken is refused (kConflict).
 Result<IssuedAdminToken> create_admin_token(StoreTx& tx, std::string_view name, bool read_only,
                                             UnixMillis now);
-// Refused with 1703 when no token has that name.
+// Refused with kNotFound when no token has that name.
 Status revoke_admin_token(StoreTx& tx, std::string_view name);
 Result<std::vector<AdminToken>> list_admin_tokens(StoreTx& tx);
 

@@ -1,14 +1,13 @@
 #include "admin/list_page.h"
 
 #include "auth/base64.h"
-#include "core/api_error.h"
 #include "core/text.h"
 
 namespace licensed {
 namespace {
 
-ApiError foreign_cursor() {
-  return errors::malformed("cursor", "cursor is not one this server gave out");
+Error foreign_cursor() {
+  return Error::invalid_argument("cursor", "cursor is not one this server gave out");
 }
 
 }  // namespace
@@ -19,7 +18,7 @@ Result<PageRequest> parse_page(std::optional<std::string_view> limit,
   if (limit) {
     const auto n = parse_whole_number<int64_t>(*limit);
     if (!n || *n < 1 || *n > limits.max_limit) {
-      return errors::malformed(
+      return Error::invalid_argument(
           "limit", "limit is a whole number from 1 to " + std::to_string(limits.max_limit));
     }
     page.limit = *n;

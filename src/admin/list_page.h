@@ -27,8 +27,8 @@ struct PageRequest {
 };
 
 // The page a client asked for with these query values (nullopt: not given). A limit
-// outside 1..max_limit, or a cursor this server cannot have given, is 1702 naming the
-// field.
+// outside 1..max_limit, or a cursor this server cannot have given, is kInvalidArgument
+// naming the field (1702 on the admin API and the dashboard).
 Result<PageRequest> parse_page(std::optional<std::string_view> limit,
                                std::optional<std::string_view> cursor, const PageLimits& limits);
 

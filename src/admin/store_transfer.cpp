@@ -9,10 +9,8 @@ namespace json = boost::json;
 
 constexpr std::string_view kHeader = R"({"licensedExport":1})";
 
-ApiError refused(std::string message) {
-  ApiError e = errors::malformed("import", message);
-  e.message = std::move(message);
-  return e;
+Error refused(std::string message) {
+  return Error::invalid_argument("import", std::move(message));
 }
 
 json::value to_json(const DumpValue& v, DumpKind kind) {
@@ -122,8 +120,9 @@ Result<int64_t> import_store(Store& store, std::string_view text) {
     for (const auto& table : dump_tables()) {
       ASSIGN_OR_RETURN(const bool empty, tx.table_is_empty(table));
       if (!empty) {
-        return refused(std::string("the store is not empty (table ") + table.name +
-                       " has rows); import only into a new store");
+        return Error::conflict("import", std::string("the store is not empty (table ") +
+                                             table.name +
+                                             " has rows); import only into a new store");
       }
     }
     // The file's order is dump_tables()'s; writing each table's rows in that order keeps

@@ -46,7 +46,7 @@ RedisNonceStore::RedisNonceStore(RedisClient& redis, std::string key_prefix, con
 Status RedisNonceStore::start_remembering() {
   const std::array<std::string_view, 1> keys{marker_};
   ASSIGN_OR_RETURN(RedisReply r, redis_.eval(kMarkScript, keys, {}));
-  if (r->type == REDIS_REPLY_ERROR) return errors::unavailable(1, "redis: " + std::string(r->str));
+  if (r->type == REDIS_REPLY_ERROR) return Error::unavailable("redis: " + std::string(r->str));
   return Ok{};
 }
 

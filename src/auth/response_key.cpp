@@ -17,8 +17,8 @@ namespace licensed {
 
 namespace {
 
-ApiError key_error(std::string message) {
-  return errors::malformed("response-key", std::move(message));
+Error key_error(std::string message) {
+  return Error::invalid_argument("response-key", std::move(message));
 }
 
 // An encrypted PEM must fail, not prompt on the terminal for a passphrase.
@@ -84,9 +84,7 @@ Result<ResponseKey> ResponseKey::generate() {
   EVP_PKEY_CTX_free(ctx);
   if (!made) {
     ERR_clear_error();
-    ApiError e = errors::internal();
-    e.detail = "cannot generate an Ed25519 key";
-    return e;
+    return Error::internal("cannot generate an Ed25519 key");
   }
   return from_pkey(key, "generated key");
 }
@@ -96,9 +94,7 @@ Result<std::string> ResponseKey::to_pem() const {
   if (!bio || PEM_write_bio_PrivateKey(bio.get(), pkey_.get(), nullptr, nullptr, 0, nullptr,
                                        nullptr) != 1) {
     ERR_clear_error();
-    ApiError e = errors::internal();
-    e.detail = "cannot encode the response key as PEM";
-    return e;
+    return Error::internal("cannot encode the response key as PEM");
   }
   char* data = nullptr;
   const long size = BIO_get_mem_data(bio.get(), &data);

@@ -116,7 +116,7 @@ TEST(StoredResponseKey, MadeOnceThenReused) {
   EXPECT_FALSE(none->has_value());
   auto made = run_blocking(*store.value(), TxKind::kWrite,
                            [](StoreTx& tx) { return stored_response_key(tx, 1); });
-  ASSERT_TRUE(made.ok()) << made.error().detail;
+  ASSERT_TRUE(made.ok()) << made.error().message;
   auto again = run_blocking(*store.value(), TxKind::kWrite,
                             [](StoreTx& tx) { return stored_response_key(tx, 2); });
   ASSERT_TRUE(again.ok());

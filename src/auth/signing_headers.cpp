@@ -65,7 +65,7 @@ bool valid_key_id(std::string_view s) {
   return true;
 }
 
-Result<SigningHeaders> parse_signing_headers(const RawSigningHeaders& raw) {
+ApiResult<SigningHeaders> parse_signing_headers(const RawSigningHeaders& raw) {
   // All presence checks come first, so that a request missing one header and
   // malforming another is consistently told about the missing one.
   if (!raw.key_id) return missing("X-License-Key-Id");

@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "auth/request_signature.h"
-#include "core/result.h"
+#include "core/api_error.h"
 
 namespace licensed {
 
@@ -26,7 +26,7 @@ struct SigningHeaders {
   Sha256Digest signature{};
 };
 
-Result<SigningHeaders> parse_signing_headers(const RawSigningHeaders& raw);
+ApiResult<SigningHeaders> parse_signing_headers(const RawSigningHeaders& raw);
 
 // A key id as the spec writes it: 1-64 characters of [A-Za-z0-9._-]. The server refuses
 // to start with any other, since no request could name it.

@@ -12,10 +12,6 @@
 namespace licensed {
 namespace {
 
-ApiError config_error(std::string message) {
-  return errors::malformed("config", std::move(message));
-}
-
 bool is_list(const SettingSpec& s) { return s.kind == SettingKind::kList; }
 
 // The help line of a setting: what it is, its bounds, its default and its other

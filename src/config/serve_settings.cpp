@@ -18,10 +18,6 @@ constexpr int64_t kMaxRedisTimeoutMs = 60'000;
 constexpr int64_t kMaxHeaderTimeoutSeconds = 3'600;
 constexpr int64_t kMaxIdleTimeoutSeconds = 86'400;
 
-ApiError config_error(std::string message) {
-  return errors::malformed("config", std::move(message));
-}
-
 Result<std::pair<std::string, uint16_t>> parse_listen(const Sourced& s) {
   const auto colon = s.value.rfind(':');
   if (colon == std::string::npos) return config_error(s.source + ": expected HOST:PORT");
@@ -282,6 +278,10 @@ const SettingSpec kSettings[] = {
 // clang-format on
 
 }  // namespace
+
+Error config_error(std::string message) {
+  return Error::invalid_argument("config", std::move(message));
+}
 
 std::span<const SettingSpec> serve_settings() { return kSettings; }
 

@@ -34,6 +34,10 @@ struct Sourced {
 
 constexpr int64_t kNoBound = INT64_MAX;
 
+// A setting's value refused: kInvalidArgument about "config", the message naming the
+// value's source so the operator finds the line.
+Error config_error(std::string message);
+
 struct SettingSpec {
   // The rule of docs/protocol.md §18: flag `--NAME`, variable `LICENSED_NAME` upper-cased with
   // `_` for `-`, TOML key NAME with `_` for `-`; a list's variable and key are plural

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/result.h"
+
 namespace licensed {
 
 enum class ErrorCode : int {
@@ -23,7 +25,8 @@ enum class ErrorCode : int {
   kInternal = 1709,
 };
 
-// An error as the client sees it. `code` is absent for the routing errors (404/405),
+// An error as the client sees it (why it happened, for the operator, is the internal
+// Error's message: core/status.h). `code` is absent for the routing errors (404/405),
 // which have the §5 shape without a numeric code.
 struct ApiError {
   int http_status = 500;
@@ -34,10 +37,12 @@ struct ApiError {
   std::optional<int64_t> retry_after_seconds;  // also sent as the Retry-After header
   std::string allow;                           // the Allow header of a 405
   bool close_connection = false;               // set when the request body was not read
-  // Why, in words for the log and the operator's terminal (a store's own error text);
-  // never sent to a client.
-  std::string detail;
 };
+
+// A value, or the answer a client gets instead: what the HTTP layer and the License API's
+// own checks (signing headers, the request body) return.
+template <class T>
+using ApiResult = Result<T, ApiError>;
 
 std::string_view error_name(ErrorCode code);
 int http_status_of(ErrorCode code);

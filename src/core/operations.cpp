@@ -19,15 +19,16 @@ bool visible(const License& license, const OperationContext& ctx) {
          std::find(bound->begin(), bound->end(), license.product.slug) != bound->end();
 }
 
-Result<License> load_license(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+RequestResult<License> load_license(LicenseTx& tx, const LicenseRequest& req,
+                                    const OperationContext& ctx) {
   ASSIGN_OR_RETURN(auto found, tx.find_license(req.license_key));
   if (!found || !visible(*found, ctx)) return errors::not_found();
   return std::move(*found);
 }
 
 // load_license for activate(): the row stays locked until this transaction ends.
-Result<LockedLicense> lock_license(LicenseTx& tx, const LicenseRequest& req,
-                                   const OperationContext& ctx) {
+RequestResult<LockedLicense> lock_license(LicenseTx& tx, const LicenseRequest& req,
+                                          const OperationContext& ctx) {
   ASSIGN_OR_RETURN(auto found, tx.lock_license(req.license_key));
   if (!found || !visible(found->license(), ctx)) return errors::not_found();
   return std::move(*found);
@@ -89,8 +90,8 @@ object activation_body(const License& license, std::string_view effective, int64
 
 // A known machine is refreshed before the cap is looked at, so lowering max never locks
 // out a machine that already holds a slot.
-Result<object> refresh_known(LicenseTx& tx, const LockedLicense& locked, Activation existing,
-                             const LicenseRequest& req, const OperationContext& ctx) {
+RequestResult<object> refresh_known(LicenseTx& tx, const LockedLicense& locked, Activation existing,
+                                    const LicenseRequest& req, const OperationContext& ctx) {
   const License& license = locked.license();
   existing.last_seen_at = ctx.now;
   if (req.machine_name) {
@@ -108,8 +109,8 @@ Result<object> refresh_known(LicenseTx& tx, const LockedLicense& locked, Activat
 // The cap. The count and the insert both take the LockedLicense, so they run under the
 // license's row lock: no other activation of this license can commit between them, and
 // `count` is still true when this one commits.
-Result<object> take_slot(LicenseTx& tx, const LockedLicense& locked, const LicenseRequest& req,
-                         const OperationContext& ctx) {
+RequestResult<object> take_slot(LicenseTx& tx, const LockedLicense& locked, const LicenseRequest& req,
+                                const OperationContext& ctx) {
   const License& license = locked.license();
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
   if (count >= license.max) {
@@ -132,7 +133,8 @@ Result<object> take_slot(LicenseTx& tx, const LockedLicense& locked, const Licen
 // Runs under the license's row lock, from lock_license to the end of the transaction:
 // the reclaim, the count and the insert the cap rests on take the LockedLicense it
 // returns, so they cannot run without that lock.
-Result<object> activate(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+RequestResult<object> activate(LicenseTx& tx, const LicenseRequest& req,
+                               const OperationContext& ctx) {
   ASSIGN_OR_RETURN(const LockedLicense locked, lock_license(tx, req, ctx));
   const std::string_view effective = effective_status(locked.license(), ctx.now);
   if (effective != "ACTIVE") return errors::inactive(effective);
@@ -142,7 +144,8 @@ Result<object> activate(LicenseTx& tx, const LicenseRequest& req, const Operatio
   return take_slot(tx, locked, req, ctx);
 }
 
-Result<object> heartbeat(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+RequestResult<object> heartbeat(LicenseTx& tx, const LicenseRequest& req,
+                                const OperationContext& ctx) {
   ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
   const std::string_view effective = effective_status(license, ctx.now);
   if (effective != "ACTIVE") return errors::inactive(effective);
@@ -163,7 +166,7 @@ Result<object> heartbeat(LicenseTx& tx, const LicenseRequest& req, const Operati
   return body;
 }
 
-Result<object> status(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+RequestResult<object> status(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
   ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
   const std::string_view effective = effective_status(license, ctx.now);
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
@@ -194,7 +197,8 @@ Result<object> status(LicenseTx& tx, const LicenseRequest& req, const OperationC
   return body;
 }
 
-Result<object> deactivate(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+RequestResult<object> deactivate(LicenseTx& tx, const LicenseRequest& req,
+                                 const OperationContext& ctx) {
   // Allowed whatever the status, so a customer can always tidy up.
   ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
   ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
@@ -209,8 +213,8 @@ Result<object> deactivate(LicenseTx& tx, const LicenseRequest& req, const Operat
   return body;
 }
 
-Result<object> run_operation(Endpoint endpoint, LicenseTx& tx, const LicenseRequest& req,
-                             const OperationContext& ctx) {
+RequestResult<object> run_operation(Endpoint endpoint, LicenseTx& tx, const LicenseRequest& req,
+                                    const OperationContext& ctx) {
   switch (endpoint) {
     case Endpoint::kActivate:
       return activate(tx, req, ctx);
@@ -221,13 +225,11 @@ Result<object> run_operation(Endpoint endpoint, LicenseTx& tx, const LicenseRequ
     case Endpoint::kDeactivate:
       return deactivate(tx, req, ctx);
   }
-  return errors::internal();
+  return Error::internal("no operation for this endpoint");
 }
 
-bool must_roll_back(const Result<object>& outcome) {
-  if (outcome.ok()) return false;
-  const auto code = outcome.error().code;
-  return !code || *code == ErrorCode::kUnavailable || *code == ErrorCode::kInternal;
+bool must_roll_back(const RequestResult<object>& outcome) {
+  return !outcome.ok() && outcome.error().failure() != nullptr;
 }
 
 }  // namespace licensed

@@ -11,7 +11,7 @@
 
 #include "core/license_tx.h"
 #include "core/request_body.h"
-#include "core/result.h"
+#include "core/request_error.h"
 
 namespace licensed {
 
@@ -25,22 +25,28 @@ struct OperationContext {
   const std::optional<std::string>* dashboard_url = nullptr;
 };
 
-// Each returns the 200 body, or the error the client sees. A 1708/1709 error means the
-// transaction must be rolled back (see must_roll_back). activate() needs a write
-// transaction: it locks the license row.
-Result<boost::json::object> activate(LicenseTx& tx, const LicenseRequest& req,
-                                     const OperationContext& ctx);
-Result<boost::json::object> heartbeat(LicenseTx& tx, const LicenseRequest& req,
-                                      const OperationContext& ctx);
-Result<boost::json::object> status(LicenseTx& tx, const LicenseRequest& req,
-                                   const OperationContext& ctx);
-Result<boost::json::object> deactivate(LicenseTx& tx, const LicenseRequest& req,
-                                       const OperationContext& ctx);
-
-Result<boost::json::object> run_operation(Endpoint endpoint, LicenseTx& tx, const LicenseRequest& req,
+// Each returns the 200 body, or why not: a refusal the contract names (1703 unknown key,
+// 1704 inactive, 1705 limit reached, 1707 machine not activated) as the ApiError the client
+// gets, or the store's failure as an internal Error, which the License API translates
+// (to_api_error) and whose transaction is rolled back (see must_roll_back). The refusals
+// are chosen here, not translated from an internal status, because they carry the
+// domain's own payload (the effective status, the counts, the dashboard URL): an internal
+// status holding all that would be the wire error again under another name.
+// activate() needs a write transaction: it locks the license row.
+RequestResult<boost::json::object> activate(LicenseTx& tx, const LicenseRequest& req,
+                                            const OperationContext& ctx);
+RequestResult<boost::json::object> heartbeat(LicenseTx& tx, const LicenseRequest& req,
+                                             const OperationContext& ctx);
+RequestResult<boost::json::object> status(LicenseTx& tx, const LicenseRequest& req,
                                           const OperationContext& ctx);
+RequestResult<boost::json::object> deactivate(LicenseTx& tx, const LicenseRequest& req,
+                                              const OperationContext& ctx);
+
+RequestResult<boost::json::object> run_operation(Endpoint endpoint, LicenseTx& tx,
+                                                 const LicenseRequest& req,
+                                                 const OperationContext& ctx);
 
 // True for the outcomes whose writes must not be kept: store failures and bugs.
-bool must_roll_back(const Result<boost::json::object>& outcome);
+bool must_roll_back(const RequestResult<boost::json::object>& outcome);
 
 }  // namespace licensed

@@ -38,9 +38,9 @@ class OperationsTest : public ::testing::Test {
     return l->key;
   }
 
-  Result<boost::json::object> call(Endpoint e, const std::string& key,
-                                   std::optional<std::string> machine,
-                                   std::optional<std::string> name = std::nullopt) {
+  RequestResult<boost::json::object> call(Endpoint e, const std::string& key,
+                                          std::optional<std::string> machine,
+                                          std::optional<std::string> name = std::nullopt) {
     LicenseRequest req{key, std::move(machine), std::move(name)};
     return write([&](StoreTx& tx) {
       OperationContext ctx;
@@ -60,8 +60,16 @@ class OperationsTest : public ::testing::Test {
     return out;
   }
 
-  static int code(const Result<boost::json::object>& r) {
-    return r.ok() ? 200 : static_cast<int>(r.error().code.value_or(ErrorCode::kInternal));
+  // The refusal an operation chose; a store failure (none is expected here) fails the test.
+  static const ApiError& refusal(const RequestResult<boost::json::object>& r) {
+    static const ApiError kNone = errors::internal();
+    const ApiError* answer = r.error().answer();
+    EXPECT_NE(answer, nullptr) << "a store failure: " << r.error().failure()->message;
+    return answer != nullptr ? *answer : kNone;
+  }
+
+  static int code(const RequestResult<boost::json::object>& r) {
+    return r.ok() ? 200 : static_cast<int>(refusal(r).code.value_or(ErrorCode::kInternal));
   }
 
   ManualClock clock_{kStart};
@@ -75,10 +83,10 @@ TEST_F(OperationsTest, ActivateCountsDistinctMachinesUpToTheCap) {
   EXPECT_EQ(call(Endpoint::kActivate, key, "machine-2")->at("activations").as_int64(), 2);
   auto third = call(Endpoint::kActivate, key, "machine-3");
   ASSERT_EQ(code(third), 1705);
-  EXPECT_EQ(third.error().http_status, 409);
-  EXPECT_EQ(third.error().extra.at("activations").as_int64(), 2);
-  EXPECT_EQ(third.error().extra.at("max").as_int64(), 2);
-  EXPECT_EQ(third.error().extra.at("dashboardUrl").as_string(), "https://example.com/activations");
+  EXPECT_EQ(refusal(third).http_status, 409);
+  EXPECT_EQ(refusal(third).extra.at("activations").as_int64(), 2);
+  EXPECT_EQ(refusal(third).extra.at("max").as_int64(), 2);
+  EXPECT_EQ(refusal(third).extra.at("dashboardUrl").as_string(), "https://example.com/activations");
 }
 
 TEST_F(OperationsTest, RepeatActivationRefreshesReplacesNameAndAuditsHeartbeat) {
@@ -118,7 +126,7 @@ TEST_F(OperationsTest, InactiveStatusesRefuseActivateAndHeartbeatButNotStatusOrD
     ASSERT_TRUE(write([&](StoreTx& tx) { return set_license_status(tx, key, st, admin()); }).ok());
     auto a = call(Endpoint::kActivate, key, "machine-2");
     ASSERT_EQ(code(a), 1704);
-    EXPECT_EQ(a.error().extra.at("status").as_string(), to_string(st));
+    EXPECT_EQ(refusal(a).extra.at("status").as_string(), to_string(st));
     EXPECT_EQ(code(call(Endpoint::kHeartbeat, key, "machine-1")), 1704);
     auto s = call(Endpoint::kStatus, key, "machine-1");
     ASSERT_TRUE(s.ok());
@@ -135,7 +143,7 @@ TEST_F(OperationsTest, ExpiredLicenseIsEffectivelyExpired) {
   clock_.advance_ms(1000);  // expiresAt == now: not in the future, so expired
   auto a = call(Endpoint::kActivate, key, "machine-1");
   ASSERT_EQ(code(a), 1704);
-  EXPECT_EQ(a.error().extra.at("status").as_string(), "EXPIRED");
+  EXPECT_EQ(refusal(a).extra.at("status").as_string(), "EXPIRED");
   EXPECT_EQ(call(Endpoint::kStatus, key, std::nullopt)->at("status").as_string(), "EXPIRED");
 }
 

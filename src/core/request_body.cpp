@@ -328,7 +328,7 @@ std::optional<ApiError> check_json_object(json::basic_parser<BodyHandler>& parse
 
 }  // namespace
 
-Result<json::object> parse_json_object_body(std::string_view body) {
+ApiResult<json::object> parse_json_object_body(std::string_view body) {
   // The SAX pass decides validity and duplicates (a DOM parse keeps the last of two
   // equal names silently); the endpoint only picks which members it captures.
   json::basic_parser<BodyHandler> parser(json::parse_options{}, Endpoint::kStatus);
@@ -339,7 +339,7 @@ Result<json::object> parse_json_object_body(std::string_view body) {
   return std::move(v.as_object());
 }
 
-Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body) {
+ApiResult<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body) {
   json::basic_parser<BodyHandler> parser(json::parse_options{}, endpoint);
   if (auto refused = check_json_object(parser, body)) return std::move(*refused);
   const BodyHandler& h = parser.handler();

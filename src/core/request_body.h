@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/result.h"
+#include "core/api_error.h"
 
 namespace licensed {
 
@@ -33,13 +33,13 @@ bool is_json_content_type(std::string_view content_type);
 // Parses and validates `body` for `endpoint`. Errors are errors::malformed with `field`
 // naming the offending member, or empty when the body as a whole is wrong (not JSON,
 // not UTF-8, not an object, trailing bytes).
-Result<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body);
+ApiResult<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body);
 // A machine id that came from elsewhere than a body (the admin API's path): the body's
 // rules (8-128 characters, no control characters) plus well-formed UTF-8; 1702 if not.
 std::optional<ApiError> check_machine_id_text(std::string_view text);
 
 // Any JSON object body (the admin API's) under the same rules as above: strict JSON in
 // UTF-8, one object, no duplicate member names at any depth; errors are 1702.
-Result<boost::json::object> parse_json_object_body(std::string_view body);
+ApiResult<boost::json::object> parse_json_object_body(std::string_view body);
 
 }  // namespace licensed

@@ -47,7 +47,7 @@ std::string with_name(std::string_view raw_name) {
   return body(json_str(kKey), json_str(kMachine), json_str(raw_name));
 }
 
-::testing::AssertionResult IsMalformed(const Result<LicenseRequest>& r, std::string_view field) {
+::testing::AssertionResult IsMalformed(const ApiResult<LicenseRequest>& r, std::string_view field) {
   if (r.ok()) return ::testing::AssertionFailure() << "parsed fine";
   const ApiError& e = r.error();
   if (e.code != ErrorCode::kMalformed || e.http_status != 400) {
@@ -65,7 +65,7 @@ std::string with_name(std::string_view raw_name) {
   return ::testing::AssertionSuccess() << e.message;
 }
 
-Result<LicenseRequest> activate(std::string_view b) {
+ApiResult<LicenseRequest> activate(std::string_view b) {
   return parse_license_request(Endpoint::kActivate, b);
 }
 

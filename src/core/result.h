@@ -1,21 +1,33 @@
-// Errors as values: an operation returns either its value or the ApiError the client
-// will see. No exceptions cross the request path.
+// Errors as values: a function returns either its value or why not. No exceptions cross
+// the request path. Inside (store, Redis, configuration, admin operations) the error is
+// the internal Error (core/status.h); a surface that answers clients uses its wire type
+// (ApiResult, core/api_error.h), or RequestError where both meet.
 #pragma once
 
+#include <concepts>
 #include <utility>
 #include <variant>
 
-#include "core/api_error.h"
+#include "core/status.h"
 
 namespace licensed {
 
-template <class T>
+template <class T, class E = Error>
 class [[nodiscard]] Result {
  public:
   using value_type = T;
+  using error_type = E;
 
-  Result(T value) : v_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
-  Result(ApiError error) : v_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  // Implicit (NOLINT: google-explicit-constructor), so that a function returns its
+  // value or its error as it is.
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT
+  Result(E error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
+  // An error of another type that E holds, passed up as it is (an internal Error into a
+  // RequestError): what lets ASSIGN_OR_RETURN cross from a store call to a surface's work.
+  template <class F>
+  requires(!std::same_as<std::remove_cvref_t<F>, E> && std::convertible_to<F, E> &&
+           !std::convertible_to<F, T>) Result(F&& error)
+      : v_(std::in_place_index<1>, E(std::forward<F>(error))) {}  // NOLINT
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -23,11 +35,11 @@ class [[nodiscard]] Result {
   const T& value() const { return std::get<0>(v_); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
-  ApiError& error() { return std::get<1>(v_); }
-  const ApiError& error() const { return std::get<1>(v_); }
+  E& error() { return std::get<1>(v_); }
+  const E& error() const { return std::get<1>(v_); }
 
  private:
-  std::variant<T, ApiError> v_;
+  std::variant<T, E> v_;
 };
 
 }  // namespace licensed

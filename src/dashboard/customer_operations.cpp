@@ -58,7 +58,8 @@ std::string machine_handle(std::string_view machine_id) {
 
 Result<License> find_customer_license(StoreTx& tx, std::string_view key) {
   ASSIGN_OR_RETURN(License l, find_any_license(tx, key));
-  if (l.deleted_at) return errors::not_found();
+  if (l.deleted_at)
+    return Error::not_found(subjects::kLicenseKey, "license " + l.key + " is deleted");
   return l;
 }
 
@@ -103,7 +104,8 @@ Status customer_free_slot(StoreTx& tx, std::string_view key, std::string_view ha
       return remove_activation(tx, l.key, a.machine_id, ctx);
     }
   }
-  return errors::machine_not_activated();
+  return Error::not_found(subjects::kMachineId,
+                          "no machine of license " + l.key + " has that handle");
 }
 
 }  // namespace licensed

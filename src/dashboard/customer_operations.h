@@ -2,7 +2,7 @@
 // uses: see their license (product, status, expiry, machines with masked ids, the newest
 // audit records), page back through its history, and free a slot (audit
 // `license.deactivate`, actor `customer`). A deleted license answers exactly as an
-// unknown key (1703), as everywhere a customer looks.
+// unknown key (kNotFound), as everywhere a customer looks.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -25,7 +25,8 @@ std::string mask_machine_id(std::string_view machine_id);
 // SHA-256 of its id. The dashboard deactivates by it, so full ids never reach the page.
 std::string machine_handle(std::string_view machine_id);
 
-// The live license of that key (normalised); 1703 when unknown or deleted.
+// The live license of that key (normalised); kNotFound (subjects::kLicenseKey) when
+// unknown or deleted.
 Result<License> find_customer_license(StoreTx& tx, std::string_view key);
 
 // A page of a license's history, newest first. A customer can grow their own log without
@@ -46,7 +47,8 @@ Result<boost::json::object> customer_license_view(StoreTx& tx, std::string_view 
 Result<boost::json::object> customer_audit_page(StoreTx& tx, std::string_view key,
                                                 const PageRequest& page);
 
-// Frees the slot of the machine `handle` names; 1707 when no machine has it.
+// Frees the slot of the machine `handle` names; kNotFound (subjects::kMachineId) when no
+// machine has it.
 Status customer_free_slot(StoreTx& tx, std::string_view key, std::string_view handle,
                           const AdminContext& ctx);
 

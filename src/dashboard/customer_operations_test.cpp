@@ -54,8 +54,8 @@ class CustomerOperationsTest : public ::testing::Test {
     ASSERT_TRUE(r.ok());
   }
 
-  static Result<boost::json::object> activate_license(StoreTx& tx, const LicenseRequest& req,
-                                                      const OperationContext& ctx) {
+  static RequestResult<boost::json::object> activate_license(StoreTx& tx, const LicenseRequest& req,
+                                                             const OperationContext& ctx) {
     return run_operation(Endpoint::kActivate, tx, req, ctx);
   }
 
@@ -122,7 +122,8 @@ TEST_F(CustomerOperationsTest, AHistoryPageIsBoundedAndRefusesAForeignCursor) {
   ASSERT_TRUE(foreign.ok());
   auto shown = write([&](StoreTx& tx) { return customer_audit_page(tx, key_, foreign.value()); });
   ASSERT_FALSE(shown.ok());
-  EXPECT_EQ(shown.error().code, ErrorCode::kMalformed);
+  EXPECT_EQ(shown.error().code, StatusCode::kInvalidArgument);
+  EXPECT_EQ(shown.error().subject, "cursor");
 }
 
 TEST_F(CustomerOperationsTest, FreeingASlotIsAuditedWithActorCustomer) {
@@ -140,17 +141,20 @@ TEST_F(CustomerOperationsTest, FreeingASlotIsAuditedWithActorCustomer) {
   // Gone now: the same handle frees nothing.
   auto again = write([&](StoreTx& tx) { return customer_free_slot(tx, key_, handle, customer); });
   ASSERT_FALSE(again.ok());
-  EXPECT_EQ(again.error().code, ErrorCode::kMachineNotActivated);
+  EXPECT_EQ(again.error().code, StatusCode::kNotFound);
+  EXPECT_EQ(again.error().subject, subjects::kMachineId);
 }
 
 TEST_F(CustomerOperationsTest, ADeletedOrUnknownLicenseIsNotFound) {
   ASSERT_TRUE(write([&](StoreTx& tx) { return delete_license(tx, key_, admin()); }).ok());
   auto deleted = write([&](StoreTx& tx) { return customer_license_view(tx, key_, kStart); });
   ASSERT_FALSE(deleted.ok());
-  EXPECT_EQ(deleted.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(deleted.error().code, StatusCode::kNotFound);
+  EXPECT_EQ(deleted.error().subject, subjects::kLicenseKey);
   auto garbage = write([&](StoreTx& tx) { return find_customer_license(tx, "not-a-key"); });
   ASSERT_FALSE(garbage.ok());
-  EXPECT_EQ(garbage.error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(garbage.error().code, StatusCode::kNotFound);
+  EXPECT_EQ(garbage.error().subject, subjects::kLicenseKey);
 }
 
 }  // namespace

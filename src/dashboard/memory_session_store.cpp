@@ -6,7 +6,7 @@ namespace licensed {
 
 Result<NewDashboardSession> MemorySessionStore::open(std::string_view license_key) {
   auto fresh = new_session_tokens();
-  if (!fresh) return errors::internal();
+  if (!fresh) return Error::internal("no random bytes for a dashboard session");
   std::lock_guard lock(mutex_);
   make_room();
   sessions_[fresh->id] =

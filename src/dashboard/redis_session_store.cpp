@@ -53,11 +53,9 @@ Result<RedisReply> RedisSessionStore::run(std::initializer_list<std::string_view
     return reply;
   }
   outage_.failed(cause);
-  // The answer goes to anyone with a cookie: where Redis is and what it said stay in the
-  // log and the detail, which clients never see.
-  ApiError e = errors::unavailable(1, "dashboard sessions are unavailable; retry later");
-  e.detail = std::move(cause);
-  return e;
+  // Where Redis is and what it said go to the log and the message, which the dashboard
+  // never sends: the answer goes to anyone with a cookie.
+  return Error::unavailable("dashboard sessions are unavailable: " + cause);
 }
 
 Result<NewDashboardSession> RedisSessionStore::open(std::string_view license_key) {
@@ -71,10 +69,10 @@ Result<NewDashboardSession> RedisSessionStore::open(std::string_view license_key
     ASSIGN_OR_RETURN(RedisReply left, run({"PTTL", count_key}));
     const int64_t ms =
         left->type == REDIS_REPLY_INTEGER && left->integer > 0 ? left->integer : 1000;
-    return errors::rate_limited("key", (ms + 999) / 1000);
+    return Error::rate_limited("key", (ms + 999) / 1000, "too many sign-ins to this license");
   }
   auto fresh = new_session_tokens();
-  if (!fresh) return errors::internal();
+  if (!fresh) return Error::internal("no random bytes for a dashboard session");
   const DashboardSession session{std::string(license_key), fresh->csrf_token,
                                  clock_.now_ms() + lifetime_ms_};
   RETURN_IF_ERROR(run({"SET", key_of(fresh->id), encode(session), "PX", lifetime}));

@@ -7,6 +7,7 @@
 #include "admin/admin_api.h"
 #include "admin/admin_tokens.h"
 #include "core/request_body.h"
+#include "http/admin_api_error.h"
 #include "http/routes.h"
 #include "observability/internal_error.h"
 
@@ -56,8 +57,8 @@ Route route_of(AdminRoute r) {
 }
 
 // The routes of a path's shape by method, and its Allow header.
-Result<Route> pick(std::string_view method,
-                   std::initializer_list<std::pair<std::string_view, AdminRoute>> methods) {
+ApiResult<Route> pick(std::string_view method,
+                      std::initializer_list<std::pair<std::string_view, AdminRoute>> methods) {
   std::string allow;
   for (const auto& [m, r] : methods) {
     if (m == method) return route_of(r);
@@ -92,7 +93,7 @@ std::optional<std::string> bearer_token(const HttpRequest& req) {
 }
 
 // Path parameters and query, percent-decoded, and the body of a call.
-Result<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
+ApiResult<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
   AdminCall call;
   call.route = route;
   const std::string_view target(req.target().data(), req.target().size());
@@ -132,7 +133,7 @@ bool is_admin_api_path(std::string_view path) {
          api == kAdminApiPrefix.substr(0, kAdminApiPrefix.size() - 1);
 }
 
-Result<Route> AdminApiHandler::route(std::string_view method, std::string_view path) const {
+ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_view path) const {
   const std::string_view api = api_path_of(path);
   if (api.size() <= kAdminApiPrefix.size()) return errors::route_not_found();
   const auto s = split_segments(api.substr(kAdminApiPrefix.size()));
@@ -193,17 +194,17 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
     std::optional<int64_t> touch_token_id;
     AdminAnswer answer;
   };
-  auto call = std::make_shared<const Result<AdminCall>>(parse_call(admin_route, req));
+  auto call = std::make_shared<const ApiResult<AdminCall>>(parse_call(admin_route, req));
   const bool writes = changes_data(admin_route);
   const Clock* clock = config_.clock;
   Store* store = config_.store;
   const AdminApiHandler* self = this;
   ErrorReporter* const reporter = config_.error_reporter;
 
-  submit_call<Outcome>(
+  submit_call<Outcome, RequestError>(
       *store, writes ? TxKind::kWrite : TxKind::kRead,
       [call, token = std::move(*token), client_ip = std::string(ctx.client_ip), clock,
-       writes](StoreTx& tx) -> Result<Outcome> {
+       writes](StoreTx& tx) -> RequestResult<Outcome> {
         ASSIGN_OR_RETURN(const auto found, find_admin_token_by_value(tx, token));
         Outcome out;
         if (!found) {
@@ -229,7 +230,7 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
       },
       [call, reply, self, store, clock, reporter, request_id = std::string(ctx.request_id),
        client_ip = std::string(ctx.client_ip),
-       path = std::string(path_template(admin_route))](Result<Outcome> outcome) {
+       path = std::string(path_template(admin_route))](RequestResult<Outcome> outcome) {
         if (outcome.ok() && outcome->unknown_token) {
           return self->refuse_token(RequestContext{{}, client_ip, request_id}, reply);
         }
@@ -242,15 +243,18 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
               [](const Status&) {});
         }
         if (outcome.ok()) return reply(answer_json(outcome->answer, request_id));
-        if (is_internal_error(outcome.error())) {
+        const ApiError error = outcome.error().answer_or(to_admin_api_error);
+        if (is_internal_error(error)) {
           // The route's template: error reports carry no key or machine id.
           report_internal_error(reporter, "admin", path, request_id,
                                 call->ok() ? call->value().license_key : "", clock->now_ms());
         }
-        reply(answer_error(outcome.error(), request_id));
+        reply(answer_error(error, request_id));
       },
       // An unknown token's transaction is undone like any refusal.
-      [](const Result<Outcome>& outcome) { return outcome.ok() && !outcome->unknown_token; });
+      [](const RequestResult<Outcome>& outcome) {
+        return outcome.ok() && !outcome->unknown_token;
+      });
 }
 
 }  // namespace licensed

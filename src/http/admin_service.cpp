@@ -15,7 +15,7 @@ ApiError unready(std::string message) {
 
 }  // namespace
 
-Result<Route> AdminService::route(std::string_view method, std::string_view path) const {
+ApiResult<Route> AdminService::route(std::string_view method, std::string_view path) const {
   Route r;
   if (path == "/healthz") {
     r = {OperatorRoute::kHealth, "healthz"};

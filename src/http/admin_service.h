@@ -21,7 +21,7 @@ class AdminService final : public HttpService {
  public:
   explicit AdminService(AdminServiceConfig config) : config_(std::move(config)) {}
 
-  Result<Route> route(std::string_view method, std::string_view path) const override;
+  ApiResult<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
 

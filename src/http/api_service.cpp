@@ -7,7 +7,7 @@
 
 namespace licensed {
 
-Result<Route> ApiService::route(std::string_view method, std::string_view path) const {
+ApiResult<Route> ApiService::route(std::string_view method, std::string_view path) const {
   if (is_dashboard_path(path)) return dashboard_.route(method, path);
   if (is_admin_api_path(path)) return admin_.route(method, path);
   if (api_path_of(path) == kOpenApiPath) {

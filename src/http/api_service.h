@@ -16,7 +16,7 @@ class ApiService final : public HttpService {
              const DashboardHandler& dashboard)
       : license_(license), admin_(admin), dashboard_(dashboard) {}
 
-  Result<Route> route(std::string_view method, std::string_view path) const override;
+  ApiResult<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
   // The License API signs its answers; the others are not signed.

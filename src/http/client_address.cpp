@@ -51,7 +51,7 @@ Result<CidrBlock> CidrBlock::parse(std::string_view text) {
   const auto slash = text.find('/');
   boost::system::error_code ec;
   const auto addr = boost::asio::ip::make_address(std::string(text.substr(0, slash)), ec);
-  if (ec) return errors::malformed("trusted_proxies", "not an address: " + std::string(text));
+  if (ec) return Error::invalid_argument("trusted_proxies", "not an address: " + std::string(text));
   CidrBlock block;
   block.bytes_ = to_bytes16(addr, block.v6_);
   const int max_prefix = block.v6_ ? 128 : 32;
@@ -61,7 +61,8 @@ Result<CidrBlock> CidrBlock::parse(std::string_view text) {
     int prefix = -1;
     const auto [ptr, err] = std::from_chars(p.data(), p.data() + p.size(), prefix);
     if (err != std::errc() || ptr != p.data() + p.size() || prefix < 0 || prefix > max_prefix) {
-      return errors::malformed("trusted_proxies", "bad prefix length in " + std::string(text));
+      return Error::invalid_argument("trusted_proxies",
+                                     "bad prefix length in " + std::string(text));
     }
     block.prefix_ = prefix;
   }

@@ -10,6 +10,7 @@
 #include "dashboard/customer_operations.h"
 #include "dashboard/dashboard_assets.h"
 #include "http/client_address.h"
+#include "http/dashboard_error.h"
 #include "observability/internal_error.h"
 
 namespace licensed {
@@ -31,7 +32,7 @@ Route route_of(DashboardRoute r) {
   return Route{r, "dashboard"};
 }
 
-Result<Route> only(std::string_view method, std::string_view allowed, DashboardRoute r) {
+ApiResult<Route> only(std::string_view method, std::string_view allowed, DashboardRoute r) {
   if (method != allowed) return errors::method_not_allowed(allowed);
   return route_of(r);
 }
@@ -88,6 +89,10 @@ HttpResponse dashboard_error(const ApiError& e, std::string_view request_id) {
   return res;
 }
 
+HttpResponse dashboard_error(const Error& e, DashboardStep step, std::string_view request_id) {
+  return dashboard_error(to_dashboard_error(e, step), request_id);
+}
+
 HttpResponse asset_response(const EmbeddedFile& file, std::string_view request_id,
                             std::string_view cache_control) {
   HttpResponse res = json_response(200, {}, request_id);
@@ -97,19 +102,6 @@ HttpResponse asset_response(const EmbeddedFile& file, std::string_view request_i
   res.prepare_payload();
   add_security_headers(res);
   return res;
-}
-
-ApiError not_signed_in() {
-  ApiError e = errors::unauthorized();
-  e.message = "sign in with your license key";
-  return e;
-}
-
-// Wrong, unknown and deleted keys all answer this, so sign-in tells nothing apart.
-ApiError wrong_key() {
-  ApiError e = errors::unauthorized();
-  e.message = "that license key is not known";
-  return e;
 }
 
 ApiError csrf_refused() {
@@ -131,14 +123,14 @@ bool came_over_https(const HttpRequest& req, bool public_url_is_https) {
 }
 
 // The JSON object body of a change, under the License API's strict rules.
-Result<json::object> json_body(const HttpRequest& req) {
+ApiResult<json::object> json_body(const HttpRequest& req) {
   if (!is_json_content_type(header(req, "Content-Type").value_or(""))) {
     return errors::malformed("", "the body must be sent as Content-Type: application/json");
   }
   return parse_json_object_body(req.body());
 }
 
-Result<std::string> string_member(const json::object& body, std::string_view name) {
+ApiResult<std::string> string_member(const json::object& body, std::string_view name) {
   const json::value* v = body.if_contains(name);
   if (v == nullptr || !v->is_string() || v->as_string().size() > 200) {
     return errors::malformed(name, std::string(name) + " is required, a string");
@@ -158,7 +150,7 @@ std::optional<ApiError> over_limit(RateLimiter* limiter, std::string_view key,
 
 // The page of history a request asks for: `cursor` (the previous page's nextCursor)
 // and `limit` in its query.
-Result<PageRequest> audit_page_request(const HttpRequest& req) {
+ApiResult<PageRequest> audit_page_request(const HttpRequest& req) {
   const auto url =
       boost::urls::parse_origin_form(std::string_view(req.target().data(), req.target().size()));
   if (!url) return errors::malformed("", "the request target is not a valid URL path");
@@ -168,11 +160,14 @@ Result<PageRequest> audit_page_request(const HttpRequest& req) {
     if (p.key == "limit") limit = std::string(p.value);
     if (p.key == "cursor") cursor = std::string(p.value);
   }
-  return parse_page(limit, cursor, kCustomerAuditPage);
+  auto page = parse_page(limit, cursor, kCustomerAuditPage);
+  if (!page.ok()) return to_dashboard_error(page.error(), DashboardStep::kSignedIn);
+  return std::move(page.value());
 }
 
 // Runs `fn` in a store transaction and replies with its answer: `fn(tx)` gives a
-// Result<json::object>; an error is replied as it is, a 1709 also reported.
+// Result<json::object>; an error is replied as to_dashboard_error says, a 1709 also
+// reported.
 template <class Fn>
 void run_and_reply(Store* store, TxKind kind, const Clock* clock, ErrorReporter* reporter,
                    std::string_view route, const RequestContext& ctx, HttpReply reply, Fn fn) {
@@ -181,12 +176,10 @@ void run_and_reply(Store* store, TxKind kind, const Clock* clock, ErrorReporter*
       [request_id = std::string(ctx.request_id), route = std::string(route), reply, clock,
        reporter](Result<json::object> answer) {
         if (answer.ok()) return reply(dashboard_json(200, answer.value(), request_id));
-        ApiError e = std::move(answer.error());
+        const ApiError e = to_dashboard_error(answer.error(), DashboardStep::kSignedIn);
         if (is_internal_error(e)) {
           report_internal_error(reporter, "dashboard", route, request_id, "", clock->now_ms());
         }
-        // The session's license is gone: the customer is signed out.
-        if (e.http_status == 404 && e.code == ErrorCode::kNotFound) e = not_signed_in();
         reply(dashboard_error(e, request_id));
       });
 }
@@ -199,7 +192,7 @@ bool is_dashboard_path(std::string_view path) {
           path.size() > kDashboardPath.size() && path[kDashboardPath.size()] == '/');
 }
 
-Result<Route> DashboardHandler::route(std::string_view method, std::string_view path) const {
+ApiResult<Route> DashboardHandler::route(std::string_view method, std::string_view path) const {
   using R = DashboardRoute;
   if (path == "/dashboard" || path == "/dashboard/") return only(method, "GET", R::kCustomerPage);
   if (path == "/dashboard/support") return only(method, "GET", R::kSupportPage);
@@ -252,7 +245,9 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
   const auto id = session_cookie(req);
   if (!id) return reply(dashboard_error(not_signed_in(), ctx.request_id));
   const auto found = config_.sessions->find(*id);
-  if (!found.ok()) return reply(dashboard_error(found.error(), ctx.request_id));
+  if (!found.ok()) {
+    return reply(dashboard_error(found.error(), DashboardStep::kSignedIn, ctx.request_id));
+  }
   const std::optional<DashboardSession>& session = found.value();
   if (!session) return reply(dashboard_error(not_signed_in(), ctx.request_id));
   if (read) {
@@ -272,7 +267,8 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
   }
   if (r == R::kFreeSlot) return free_slot(req, *session, ctx, std::move(reply));
   if (auto closed = config_.sessions->close(*id); !closed.ok()) {
-    return reply(dashboard_error(closed.error(), ctx.request_id));  // still signed in
+    // Still signed in.
+    return reply(dashboard_error(closed.error(), DashboardStep::kSignedIn, ctx.request_id));
   }
   HttpResponse res = dashboard_json(200, {{"ok", true}}, ctx.request_id);
   res.set(http::field::set_cookie,
@@ -299,20 +295,19 @@ void DashboardHandler::sign_in(const HttpRequest& req, const RequestContext& ctx
       [sessions, secure, reply, previous_session = std::move(previous_session),
        request_id = std::string(ctx.request_id)](Result<License> found) {
         if (!found.ok()) {
-          if (found.error().code == ErrorCode::kNotFound) {
-            return reply(dashboard_error(wrong_key(), request_id));
-          }
-          return reply(dashboard_error(found.error(), request_id));
+          return reply(dashboard_error(found.error(), DashboardStep::kSignIn, request_id));
         }
         // A new id at every sign-in, the old one ended: no session fixation, and no
         // second live session when the old one could not be ended.
         if (previous_session) {
           if (auto closed = sessions->close(*previous_session); !closed.ok()) {
-            return reply(dashboard_error(closed.error(), request_id));
+            return reply(dashboard_error(closed.error(), DashboardStep::kSignIn, request_id));
           }
         }
         auto opened = sessions->open(found.value().key);
-        if (!opened.ok()) return reply(dashboard_error(opened.error(), request_id));
+        if (!opened.ok()) {
+          return reply(dashboard_error(opened.error(), DashboardStep::kSignIn, request_id));
+        }
         HttpResponse res =
             dashboard_json(200, {{"ok", true}, {"csrfToken", opened->csrf_token}}, request_id);
         res.set(http::field::set_cookie, cookie_header(opened->id, kSessionSeconds, secure));

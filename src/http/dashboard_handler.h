@@ -42,7 +42,7 @@ class DashboardHandler final : public HttpService {
  public:
   explicit DashboardHandler(DashboardConfig config) : config_(config) {}
 
-  Result<Route> route(std::string_view method, std::string_view path) const override;
+  ApiResult<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
 

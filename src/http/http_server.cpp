@@ -336,7 +336,7 @@ Result<net::ip::address> listen_address(net::io_context& io, const std::string& 
   tcp::resolver resolver(io);
   const auto results = resolver.resolve(host, "", ec);
   if (ec || results.empty()) {
-    return errors::malformed("listen", "cannot resolve the host to listen on: " + host);
+    return Error::invalid_argument("listen", "cannot resolve the host to listen on: " + host);
   }
   for (const auto& r : results) {
     if (r.endpoint().address().is_v4()) return r.endpoint().address();
@@ -356,8 +356,9 @@ Result<tcp::endpoint> HttpServer::start() {
   if (!ec) acceptor_->bind(endpoint, ec);
   if (!ec) acceptor_->listen(net::socket_base::max_listen_connections, ec);
   if (ec) {
-    return errors::malformed("listen", "cannot listen on " + config_.host + ":" +
-                                           std::to_string(config_.port) + ": " + ec.message());
+    // Taken or refused now (a port in use, a privileged port): another try may succeed.
+    return Error::unavailable("cannot listen on " + config_.host + ":" +
+                              std::to_string(config_.port) + ": " + ec.message());
   }
   const auto bound = acceptor_->local_endpoint();
   accept_retry_ = std::make_unique<net::steady_timer>(network_[0]->io);

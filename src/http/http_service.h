@@ -31,7 +31,7 @@ class HttpService {
   virtual ~HttpService() = default;
   // Check 1 of the contract: an unknown path or method is answered before the body is
   // read.
-  virtual Result<Route> route(std::string_view method, std::string_view path) const = 0;
+  virtual ApiResult<Route> route(std::string_view method, std::string_view path) const = 0;
   virtual void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
                      HttpReply reply) const = 0;
   // The last look at every answer on this listener, just before it is written: the ones

@@ -3,6 +3,7 @@
 #include <boost/beast/http/field.hpp>
 
 #include "core/operations.h"
+#include "http/license_api_error.h"
 #include "http/response_signing.h"
 #include "http/routes.h"
 #include "observability/internal_error.h"
@@ -64,7 +65,7 @@ boost::json::object public_keys_json(const ResponseSigner* signer) {
 LicenseHandler::LicenseHandler(LicenseHandlerConfig config)
     : config_(std::move(config)), public_keys_(public_keys_json(config_.response_signer)) {}
 
-Result<Route> LicenseHandler::route(std::string_view method, std::string_view path) const {
+ApiResult<Route> LicenseHandler::route(std::string_view method, std::string_view path) const {
   if (api_path_of(path) == kPublicKeysPath) {
     if (method != "GET") return errors::method_not_allowed("GET");
     return Route{PublicRoute::kPublicKeys, "other"};
@@ -141,10 +142,12 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
           return tx.remember_nonce(keep->key->id, keep->nonce, keep->nonce_expires_at);
         },
         [error = std::move(error), request_id, reply, reporter, clock, endpoint](Status kept) {
-          if (!kept.ok() && is_internal_error(kept.error())) {
+          if (kept.ok()) return reply(error_response(error, request_id));
+          const ApiError failed = to_api_error(kept.error());
+          if (is_internal_error(failed)) {
             report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
           }
-          reply(error_response(kept.ok() ? error : kept.error(), request_id));
+          reply(error_response(failed, request_id));
         });
     return;
   }
@@ -152,10 +155,10 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
   auto request = std::make_shared<AuthorizedRequest>(std::move(outcome.request.value()));
   const bool writes = request->endpoint != Endpoint::kStatus || request->keep_nonce_durably;
   const std::optional<std::string>* dashboard_url = &config_.dashboard_url;
-  submit_call<boost::json::object>(
+  submit_call<boost::json::object, RequestError>(
       *config_.store, writes ? TxKind::kWrite : TxKind::kRead,
       [request, request_id, ip = std::string(in.client_ip), clock,
-       dashboard_url](StoreTx& tx) -> Result<boost::json::object> {
+       dashboard_url](StoreTx& tx) -> RequestResult<boost::json::object> {
         // So a store failure logged on the way names the request it hit.
         const ScopedLogFields log_fields{{"requestId", request_id}};
         if (request->keep_nonce_durably) {
@@ -171,16 +174,17 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
         ctx.dashboard_url = dashboard_url;
         return run_operation(request->endpoint, tx, request->body, ctx);
       },
-      [request, request_id, reply, reporter, clock](Result<boost::json::object> answer) {
+      [request, request_id, reply, reporter, clock](RequestResult<boost::json::object> answer) {
         if (answer.ok()) return reply(json_response(200, answer.value(), request_id));
-        if (is_internal_error(answer.error())) {
+        const ApiError error = answer.error().answer_or(to_api_error);
+        if (is_internal_error(error)) {
           report_internal_error(reporter, request->endpoint, request_id,
                                 request->body.license_key, clock->now_ms());
         }
-        reply(error_response(answer.error(), request_id));
+        reply(error_response(error, request_id));
       },
       // Business refusals are committed with the nonce and any reclaim they include.
-      [](const Result<boost::json::object>& answer) { return !must_roll_back(answer); });
+      [](const RequestResult<boost::json::object>& answer) { return !must_roll_back(answer); });
 }
 
 }  // namespace licensed

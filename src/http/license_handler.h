@@ -36,7 +36,7 @@ class LicenseHandler final : public HttpService {
  public:
   explicit LicenseHandler(LicenseHandlerConfig config);
 
-  Result<Route> route(std::string_view method, std::string_view path) const override;
+  ApiResult<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
   void finish_response(HttpResponse& res, const HttpRequestHeader* request, const Route& route,

@@ -21,8 +21,9 @@ std::optional<ApiError> check_ip_bucket(const PipelineContext& ctx, std::string_
   return errors::rate_limited("ip", d.retry_after_seconds);
 }
 
-Result<SigningHeaders> check_signing_headers(const PipelineContext& ctx,
-                                             const RawSigningHeaders& raw, const SigningKey*& key) {
+ApiResult<SigningHeaders> check_signing_headers(const PipelineContext& ctx,
+                                                const RawSigningHeaders& raw,
+                                                const SigningKey*& key) {
   ASSIGN_OR_RETURN(SigningHeaders h, parse_signing_headers(raw));
   key = ctx.keys->find(h.key_id);
   return h;
@@ -70,8 +71,8 @@ std::optional<ApiError> check_nonce(const PipelineContext& ctx, const SigningHea
   return errors::internal();
 }
 
-Result<LicenseRequest> check_body(Endpoint endpoint, std::string_view content_type,
-                                  std::string_view body) {
+ApiResult<LicenseRequest> check_body(Endpoint endpoint, std::string_view content_type,
+                                     std::string_view body) {
   if (!is_json_content_type(content_type)) {
     return errors::malformed("", "Content-Type must be application/json");
   }

@@ -60,8 +60,9 @@ struct AuthorizedRequest {
 
 std::optional<ApiError> check_ip_bucket(const PipelineContext& ctx, std::string_view client_ip);
 // Parses the headers and looks the key id up; `key` is null for an unknown id.
-Result<SigningHeaders> check_signing_headers(const PipelineContext& ctx,
-                                             const RawSigningHeaders& raw, const SigningKey*& key);
+ApiResult<SigningHeaders> check_signing_headers(const PipelineContext& ctx,
+                                                const RawSigningHeaders& raw,
+                                                const SigningKey*& key);
 std::optional<ApiError> check_timestamp(const PipelineContext& ctx, const SigningHeaders& h);
 std::optional<ApiError> check_signature(const SigningKey& key, const SigningHeaders& h,
                                         std::string_view method, std::string_view api_path,
@@ -71,8 +72,8 @@ std::optional<ApiError> check_nonce(const PipelineContext& ctx, const SigningHea
 // from the order of checks: a request refused at step 3 still gets a bound answer.
 std::optional<Sha256Digest> valid_request_signature(const PipelineContext& ctx,
                                                     const IncomingRequest& in);
-Result<LicenseRequest> check_body(Endpoint endpoint, std::string_view content_type,
-                                  std::string_view body);
+ApiResult<LicenseRequest> check_body(Endpoint endpoint, std::string_view content_type,
+                                     std::string_view body);
 std::optional<ApiError> check_key_bucket(const PipelineContext& ctx, std::string_view license_key);
 
 // Outcome of steps 3 to 9. On error, `nonce_to_keep` tells whether the nonce was
@@ -81,7 +82,7 @@ std::optional<ApiError> check_key_bucket(const PipelineContext& ctx, std::string
 // when it is valid for the request as received, whichever step answered, except that
 // an answer `nonce_reused` binds to "-" (docs/protocol.md §13.5).
 struct PipelineOutcome {
-  Result<AuthorizedRequest> request;
+  ApiResult<AuthorizedRequest> request;
   std::optional<AuthorizedRequest> nonce_to_keep;
   std::optional<Sha256Digest> binding;
 };

@@ -25,7 +25,7 @@ std::optional<Endpoint> license_endpoint_of(std::string_view path) {
   return std::nullopt;
 }
 
-Result<Endpoint> route_license_request(std::string_view method, std::string_view path) {
+ApiResult<Endpoint> route_license_request(std::string_view method, std::string_view path) {
   const std::optional<Endpoint> endpoint = license_endpoint_of(path);
   if (!endpoint) return errors::route_not_found();
   if (method != "POST") return errors::method_not_allowed();

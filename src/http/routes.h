@@ -4,8 +4,8 @@
 #include <optional>
 #include <string_view>
 
+#include "core/api_error.h"
 #include "core/request_body.h"
-#include "core/result.h"
 
 namespace licensed {
 
@@ -21,6 +21,6 @@ inline constexpr std::string_view kPublicKeysPath = "/api/v1/license/public-keys
 std::optional<Endpoint> license_endpoint_of(std::string_view path);
 
 // 404 for an unknown path under /api/, 405 for another method on an endpoint.
-Result<Endpoint> route_license_request(std::string_view method, std::string_view path);
+ApiResult<Endpoint> route_license_request(std::string_view method, std::string_view path);
 
 }  // namespace licensed

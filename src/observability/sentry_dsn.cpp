@@ -8,8 +8,8 @@ namespace {
 
 constexpr std::string_view kShape = "expected http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID";
 
-ApiError dsn_error(std::string_view what) {
-  return errors::malformed(
+Error dsn_error(std::string_view what) {
+  return Error::invalid_argument(
       "sentry_dsn", "invalid Sentry DSN: " + std::string(what) + " (" + std::string(kShape) + ")");
 }
 
@@ -61,7 +61,7 @@ Result<SentryDsn> parse_sentry_dsn(std::string_view text) {
   if (scheme_end == std::string_view::npos) return dsn_error("no scheme");
   const std::string_view scheme = text.substr(0, scheme_end);
   if (scheme == "https") {
-    return errors::malformed(
+    return Error::invalid_argument(
         "sentry_dsn",
         "https Sentry DSNs are not supported by this build (no TLS client): point the DSN at a "
         "Sentry Relay over plain http, e.g. http://PUBLIC_KEY@127.0.0.1:3000/PROJECT_ID, and let "

@@ -27,7 +27,7 @@ struct SentryDsn {
   std::string describe() const;
 };
 
-// Errors are errors::malformed with a message that never repeats the key.
+// Errors are kInvalidArgument with a message that never repeats the key.
 Result<SentryDsn> parse_sentry_dsn(std::string_view text);
 
 }  // namespace licensed

@@ -35,10 +35,10 @@ std::optional<int64_t> unit_ms(char unit) {
   }
 }
 
-ApiError bad(std::string_view text, std::string_view why) {
-  return errors::malformed("", "invalid rate limit \"" + std::string(text) +
-                                   "\": " + std::string(why) +
-                                   " (expected N/PERIOD such as 120/1m, or off)");
+Error bad(std::string_view text, std::string_view why) {
+  return Error::invalid_argument("", "invalid rate limit \"" + std::string(text) +
+                                         "\": " + std::string(why) +
+                                         " (expected N/PERIOD such as 120/1m, or off)");
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ struct RateSpec {
 // "N/PERIOD", PERIOD being an optional positive multiplier and a unit: s, m, h or d
 // ("120/1m", "600/m", "10/30s", "1000/1d"); or "off", which yields std::nullopt.
 // N is 1 to 1,000,000,000 and PERIOD at most 366 days, which keeps the limiter's
-// arithmetic far from overflow. Errors are errors::malformed("", ...).
+// arithmetic far from overflow. Errors are kInvalidArgument.
 Result<std::optional<RateSpec>> parse_rate_spec(std::string_view text);
 
 }  // namespace licensed

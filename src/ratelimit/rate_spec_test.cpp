@@ -60,8 +60,8 @@ TEST(RateSpec, RejectsEverythingElse) {
        }) {
     auto r = parse_rate_spec(bad);
     ASSERT_FALSE(r.ok()) << "[" << bad << "]";
-    EXPECT_EQ(r.error().code, ErrorCode::kMalformed);
-    EXPECT_FALSE(r.error().extra.contains("field"));
+    EXPECT_EQ(r.error().code, StatusCode::kInvalidArgument);
+    EXPECT_TRUE(r.error().subject.empty());
     EXPECT_NE(r.error().message.find("rate limit"), std::string::npos) << r.error().message;
   }
 }

@@ -21,8 +21,8 @@ timeval to_timeval(std::chrono::milliseconds d) {
   return tv;
 }
 
-ApiError unreachable(std::string what) {
-  return errors::unavailable(1, "redis: " + std::move(what));
+Error unreachable(std::string what) {
+  return Error::unavailable("redis: " + std::move(what));
 }
 
 std::string sha1_hex(std::string_view text) {

@@ -55,7 +55,7 @@ class RedisClient {
   RedisClient(const RedisClient&) = delete;
   RedisClient& operator=(const RedisClient&) = delete;
 
-  // Sends one command and returns its reply. The error (errors::unavailable, its message
+  // Sends one command and returns its reply. The error (kUnavailable, its message
   // naming the cause) means no reply: Redis unreachable, a timeout, a broken connection,
   // or AUTH/SELECT refused. An error *reply* (REDIS_REPLY_ERROR) is a reply.
   Result<RedisReply> command(std::span<const std::string_view> args);

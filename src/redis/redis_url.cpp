@@ -5,8 +5,8 @@
 namespace licensed {
 namespace {
 
-ApiError url_error(std::string message) {
-  return errors::malformed("config", std::move(message));
+Error url_error(std::string message) {
+  return Error::invalid_argument("config", std::move(message));
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ struct RedisEndpoint {
   int db = 0;
 };
 
-// Errors are errors::malformed("config", ...) and never repeat the password.
+// Errors are kInvalidArgument ("config") and never repeat the password.
 Result<RedisEndpoint> parse_redis_url(std::string_view url);
 
 }  // namespace licensed

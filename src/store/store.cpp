@@ -17,7 +17,7 @@ Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLim
   if (auto sqlite_path = sqlite_path_of(url)) {
     std::string path = std::move(*sqlite_path);
     if (path.empty())
-      return errors::malformed("store", "sqlite: needs a path, as in sqlite:./licensed.db");
+      return Error::invalid_argument("store", "sqlite: needs a path, as in sqlite:./licensed.db");
     SqliteStoreOptions options;
     options.path = std::move(path);
     options.max_queued_jobs = limits.max_queued_jobs;
@@ -31,8 +31,8 @@ Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLim
     ASSIGN_OR_RETURN(auto store, PgStore::open(std::move(options)));
     return std::unique_ptr<Store>(std::move(store));
   }
-  return errors::malformed("store", "unsupported store URL '" + redact_url_credentials(url) +
-                                        "': use sqlite:PATH or postgresql://...");
+  return Error::invalid_argument("store", "unsupported store URL '" + redact_url_credentials(url) +
+                                              "': use sqlite:PATH or postgresql://...");
 }
 
 }  // namespace licensed

@@ -7,8 +7,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 
-#include "core/api_error.h"
+#include "core/status.h"
 #include "store/store_tx.h"
 
 namespace licensed {
@@ -21,10 +22,10 @@ struct StoreJob {
   // would have waited for a row lock inside a batch): each run sets its outcome afresh.
   std::function<bool(StoreTx&)> run;
   // Called exactly once on a store thread: with nullopt when `run` ran and its work was
-  // committed (or deliberately rolled back), with the error (1708 or 1709) when the
-  // transaction could not start or commit, or the job was refused because the queue is
-  // full. Must not block.
-  std::function<void(const std::optional<ApiError>& failure)> done;
+  // committed (or deliberately rolled back), with the error (kUnavailable or kInternal)
+  // when the transaction could not start or commit, or the job was refused because the
+  // queue is full. Must not block.
+  std::function<void(const std::optional<Error>& failure)> done;
 };
 
 class Store {
@@ -52,30 +53,33 @@ std::optional<std::string> sqlite_path_of(const std::string& url);
 
 // Runs `work` in one transaction of `kind` on a store thread and hands its outcome to
 // `done`, exactly once, on a store thread: what `work` returned, or the store's own
-// failure (1708, 1709) when the transaction could not start or commit or the queue was
-// full. The one place where the work's outcome and the store's failure meet, so callers
-// have one completion instead of two callbacks sharing a hand-made struct.
+// failure (kUnavailable, kInternal) when the transaction could not start or commit or the
+// queue was full. The one place where the work's outcome and the store's failure meet,
+// so callers have one completion instead of two callbacks sharing a hand-made struct.
 // `commits(outcome)` says whether the work is kept: by default only a success; the
-// License API keeps its business refusals (and the nonce they consumed).
-template <class T>
-void submit_call(Store& store, TxKind kind, std::function<Result<T>(StoreTx&)> work,
-                 std::function<void(Result<T>)> done,
-                 std::function<bool(const Result<T>&)> commits = [](const Result<T>& r) {
-                   return r.ok();
-                 }) {
-  auto outcome = std::make_shared<std::optional<Result<T>>>();
-  store.submit(kind, StoreJob{[outcome, work = std::move(work),
-                               commits = std::move(commits)](StoreTx& tx) {
-                                // A job may run again (see StoreJob): each run starts afresh.
-                                outcome->emplace(work(tx));
-                                return commits(**outcome);
-                              },
-                              [outcome, done = std::move(done)](
-                                  const std::optional<ApiError>& failure) {
-                                if (failure) return done(Result<T>(*failure));
-                                if (!outcome->has_value()) return done(Result<T>(errors::internal()));
-                                done(std::move(**outcome));
-                              }});
+// License API keeps its business refusals (and the nonce they consumed). `E` is the
+// work's error type: Error, or one that holds an Error (RequestError).
+// (T and E are named by the caller, never deduced from the lambdas passed.)
+template <class T, class E = Error>
+void submit_call(
+    Store& store, TxKind kind, std::type_identity_t<std::function<Result<T, E>(StoreTx&)>> work,
+    std::type_identity_t<std::function<void(Result<T, E>)>> done,
+    std::type_identity_t<std::function<bool(const Result<T, E>&)>> commits =
+        [](const Result<T, E>& r) { return r.ok(); }) {
+  auto outcome = std::make_shared<std::optional<Result<T, E>>>();
+  store.submit(
+      kind, StoreJob{[outcome, work = std::move(work), commits = std::move(commits)](StoreTx& tx) {
+                       // A job may run again (see StoreJob): each run starts afresh.
+                       outcome->emplace(work(tx));
+                       return commits(**outcome);
+                     },
+                     [outcome, done = std::move(done)](const std::optional<Error>& failure) {
+                       if (failure) return done(Result<T, E>(*failure));
+                       if (!outcome->has_value()) {
+                         return done(Result<T, E>(Error::internal("a job ended unrun")));
+                       }
+                       done(std::move(**outcome));
+                     }});
 }
 
 // Runs one job and waits for it: for the admin CLI and start-up, never the request path.
@@ -83,8 +87,9 @@ template <class Fn>
 auto run_blocking(Store& store, TxKind kind, Fn&& fn) -> decltype(fn(std::declval<StoreTx&>())) {
   using R = decltype(fn(std::declval<StoreTx&>()));
   using T = typename R::value_type;
+  using E = typename R::error_type;
   std::promise<R> promise;
-  submit_call<T>(
+  submit_call<T, E>(
       store, kind, [&fn](StoreTx& tx) { return fn(tx); },
       [&promise](R outcome) { promise.set_value(std::move(outcome)); });
   return promise.get_future().get();

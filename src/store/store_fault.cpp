@@ -4,15 +4,12 @@
 
 namespace licensed {
 
-ApiError store_fault(LogThrottle& throttle, bool transient, std::string detail) {
+Error store_fault(LogThrottle& throttle, bool transient, std::string detail) {
   if (const auto left_out = throttle.admit(SystemClock().now_ms())) {
     const auto level = transient ? spdlog::level::warn : spdlog::level::err;
     spdlog::log(level, "store {}{}", detail, left_out_note(*left_out));
   }
-  ApiError e = transient ? errors::unavailable(1, "the license store is temporarily unavailable")
-                         : errors::internal();
-  e.detail = std::move(detail);
-  return e;
+  return transient ? Error::unavailable(std::move(detail)) : Error::internal(std::move(detail));
 }
 
 }  // namespace licensed

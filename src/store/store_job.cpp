@@ -13,7 +13,7 @@ bool run_store_job(StoreJob& job, StoreTx& tx) {
   }
 }
 
-void finish_store_job(StoreJob& job, const std::optional<ApiError>& failure) {
+void finish_store_job(StoreJob& job, const std::optional<Error>& failure) {
   try {
     job.done(failure);
   } catch (const std::exception& e) {
@@ -32,7 +32,7 @@ bool refuse_when_full(StoreJob& job, size_t depth, size_t max_queued, bool stopp
           max_queued, *left_out);
     }
   }
-  finish_store_job(job, errors::unavailable(1, "the license store is overloaded"));
+  finish_store_job(job, Error::unavailable("the license store is overloaded"));
   return true;
 }
 

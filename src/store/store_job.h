@@ -13,7 +13,7 @@ namespace licensed {
 // Runs a job's body and turns an escaped exception (bad_alloc, a bug) into a rollback.
 bool run_store_job(StoreJob& job, StoreTx& tx);
 // Calls job.done, logging (never throwing) what it throws.
-void finish_store_job(StoreJob& job, const std::optional<ApiError>& failure);
+void finish_store_job(StoreJob& job, const std::optional<Error>& failure);
 // Overload answers 1708 at once instead of growing the queue without bound: true when
 // the job was refused (and answered) because `depth` reached `max_queued` or the store
 // is stopping.

@@ -117,10 +117,8 @@ class StoreTx : public LicenseTx {
 
  protected:
   // What lock_license answers outside a write transaction: a bug in the caller.
-  static ApiError lock_outside_write_transaction() {
-    ApiError e = errors::internal();
-    e.detail = "lock license: not in a write transaction";
-    return e;
+  static Error lock_outside_write_transaction() {
+    return Error::internal("lock license: not in a write transaction");
   }
 };
 

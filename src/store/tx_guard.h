@@ -57,11 +57,7 @@ class [[nodiscard]] TxGuard {
  private:
   explicit TxGuard(Connection& conn) : conn_(&conn) {}
 
-  static ApiError ended_twice() {
-    ApiError e = errors::internal();
-    e.detail = "commit of a transaction already ended";
-    return e;
-  }
+  static Error ended_twice() { return Error::internal("commit of a transaction already ended"); }
 
   Connection* conn_;  // null once ended
 };

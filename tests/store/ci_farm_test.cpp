@@ -13,6 +13,7 @@
 #include "admin/admin_operations.h"
 #include "core/clock.h"
 #include "core/operations.h"
+#include "http/license_api_error.h"
 #include "store/store_harness.h"
 
 namespace bb {
@@ -56,7 +57,8 @@ class CiFarm : public ::testing::TestWithParam<std::string> {
 
   licensed::AdminContext admin() const { return {clock_.now_ms(), std::nullopt}; }
 
-  Result<boost::json::object> Call(Endpoint e, std::optional<std::string> machine) {
+  licensed::RequestResult<boost::json::object> Call(Endpoint e,
+                                                    std::optional<std::string> machine) {
     licensed::LicenseRequest req{key_, std::move(machine), std::nullopt};
     return Write([&](StoreTx& tx) {
       licensed::OperationContext ctx;
@@ -69,8 +71,9 @@ class CiFarm : public ::testing::TestWithParam<std::string> {
     });
   }
 
-  static int Code(const Result<boost::json::object>& r) {
-    return r.ok() ? 200 : static_cast<int>(r.error().code.value_or(ErrorCode::kInternal));
+  static int Code(const licensed::RequestResult<boost::json::object>& r) {
+    if (r.ok()) return 200;
+    return static_cast<int>(r.error().answer_or(licensed::to_api_error).code.value_or(ErrorCode::kInternal));
   }
 
   int64_t Reclaims() {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "core/operations.h"
+#include "http/license_api_error.h"
 #include "store/store_harness.h"
 #include "support/pg_server.h"
 
@@ -39,7 +40,7 @@ void MakeLicense(licensed::Store& store, int64_t max) {
     if (!l.ok()) return l.error();
     return licensed::Ok{};
   });
-  ASSERT_TRUE(made.ok()) << made.error().detail;
+  ASSERT_TRUE(made.ok()) << made.error().message;
 }
 
 // Activates `machine` and returns the error code the client would see (0 for 200).
@@ -53,7 +54,8 @@ int Activate(licensed::Store& store, const std::string& machine) {
     return licensed::activate(tx, req, ctx);
   });
   if (outcome.ok()) return 0;
-  return outcome.error().code ? static_cast<int>(*outcome.error().code) : -1;
+  const licensed::ApiError e = outcome.error().answer_or(licensed::to_api_error);
+  return e.code ? static_cast<int>(*e.code) : -1;
 }
 
 // Holds a store's only connection with a write job that waits for release(), so that
@@ -65,14 +67,14 @@ class ConnectionHold {
   explicit ConnectionHold(licensed::Store& store) {
     auto running = std::make_shared<std::promise<void>>();
     auto running_future = running->get_future();
-    store.submit(TxKind::kWrite,
-                 licensed::StoreJob{
-                     [released = released_, running](StoreTx&) {
-                       running->set_value();
-                       released.wait();
-                       return true;
-                     },
-                     [this](const std::optional<licensed::ApiError>&) { done_.set_value(); }});
+    store.submit(TxKind::kWrite, licensed::StoreJob{[released = released_, running](StoreTx&) {
+                                                      running->set_value();
+                                                      released.wait();
+                                                      return true;
+                                                    },
+                                                    [this](const std::optional<licensed::Error>&) {
+                                                      done_.set_value();
+                                                    }});
     running_future.wait();
   }
   ~ConnectionHold() {
@@ -137,7 +139,7 @@ TEST_F(PgStore, AWriteThatFailsWithTheCommitFailsTheJobAndKeepsNothing) {
         return tx.insert_activation(*license.value(), a);
       });
   ASSERT_FALSE(outcome.ok());
-  EXPECT_EQ(outcome.error().code, licensed::ErrorCode::kInternal);
+  EXPECT_EQ(outcome.error().code, licensed::StatusCode::kInternal);
   auto left = licensed::run_blocking(h.store(), TxKind::kRead, [](StoreTx& tx) {
     return tx.list_audit(kKey, licensed::AuditOrder::kOldestFirst, 0, 10);
   });
@@ -168,7 +170,7 @@ TEST_F(PgStore, BatchedActivationsOfTwoLicensesOnTwoInstancesNeverDeadlock) {
         if (!l.ok()) return l.error();
         return licensed::Ok{};
       });
-  ASSERT_TRUE(made.ok()) << made.error().detail;
+  ASSERT_TRUE(made.ok()) << made.error().message;
 
   constexpr int kPerStore = 200;
   std::atomic<int> ok{0}, failed{0};
@@ -179,7 +181,8 @@ TEST_F(PgStore, BatchedActivationsOfTwoLicensesOnTwoInstancesNeverDeadlock) {
       auto req = std::make_shared<licensed::LicenseRequest>();
       req->license_key = (i + s) % 2 == 0 ? kKey : kOtherKey;
       req->machine_id = "machine-" + std::to_string(s) + "-" + std::to_string(i);
-      auto outcome = std::make_shared<std::optional<Result<boost::json::object>>>();
+      auto outcome =
+          std::make_shared<std::optional<licensed::RequestResult<boost::json::object>>>();
       store.submit(
           TxKind::kWrite,
           licensed::StoreJob{
@@ -189,7 +192,7 @@ TEST_F(PgStore, BatchedActivationsOfTwoLicensesOnTwoInstancesNeverDeadlock) {
                 outcome->emplace(licensed::activate(tx, *req, ctx));
                 return outcome->value().ok();
               },
-              [outcome, &ok, &failed, &answered](const std::optional<licensed::ApiError>& failure) {
+              [outcome, &ok, &failed, &answered](const std::optional<licensed::Error>& failure) {
                 const bool kept = !failure && outcome->has_value() && outcome->value().ok();
                 (kept ? ok : failed)++;
                 answered.count_down();
@@ -215,7 +218,7 @@ TEST_F(PgStore, AJobWhoseWritesFailInABatchFailsAloneAndTheNextOnesAreKept) {
   // so that they share one batch.
   ConnectionHold hold(h.store());
   std::latch answered(3);
-  std::vector<std::optional<licensed::ApiError>> failures(3);
+  std::vector<std::optional<licensed::Error>> failures(3);
   auto insert_twice = [](StoreTx& tx, const std::string& machine, int times) {
     auto license = tx.lock_license(kKey);
     if (!license.ok() || !license.value()) return false;
@@ -231,7 +234,7 @@ TEST_F(PgStore, AJobWhoseWritesFailInABatchFailsAloneAndTheNextOnesAreKept) {
         TxKind::kWrite,
         licensed::StoreJob{
             [insert_twice, machine, n](StoreTx& tx) { return insert_twice(tx, machine, n); },
-            [&failures, &answered, j](const std::optional<licensed::ApiError>& failure) {
+            [&failures, &answered, j](const std::optional<licensed::Error>& failure) {
               failures[j] = failure;
               answered.count_down();
             }});
@@ -239,7 +242,7 @@ TEST_F(PgStore, AJobWhoseWritesFailInABatchFailsAloneAndTheNextOnesAreKept) {
   hold.release();
   answered.wait();
   ASSERT_TRUE(failures[0].has_value());
-  EXPECT_EQ(failures[0]->code, licensed::ErrorCode::kInternal);
+  EXPECT_EQ(failures[0]->code, licensed::StatusCode::kInternal);
   EXPECT_FALSE(failures[1].has_value());
   EXPECT_FALSE(failures[2].has_value());
   PgSession s(h.pg()->url());
@@ -268,7 +271,7 @@ TEST_F(PgStore, ARefusalInABatchWhoseCommitFailsIsAnsweredWithTheFailure) {
   ConnectionHold hold(h.store());
   std::latch answered(2);
   struct Answer {
-    std::optional<licensed::ApiError> failure;
+    std::optional<licensed::Error> failure;
     std::optional<int> refusal_code;  // the operation's own error code, if it refused
   };
   std::vector<Answer> answers(2);
@@ -276,25 +279,27 @@ TEST_F(PgStore, ARefusalInABatchWhoseCommitFailsIsAnsweredWithTheFailure) {
   for (int j = 0; j < 2; ++j) {
     auto refusal = std::make_shared<std::optional<int>>();
     const std::string machine = machines[j];
-    h.store().submit(TxKind::kWrite,
-                     licensed::StoreJob{[machine, refusal](StoreTx& tx) {
-                                          licensed::LicenseRequest req;
-                                          req.license_key = kKey;
-                                          req.machine_id = machine;
-                                          licensed::OperationContext ctx;
-                                          ctx.now = kT0 + 1000;
-                                          auto r = licensed::activate(tx, req, ctx);
-                                          if (!r.ok() && r.error().code) {
-                                            *refusal = static_cast<int>(*r.error().code);
-                                          }
-                                          return r.ok();
-                                        },
-                                        [&answers, &answered, refusal,
-                                         j](const std::optional<licensed::ApiError>& failure) {
-                                          answers[j].failure = failure;
-                                          answers[j].refusal_code = *refusal;
-                                          answered.count_down();
-                                        }});
+    h.store().submit(
+        TxKind::kWrite,
+        licensed::StoreJob{
+            [machine, refusal](StoreTx& tx) {
+              licensed::LicenseRequest req;
+              req.license_key = kKey;
+              req.machine_id = machine;
+              licensed::OperationContext ctx;
+              ctx.now = kT0 + 1000;
+              auto r = licensed::activate(tx, req, ctx);
+              if (r.ok()) return true;
+              if (const auto code = r.error().answer_or(licensed::to_api_error).code) {
+                *refusal = static_cast<int>(*code);
+              }
+              return r.ok();
+            },
+            [&answers, &answered, refusal, j](const std::optional<licensed::Error>& failure) {
+              answers[j].failure = failure;
+              answers[j].refusal_code = *refusal;
+              answered.count_down();
+            }});
   }
   hold.release();
   answered.wait();
@@ -319,7 +324,7 @@ TEST_F(PgStore, ReconnectsAfterPostgresRestartsWithoutARestartOfItsOwn) {
   for (int i = 0; i < 4; ++i) EXPECT_EQ(Activate(*store.value(), "after-" + std::to_string(i)), 0);
   auto count = licensed::run_blocking(*store.value(), TxKind::kRead,
                                       [](StoreTx& tx) { return tx.find_license(kKey); });
-  ASSERT_TRUE(count.ok()) << count.error().detail;
+  ASSERT_TRUE(count.ok()) << count.error().message;
 }
 
 TEST_F(PgStore, TwoInstancesStartingTogetherMigrateOnce) {

@@ -12,6 +12,7 @@
 
 #include "admin/admin_operations.h"
 #include "core/operations.h"
+#include "http/license_api_error.h"
 #include "store/store_harness.h"
 
 namespace bb {
@@ -69,7 +70,7 @@ class StoreConformance : public ::testing::TestWithParam<std::string> {
       n.created_at = kT0;
       return tx.insert_license(n);
     });
-    EXPECT_TRUE(made.ok()) << made.error().detail;
+    EXPECT_TRUE(made.ok()) << made.error().message;
     return made.ok() ? made.value() : License{};
   }
 
@@ -84,7 +85,7 @@ TEST_P(StoreConformance, ProductsAreInsertedFoundAndListedBySlug) {
     }
     return tx.list_products();
   });
-  ASSERT_TRUE(made.ok()) << made.error().detail;
+  ASSERT_TRUE(made.ok()) << made.error().message;
   ASSERT_EQ(made->size(), 3u);
   // Byte order, as SQLite sorts: upper case before lower case.
   EXPECT_EQ(made.value()[0].slug, "Mid");
@@ -119,11 +120,11 @@ TEST_P(StoreConformance, LicensesRoundTripEveryField) {
   changed.machine_ttl_seconds.reset();
   changed.deleted_at = kT0 + 2000;
   auto updated = Write([&](StoreTx& tx) { return tx.update_license(changed); });
-  ASSERT_TRUE(updated.ok()) << updated.error().detail;
+  ASSERT_TRUE(updated.ok()) << updated.error().message;
   for (TxKind kind : {TxKind::kRead, TxKind::kWrite}) {
     auto found = licensed::run_blocking(store(), kind,
                                         [&](StoreTx& tx) { return tx.find_license(made.key); });
-    ASSERT_TRUE(found.ok()) << found.error().detail;
+    ASSERT_TRUE(found.ok()) << found.error().message;
     ASSERT_TRUE(found->has_value());
     const License& l = *found.value();
     EXPECT_EQ(l.id, made.id);
@@ -152,7 +153,7 @@ TEST_P(StoreConformance, ActivationsAreCountedListedUpdatedAndDeleted) {
     }
     return licensed::Ok{};
   });
-  ASSERT_TRUE(written.ok()) << written.error().detail;
+  ASSERT_TRUE(written.ok()) << written.error().message;
 
   auto all = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
   ASSERT_TRUE(all.ok());
@@ -223,7 +224,7 @@ TEST_P(StoreConformance, AuditRecordsKeepEveryFieldInOrderPerLicense) {
     }
     return licensed::Ok{};
   });
-  ASSERT_TRUE(appended.ok()) << appended.error().detail;
+  ASSERT_TRUE(appended.ok()) << appended.error().message;
   auto a = Read([](StoreTx& tx) {
     return tx.list_audit("key-a", licensed::AuditOrder::kOldestFirst, 0, 100);
   });
@@ -270,7 +271,7 @@ TEST_P(StoreConformance, AuditPagesRunNewestFirstFromTheCursorWithinOneLicense) 
     }
     return licensed::Ok{};
   });
-  ASSERT_TRUE(appended.ok()) << appended.error().detail;
+  ASSERT_TRUE(appended.ok()) << appended.error().message;
   constexpr auto kNewest = licensed::AuditOrder::kNewestFirst;
   std::vector<int64_t> seen;
   int64_t past = 0;  // from the newest
@@ -304,7 +305,7 @@ TEST_P(StoreConformance, NoncesAreRememberedReplacedLoadedAndPurged) {
     if (auto s = tx.remember_nonce("other", "n1", kT0 + 5); !s.ok()) return s;
     return tx.remember_nonce("k", "n1", kT0 + 30);  // the same nonce again: replaced
   });
-  ASSERT_TRUE(kept.ok()) << kept.error().detail;
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
   auto loaded = Read([](StoreTx& tx) { return tx.load_nonces(kT0 + 5); });
   ASSERT_TRUE(loaded.ok());
   ASSERT_EQ(loaded->size(), 2u);
@@ -328,7 +329,7 @@ TEST_P(StoreConformance, TheOldestResponseKeyIsTheOneFound) {
   for (TxKind kind : {TxKind::kRead, TxKind::kWrite}) {
     auto found =
         licensed::run_blocking(store(), kind, [](StoreTx& tx) { return tx.find_response_key(); });
-    ASSERT_TRUE(found.ok()) << found.error().detail;
+    ASSERT_TRUE(found.ok()) << found.error().message;
     EXPECT_EQ(*found.value(), "first pem");
   }
 }
@@ -342,10 +343,10 @@ TEST_P(StoreConformance, LockingALicenseInAWriteTransactionReadsItsRow) {
   const License l = MakeLicense(3);
   auto locked = Write([&](StoreTx& tx) -> Result<License> {
     ASSIGN_OR_RETURN(auto found, tx.lock_license(l.key));
-    if (!found) return licensed::errors::not_found();
+    if (!found) return licensed::Error::not_found(licensed::subjects::kLicenseKey, "no row");
     return found->license();
   });
-  ASSERT_TRUE(locked.ok()) << locked.error().detail;
+  ASSERT_TRUE(locked.ok()) << locked.error().message;
   EXPECT_EQ(locked->id, l.id);
   EXPECT_EQ(locked->max, 3);
   EXPECT_EQ(locked->product.slug, "reverb");
@@ -368,12 +369,12 @@ TEST_P(StoreConformance, ALicenseCannotBeLockedInAReadTransaction) {
     return found.has_value();
   });
   ASSERT_FALSE(locked.ok());
-  EXPECT_EQ(locked.error().code, licensed::ErrorCode::kInternal);
+  EXPECT_EQ(locked.error().code, licensed::StatusCode::kInternal);
 }
 
 TEST_P(StoreConformance, AJobThatReturnsFalseLeavesNothingBehind) {
   const License l = MakeLicense(5);
-  std::promise<std::optional<licensed::ApiError>> done;
+  std::promise<std::optional<licensed::Error>> done;
   store().submit(TxKind::kWrite,
                  licensed::StoreJob{
                      [&](StoreTx& tx) {
@@ -381,7 +382,7 @@ TEST_P(StoreConformance, AJobThatReturnsFalseLeavesNothingBehind) {
                        (void)tx.insert_activation(*locked.value(), Activation{"m", {}, kT0, kT0});
                        return false;
                      },
-                     [&](const std::optional<licensed::ApiError>& f) { done.set_value(f); }});
+                     [&](const std::optional<licensed::Error>& f) { done.set_value(f); }});
   EXPECT_FALSE(done.get_future().get().has_value());
   auto count = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
   ASSERT_TRUE(count.ok());
@@ -398,17 +399,16 @@ TEST_P(StoreConformance, AFullQueueAnswers1708AtOnce) {
                                                       released.wait();
                                                       return true;
                                                     },
-                                                    [&](const std::optional<licensed::ApiError>&) {
+                                                    [&](const std::optional<licensed::Error>&) {
                                                       first_done.set_value();
                                                     }});
-  std::optional<licensed::ApiError> refusal;
-  store().submit(TxKind::kRead, licensed::StoreJob{[](StoreTx&) { return true; },
-                                                   [&](const std::optional<licensed::ApiError>& f) {
-                                                     refusal = f;
-                                                   }});
+  std::optional<licensed::Error> refusal;
+  store().submit(TxKind::kRead,
+                 licensed::StoreJob{[](StoreTx&) { return true; },
+                                    [&](const std::optional<licensed::Error>& f) { refusal = f; }});
   // The refusal is answered inside submit(), before the first job is released.
   ASSERT_TRUE(refusal.has_value());
-  EXPECT_EQ(refusal->code, licensed::ErrorCode::kUnavailable);
+  EXPECT_EQ(refusal->code, licensed::StatusCode::kUnavailable);
   release.set_value();
   first_done.get_future().wait();
 }
@@ -430,26 +430,28 @@ TEST_P(StoreConformance, TheCapHoldsUnderConcurrentWriteJobs) {
         auto req = std::make_shared<licensed::LicenseRequest>();
         req->license_key = l.key;
         req->machine_id = "machine-" + std::to_string(i);
-        auto outcome = std::make_shared<std::optional<Result<boost::json::object>>>();
-        store().submit(TxKind::kWrite,
-                       licensed::StoreJob{[req, outcome](StoreTx& tx) {
-                                            licensed::OperationContext ctx;
-                                            ctx.now = kT0 + 5000;
-                                            outcome->emplace(licensed::activate(tx, *req, ctx));
-                                            return !licensed::must_roll_back(**outcome);
-                                          },
-                                          [&, outcome](const std::optional<licensed::ApiError>& f) {
-                                            if (!f && outcome->has_value() && (*outcome)->ok()) {
-                                              ++ok;
-                                            } else if (!f && outcome->has_value() &&
-                                                       (*outcome)->error().code ==
-                                                           licensed::ErrorCode::kLimitReached) {
-                                              ++limit;
-                                            } else {
-                                              ++other;
-                                            }
-                                            finished.count_down();
-                                          }});
+        auto outcome =
+            std::make_shared<std::optional<licensed::RequestResult<boost::json::object>>>();
+        store().submit(
+            TxKind::kWrite,
+            licensed::StoreJob{[req, outcome](StoreTx& tx) {
+                                 licensed::OperationContext ctx;
+                                 ctx.now = kT0 + 5000;
+                                 outcome->emplace(licensed::activate(tx, *req, ctx));
+                                 return !licensed::must_roll_back(**outcome);
+                               },
+                               [&, outcome](const std::optional<licensed::Error>& f) {
+                                 if (!f && outcome->has_value() && (*outcome)->ok()) {
+                                   ++ok;
+                                 } else if (!f && outcome->has_value() &&
+                                            (*outcome)->error().answer_or(licensed::to_api_error).code ==
+                                                licensed::ErrorCode::kLimitReached) {
+                                   ++limit;
+                                 } else {
+                                   ++other;
+                                 }
+                                 finished.count_down();
+                               }});
       }
     });
   }

@@ -147,7 +147,7 @@ bool PgConnection::take_lock_busy() {
   return std::exchange(lock_busy_, false);
 }
 
-std::optional<ApiError> PgConnection::take_handed_over_failure(bool& busy) {
+std::optional<Error> PgConnection::take_handed_over_failure(bool& busy) {
   busy = std::exchange(handed_over_busy_, false);
   return std::exchange(handed_over_failure_, std::nullopt);
 }
@@ -171,9 +171,8 @@ Status PgConnection::commit() {
   queued_.push_back(Statement{"COMMIT", PgParams(), "commit", false});
   ASSIGN_OR_RETURN(auto res, send_queued());
   if (std::string_view(PQcmdStatus(const_cast<PGresult*>(res.raw()))) != "COMMIT") {
-    ApiError e = errors::internal();
-    e.detail = "commit: PostgreSQL rolled back a transaction a statement had failed in";
-    return e;
+    return Error::internal(
+        "commit: PostgreSQL rolled back a transaction a statement had failed in");
   }
   return Ok{};
 }
@@ -217,7 +216,7 @@ Result<PgResult> PgConnection::send_queued() {
   return sent;
 }
 
-ApiError PgConnection::broken(const PGresult* res, std::string_view what) {
+Error PgConnection::broken(const PGresult* res, std::string_view what) {
   broken_ = true;
   failed_at_ = 0;  // everything is lost with the connection
   return pg_failure(conn_, res, what);
@@ -268,7 +267,7 @@ Result<PgResult> PgConnection::send_pipeline() {
 
   // One result per command, each followed by a null, then the sync point. After a failed
   // command PostgreSQL skips the rest up to the sync (PGRES_PIPELINE_ABORTED).
-  std::optional<ApiError> failure;
+  std::optional<Error> failure;
   std::optional<PgResult> last;
   for (const Sent& c : sent) {
     const Statement& s = queued_[c.statement];
@@ -288,7 +287,7 @@ Result<PgResult> PgConnection::send_pipeline() {
         // Not a fault: the job runs again in a transaction of its own (see
         // stop_waiting_for_locks), so nothing is logged.
         lock_busy_ = true;
-        failure = errors::unavailable(1, "a license row is locked by another transaction");
+        failure = Error::unavailable("a license row is locked by another transaction");
       }
       if (!failure) failure = pg_failure(conn_, res.raw(), s.what);
       if (failed_at_ == queued_.size()) failed_at_ = c.statement;

@@ -108,7 +108,7 @@ class PgConnection {
   // take_handed_over_failure() with whether it was a lock wait (see take_lock_busy).
   void hand_over() { handed_over_ = queued_.size(); }
   bool has_handed_over() const { return handed_over_ > 0; }
-  std::optional<ApiError> take_handed_over_failure(bool& busy);
+  std::optional<Error> take_handed_over_failure(bool& busy);
   // What waits, then COMMIT, failing when PostgreSQL rolled the transaction back instead
   // (it does so, without an error, for a transaction an earlier statement failed in).
   Status commit();
@@ -133,7 +133,7 @@ class PgConnection {
   // or the first failure.
   Result<PgResult> send_queued();
   Result<PgResult> send_pipeline();
-  ApiError broken(const PGresult* res, std::string_view what);
+  Error broken(const PGresult* res, std::string_view what);
 
   PGconn* conn_;
   PgSessionSettings settings_;
@@ -143,7 +143,7 @@ class PgConnection {
   bool begin_queued_ = false;  // queued_ starts with a BEGIN the server has not seen
   size_t handed_over_ = 0;     // leading statements of queued_ that hand_over() marked
   size_t failed_at_ = 0;       // the statement of queued_ the last pipeline failed at
-  std::optional<ApiError> handed_over_failure_;
+  std::optional<Error> handed_over_failure_;
   bool handed_over_busy_ = false;
   bool fail_fast_on_locks_ = false;  // stop_waiting_for_locks() in this transaction
   // Index in queued_ of the statement that stopped the waiting: a lock timeout before it

@@ -61,7 +61,7 @@ bool is_transient(PgFault fault) {
   return fault != PgFault::kOther;
 }
 
-ApiError pg_failure(PGconn* conn, const PGresult* res, std::string_view what) {
+Error pg_failure(PGconn* conn, const PGresult* res, std::string_view what) {
   const char* state = res != nullptr ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
   const bool connection_ok = conn != nullptr && PQstatus(conn) == CONNECTION_OK;
   const PgFault fault = classify_pg_failure(state != nullptr ? state : "", connection_ok);

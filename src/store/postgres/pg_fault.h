@@ -1,6 +1,6 @@
-// What went wrong in PostgreSQL, in the words an operator and a client need: faults that
-// pass (a lock held too long, a lost connection, a server restarting or overloaded)
-// answer 1708; the rest (bad SQL, a broken constraint: a bug) answer 1709.
+// What went wrong in PostgreSQL, in the words an operator and a caller need: faults that
+// pass (a lock held too long, a lost connection, a server restarting or overloaded) are
+// kUnavailable; the rest (bad SQL, a broken constraint: a bug) are kInternal.
 #pragma once
 
 #include <libpq-fe.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/api_error.h"
+#include "core/status.h"
 
 namespace licensed {
 
@@ -26,9 +26,9 @@ PgFault classify_pg_failure(std::string_view sqlstate, bool connection_ok);
 std::string_view fault_name(PgFault fault);
 bool is_transient(PgFault fault);
 
-// Maps a failed statement (or a failed connection, res == nullptr) to the client's view
+// Maps a failed statement (or a failed connection, res == nullptr) to the internal status
 // and logs the fault by name with PostgreSQL's message, never the bound values. Repeats
 // are throttled as for SQLite.
-ApiError pg_failure(PGconn* conn, const PGresult* res, std::string_view what);
+Error pg_failure(PGconn* conn, const PGresult* res, std::string_view what);
 
 }  // namespace licensed

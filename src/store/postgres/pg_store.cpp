@@ -21,9 +21,8 @@ Result<std::unique_ptr<PgStore>> PgStore::open(PgStoreOptions options) {
   if (options.pool_size == 0) options.pool_size = 1;
   std::unique_ptr<PgStore> store(new PgStore(std::move(options)));
   auto first = PgConnection::open(store->options_.conninfo, store->options_.session);
-  auto for_operator = [&store](ApiError e) {
-    e.message = "cannot use PostgreSQL " + store->options_.display_url + ": " +
-                (e.detail.empty() ? e.message : e.detail);
+  auto for_operator = [&store](Error e) {
+    e.message = "cannot use PostgreSQL " + store->options_.display_url + ": " + e.message;
     return e;
   };
   if (!first.ok()) return for_operator(std::move(first.error()));
@@ -79,7 +78,7 @@ void PgStore::worker_loop(size_t index) {
       }
     }
     const size_t taken = batch.size();
-    std::optional<ApiError> failure;
+    std::optional<Error> failure;
     std::vector<StoreJob> again;
     if (!ensure_connection(conn, failure)) {
       for (auto& job : batch) finish_store_job(job, failure);
@@ -101,7 +100,7 @@ void PgStore::worker_loop(size_t index) {
 }
 
 bool PgStore::ensure_connection(std::unique_ptr<PgConnection>& conn,
-                                std::optional<ApiError>& failure) {
+                                std::optional<Error>& failure) {
   if (conn && conn->usable()) return true;
   const bool lost = conn != nullptr;
   conn.reset();
@@ -143,7 +142,7 @@ std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJ
   // are real only once COMMIT succeeded. As on SQLite, a failed COMMIT fails them too.
   std::vector<StoreJob*> refused;
   // The transaction cannot go on: undo it all; jobs from `next` on did not run.
-  auto abandon = [&](const ApiError& e, size_t next) {
+  auto abandon = [&](const Error& e, size_t next) {
     guard->rollback();
     for (StoreJob* job : kept) finish_store_job(*job, e);
     for (StoreJob* job : refused) finish_store_job(*job, e);
@@ -159,7 +158,7 @@ std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJ
   // When the last kept job's handed-over writes failed (the pipeline stopped there, so
   // nothing after them ran), undoes that job and answers it, or queues it again when it
   // would have waited for a lock. True when it did; `broken` set when the undo failed.
-  auto settle_handed_over = [&](std::optional<ApiError>& broken) {
+  auto settle_handed_over = [&](std::optional<Error>& broken) {
     bool busy = false;
     auto failed = conn.take_handed_over_failure(busy);
     if (!failed) return false;
@@ -174,7 +173,7 @@ std::vector<StoreJob> PgStore::run_writes(PgConnection& conn, std::vector<StoreJ
     return true;
   };
 
-  std::optional<ApiError> broken;
+  std::optional<Error> broken;
   for (size_t i = 0; i < batch.size(); ++i) {
     StoreJob& job = batch[i];
     conn.queue("SAVEPOINT job", "begin job");

@@ -31,11 +31,7 @@ Result<License> read_license(const PgResult& r, int row = 0) {
   l.id = r.int64(row, 0);
   l.key = r.text(row, 1);
   const auto status = parse_license_status(r.text(row, 2));
-  if (!status) {
-    ApiError e = errors::internal();
-    e.detail = "read license status: unknown status in the store";
-    return e;
-  }
+  if (!status) return Error::internal("read license status: unknown status in the store");
   l.status = *status;
   l.expires_at = r.optional_int64(row, 3);
   l.max = r.int64(row, 4);
@@ -114,7 +110,7 @@ Result<License> PgTx::insert_license(const NewLicense& n) {
                 " VALUES ($1, $2, $3, $4, $5, $6, $7)",
                 p, "insert license"));
   ASSIGN_OR_RETURN(auto found, find_license(n.key));
-  if (!found) return errors::internal();
+  if (!found) return Error::internal("insert license: the new row is not found");
   return std::move(*found);
 }
 

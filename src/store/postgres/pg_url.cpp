@@ -11,8 +11,9 @@ namespace {
 Result<int64_t> positive(std::string_view name, std::string_view value, const std::string& url) {
   const auto n = parse_whole_number<int64_t>(value);
   if (!n || *n <= 0) {
-    return errors::malformed("store", std::string(name) + " in '" + redact_url_credentials(url) +
-                                          "' must be a positive whole number");
+    return Error::invalid_argument("store", std::string(name) + " in '" +
+                                                redact_url_credentials(url) +
+                                                "' must be a positive whole number");
   }
   return *n;
 }

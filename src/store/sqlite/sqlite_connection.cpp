@@ -64,8 +64,8 @@ Result<std::unique_ptr<SqliteConnection>> SqliteConnection::open(const std::stri
   if (create && !read_only) flags |= SQLITE_OPEN_CREATE;
   const int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
-    ApiError e = sqlite_failure(db, rc, "open");
-    e.detail = "cannot open: " + sqlite_error_text(db, rc);
+    Error e = sqlite_failure(db, rc, "open");
+    e.message = "cannot open: " + sqlite_error_text(db, rc);
     sqlite3_close_v2(db);
     return e;
   }
@@ -115,7 +115,7 @@ Status SqliteConnection::exec(const char* sql, std::string_view what) {
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
     }
     // The failure is read before the reset, which would keep it anyway.
-    std::optional<ApiError> failure;
+    std::optional<Error> failure;
     if (rc != SQLITE_DONE)
       failure = sqlite_failure(db_, rc, what.empty() ? std::string_view(sql) : what);
     sqlite3_reset(stmt);

@@ -35,7 +35,7 @@ class Statement {
   int step();
   // Steps to completion of a statement that returns no rows.
   Status run(std::string_view what);
-  ApiError failure(int rc, std::string_view what) const { return sqlite_failure(db_, rc, what); }
+  Error failure(int rc, std::string_view what) const { return sqlite_failure(db_, rc, what); }
 
   bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }

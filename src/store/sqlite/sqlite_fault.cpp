@@ -84,7 +84,7 @@ std::string sqlite_error_text(sqlite3* db, int rc) {
   return text;
 }
 
-ApiError sqlite_failure(sqlite3* db, int rc, std::string_view what) {
+Error sqlite_failure(sqlite3* db, int rc, std::string_view what) {
   const SqliteFault fault = classify_sqlite_failure(rc);
   const bool transient = is_transient(fault);
   std::string detail = std::string(fault_name(fault)) + ": " + std::string(what) +

@@ -1,6 +1,6 @@
-// What went wrong in SQLite, in the words an operator and a client need: the fault's
-// name for the log (locked, disk full, read-only, ...) and the client's error (1708 for
-// faults that pass, 1709 for the rest).
+// What went wrong in SQLite, in the words an operator and a caller need: the fault's
+// name for the log (locked, disk full, read-only, ...) and the internal status
+// (kUnavailable for faults that pass, kInternal for the rest).
 #pragma once
 
 #include <sqlite3.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "core/api_error.h"
+#include "core/status.h"
 
 namespace licensed {
 
@@ -28,7 +28,7 @@ SqliteFault classify_sqlite_failure(int rc);
 // "locked", "disk full", "read-only", ...: the words the log line starts with.
 std::string_view fault_name(SqliteFault fault);
 // Faults that pass by themselves or by an operator's hand, without a new binary: the
-// client should retry (1708).
+// caller should retry (kUnavailable).
 bool is_transient(SqliteFault fault);
 
 // SQLite's message with the code and, when the OS said something, its errno text, as
@@ -36,9 +36,9 @@ bool is_transient(SqliteFault fault);
 // 14; Is a directory)". Never contains bound values.
 std::string sqlite_error_text(sqlite3* db, int rc);
 
-// Maps a SQLite failure to the client's view and logs the fault by name, never the
+// Maps a SQLite failure to the internal status and logs the fault by name, never the
 // bound values. A fault that repeats (every request while the disk is full) is logged
 // at most every few seconds, with the count of the ones left out.
-ApiError sqlite_failure(sqlite3* db, int rc, std::string_view what);
+Error sqlite_failure(sqlite3* db, int rc, std::string_view what);
 
 }  // namespace licensed

@@ -15,8 +15,8 @@ constexpr auto kReopenInterval = std::chrono::seconds(1);
 
 // Start-up failures go to the operator's terminal, so they name the file and carry
 // SQLite's and the OS's own words.
-ApiError for_operator(ApiError e, const std::string& path) {
-  e.message = "cannot use database " + path + ": " + (e.detail.empty() ? e.message : e.detail);
+Error for_operator(Error e, const std::string& path) {
+  e.message = "cannot use database " + path + ": " + e.message;
   return e;
 }
 
@@ -104,7 +104,7 @@ bool SqliteStore::pop_batch(Queue& q, const std::atomic<bool>& stopping, size_t 
   return true;
 }
 
-void SqliteStore::fail_queued(Queue& q, const ApiError& error) {
+void SqliteStore::fail_queued(Queue& q, const Error& error) {
   std::deque<StoreJob> jobs;
   {
     std::lock_guard lock(q.mu);
@@ -135,7 +135,7 @@ void SqliteStore::writer_loop() {
       // Everything queued behind the batch waited about as long as the busy timeout
       // and would wait that long again: answer it now, so a held lock delays a request
       // by one busy timeout or two, never by one per batch queued ahead of it.
-      fail_queued(writes_, errors::unavailable(1, "the license store is locked; retry later"));
+      fail_queued(writes_, Error::unavailable("the license store is locked; retry later"));
     }
   }
 }
@@ -163,7 +163,7 @@ void SqliteStore::prepare_writer() {
 
 SqliteStore::BatchOutcome SqliteStore::commit_batch(SqliteConnection& conn,
                                                     std::vector<StoreJob>& batch) {
-  auto fail_all = [&](const ApiError& e) {
+  auto fail_all = [&](const Error& e) {
     for (auto& job : batch) finish_store_job(job, e);
     return BatchOutcome::kFailed;
   };
@@ -178,7 +178,7 @@ SqliteStore::BatchOutcome SqliteStore::commit_batch(SqliteConnection& conn,
     return locked ? BatchOutcome::kLocked : BatchOutcome::kFailed;
   }
   // Rolls the batch back before any of its jobs hears of the failure.
-  auto undo_all = [&](const ApiError& e) {
+  auto undo_all = [&](const Error& e) {
     guard->rollback();
     return fail_all(e);
   };
@@ -190,12 +190,12 @@ SqliteStore::BatchOutcome SqliteStore::commit_batch(SqliteConnection& conn,
     if (!conn.in_transaction()) {
       // SQLite rolled the whole transaction back (disk full, I/O error): nothing of
       // this batch is kept, so nothing of it may be acknowledged.
-      return undo_all(errors::unavailable(1, "the license store failed to write"));
+      return undo_all(Error::unavailable("the license store failed to write"));
     }
     if ((!keep && !conn.exec("ROLLBACK TO job").ok()) || !conn.exec("RELEASE job").ok()) {
       // The job's half-done work cannot be undone alone (an activation without its
       // audit record must never commit): undo the whole batch instead.
-      return undo_all(errors::unavailable(1, "the license store failed to write"));
+      return undo_all(Error::unavailable("the license store failed to write"));
     }
   }
   if (auto committed = guard->commit(); !committed.ok()) {

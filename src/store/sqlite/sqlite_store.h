@@ -58,7 +58,7 @@ class SqliteStore final : public Store {
   void reader_loop(size_t index);
   void prepare_writer();
   BatchOutcome commit_batch(SqliteConnection& conn, std::vector<StoreJob>& batch);
-  void fail_queued(Queue& q, const ApiError& error);
+  void fail_queued(Queue& q, const Error& error);
   static bool pop_batch(Queue& q, const std::atomic<bool>& stopping, size_t max,
                         std::vector<StoreJob>& out);
 

@@ -101,7 +101,7 @@ Result<License> SqliteTx::insert_license(const NewLicense& n) {
   s->bind(4, n.max).bind(5, n.expires_at).bind(6, n.machine_ttl_seconds).bind(7, n.created_at);
   RETURN_IF_ERROR(s->run("insert license"));
   ASSIGN_OR_RETURN(auto found, find_license(n.key));
-  if (!found) return errors::internal();
+  if (!found) return Error::internal("insert license: the new row is not found");
   return std::move(*found);
 }
 
