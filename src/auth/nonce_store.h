@@ -1,6 +1,10 @@
 // Replay protection (docs/protocol.md §3.4): a nonce is accepted once per key id. The store
 // remembers each (key id, nonce) until the caller-chosen expiry, at least twice the
 // timestamp window, after which the timestamp check alone refuses a replay.
+//
+// Called from many threads at once: one store serves every network thread (and the
+// start-up load), so implementations are thread-safe, and two checks of one nonce
+// racing each other accept it once.
 #pragma once
 
 #include <cstdint>

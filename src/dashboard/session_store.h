@@ -3,6 +3,9 @@
 // at a fixed time after sign-in, or at sign-out. Two kinds: in this process's memory
 // (MemorySessionStore, one instance) and in Redis (RedisSessionStore, every instance of a
 // deployment that shares a Redis sees every session).
+//
+// Called from many threads at once (network threads, and store threads answering a
+// sign-in), so implementations are thread-safe.
 #pragma once
 
 #include <optional>

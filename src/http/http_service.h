@@ -1,6 +1,7 @@
 // What an HTTP listener serves. The server owns sockets, limits and timeouts; a service
 // only routes a parsed header and answers a complete request. The License API and the
-// admin endpoints (health, metrics) are two services on two listeners.
+// admin endpoints (health, metrics) are two services on two listeners. A service is
+// called from every network thread at once, so it keeps no per-request state of its own.
 #pragma once
 
 #include <boost/beast/http/message.hpp>

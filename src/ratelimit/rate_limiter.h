@@ -1,6 +1,9 @@
 // The rate-limiting seam (docs/protocol.md §11): one bucket per key (a client IP or a license
 // key), admitted or refused with the wait until the bucket admits one request. The
 // in-memory limiter serves one instance; a shared one (Redis) serves a deployment.
+//
+// Called from many threads at once: one limiter serves every network thread, so
+// implementations are thread-safe, and concurrent admits of one bucket each count.
 #pragma once
 
 #include <cstdint>

@@ -99,7 +99,7 @@ Result<RedisClient::Context> RedisClient::connect() {
 
 Result<RedisClient::Context> RedisClient::acquire() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (!idle_.empty()) {
       Context c = std::move(idle_.back());
       idle_.pop_back();
@@ -119,7 +119,7 @@ Result<RedisClient::Context> RedisClient::acquire() {
 }
 
 void RedisClient::release(Context c) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   idle_.push_back(std::move(c));
 }
 

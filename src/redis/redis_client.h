@@ -3,7 +3,7 @@
 // command time out (250 ms by default), and a failed connection is dropped and made
 // again by a later call, so service resumes by itself when Redis is back. Connections
 // are pooled: a thread takes one for one command and gives it back, so there are about
-// as many connections as threads calling at once.
+// as many connections as threads calling at once. Thread-safe.
 #pragma once
 
 #include <hiredis/hiredis.h>
@@ -12,12 +12,12 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/result.h"
 #include "redis/redis_url.h"
 
@@ -75,13 +75,13 @@ class RedisClient {
   };
   using Context = std::unique_ptr<redisContext, ContextDeleter>;
 
-  Result<Context> acquire();
+  Result<Context> acquire() EXCLUDES(mu_);
   Result<Context> connect();
-  void release(Context c);
+  void release(Context c) EXCLUDES(mu_);
 
   const RedisClientOptions options_;
-  std::mutex mu_;
-  std::vector<Context> idle_;
+  Mutex mu_;
+  std::vector<Context> idle_ GUARDED_BY(mu_);
   // steady_clock ms before which connecting is not tried again.
   std::atomic<int64_t> connect_not_before_ms_{0};
 };
