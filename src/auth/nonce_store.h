@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "core/clock.h"
+#include "core/completion.h"
 
 namespace licensed {
 
@@ -38,6 +39,14 @@ class NonceStore {
   NonceVerdict check_and_insert(std::string_view key_id, std::string_view nonce, UnixMillis now,
                                 UnixMillis expires_at, int64_t dated_seconds = 0) {
     return check_and_insert_impl(key_id, nonce, now, expires_at, dated_seconds);
+  }
+  // The same check for a network thread, which must not wait on I/O: `done` gets the
+  // verdict, before this returns when the store has it in memory, else later from the
+  // thread that asked Redis. The strings need not outlive the call.
+  virtual void check_and_insert_async(std::string_view key_id, std::string_view nonce,
+                                      UnixMillis now, UnixMillis expires_at, int64_t dated_seconds,
+                                      Completion<NonceVerdict> done) {
+    done(check_and_insert(key_id, nonce, now, expires_at, dated_seconds));
   }
 
  private:

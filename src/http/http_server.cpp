@@ -194,15 +194,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (auto refused = refuse_trailer_fields(*parser_, header_fields_)) {
       return send(error_response(*refused, request_id_), true);
     }
-    // The store bounds its own work (queue limit, busy timeout); the write that follows
-    // sets the next deadline.
+    // The store and Redis bound their own work (queue limit, busy timeout, Redis' command
+    // timeout); the write that follows sets the next deadline.
     no_deadline();
     const auto& req = parser_->get();
     client_ip_ = config().trusted_proxies.client_address(peer_, forwarded_for(req));
-    const RequestContext ctx{path_, client_ip_, request_id_};
+    // A request that parks (on Redis) resumes on this thread; until it is answered the
+    // session reads nothing, so the request and these strings stay as they are.
+    const RequestContext ctx{path_, client_ip_, request_id_, thread_.io.get_executor()};
     server_.service().serve(route_, req, ctx, [self = shared_from_this()](HttpResponse res) {
       // An answer made at once (a refusal) is written at once; one from a store thread
-      // is handed back to the session's thread.
+      // or a Redis worker is handed back to the session's thread.
       net::dispatch(self->thread_.io,
                     [self, r = std::move(res)]() mutable { self->send(std::move(r), false); });
     });

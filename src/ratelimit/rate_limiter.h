@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "core/clock.h"
+#include "core/completion.h"
 
 namespace licensed {
 
@@ -31,6 +32,13 @@ class RateLimiter {
   // request costs nothing. A limiter shared by several instances (Redis) reads one
   // clock for all of them, its own, and ignores `now`.
   virtual RateDecision admit(std::string_view bucket_key, UnixMillis now) = 0;
+  // The same for a network thread, which must not wait on I/O: `done` gets the
+  // decision, before this returns when the buckets are in memory, else later from the
+  // thread that asked Redis. The key need not outlive the call.
+  virtual void admit_async(std::string_view bucket_key, UnixMillis now,
+                           Completion<RateDecision> done) {
+    done(admit(bucket_key, now));
+  }
 };
 
 }  // namespace licensed

@@ -50,7 +50,8 @@ RedisScript::RedisScript(std::string source) : source_(std::move(source)) {
   sha1_ = sha1_hex(source_);
 }
 
-RedisClient::RedisClient(RedisClientOptions options) : options_(std::move(options)) {}
+RedisClient::RedisClient(RedisClientOptions options)
+    : options_(std::move(options)), workers_(options_.workers) {}
 
 RedisClient::~RedisClient() = default;
 
