@@ -35,7 +35,8 @@ class NonceStore {
   // Atomically: if (key_id, nonce) was seen and has not expired -> kReused; else
   // remember it until `expires_at` -> kFresh. kFull when the store is at capacity and
   // nothing expired could be evicted. `dated_seconds` is the request's timestamp, for
-  // kStale; 0 (nonces loaded at start-up, not a request's) is never stale.
+  // kStale; 0 (nonces loaded at start-up, not a request's) is never stale. May wait on
+  // Redis: network threads call check_and_insert_async.
   NonceVerdict check_and_insert(std::string_view key_id, std::string_view nonce, UnixMillis now,
                                 UnixMillis expires_at, int64_t dated_seconds = 0) {
     return check_and_insert_impl(key_id, nonce, now, expires_at, dated_seconds);

@@ -32,6 +32,7 @@ struct NewDashboardSession {
 class SessionStore {
  public:
   virtual ~SessionStore() = default;
+  // These three may wait on Redis: network threads call the *_async ones below.
   // A new session for that license key. Errors: internal (the CSPRNG failed),
   // unavailable (Redis did not answer).
   virtual Result<NewDashboardSession> open(std::string_view license_key) = 0;

@@ -55,12 +55,12 @@ class DashboardHandler final : public HttpService {
 
  private:
   using Visit = std::shared_ptr<DashboardVisit>;
+  using FoundSession = Result<std::optional<DashboardSession>>;
 
   // Each step runs on the request's connection; those after a session or bucket lookup
   // resume there once Redis answered (http/resume.h).
   void sign_in(const HttpRequest& request, const RequestContext& ctx, HttpReply reply) const;
   void look_up_license(const Visit& visit) const;
-  using FoundSession = Result<std::optional<DashboardSession>>;
   void find_session(const Visit& visit) const;
   void with_session(const Visit& visit, FoundSession found) const;
   // What a signed-in visit asks for: a view, a change, or signing out.

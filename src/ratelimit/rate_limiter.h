@@ -30,7 +30,8 @@ class RateLimiter {
   virtual ~RateLimiter() = default;
   // Counts one request against `bucket_key` at `now` when it is admitted; a refused
   // request costs nothing. A limiter shared by several instances (Redis) reads one
-  // clock for all of them, its own, and ignores `now`.
+  // clock for all of them, its own, and ignores `now`. May wait on Redis: network
+  // threads call admit_async.
   virtual RateDecision admit(std::string_view bucket_key, UnixMillis now) = 0;
   // The same for a network thread, which must not wait on I/O: `done` gets the
   // decision, before this returns when the buckets are in memory, else later from the
