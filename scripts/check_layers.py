@@ -20,7 +20,7 @@ KEYWORDS = {"USES", "LIBS", "EXTRA_SOURCES"}
 # and header-only helpers of core.
 CLIENT_ALLOWED = re.compile(
     r"^(auth/(base64|request_signature|response_signature|response_tree)\.h"
-    r"|core/(clock|hex|text)\.h)$")
+    r"|core/(clock|hex|mutex|text|thread_annotations)\.h)$")
 
 
 def read_layers(cmake_text):

@@ -57,6 +57,10 @@ constexpr int64_t kDashboardReadsPerSessionMinute = 60;
 constexpr int64_t kDashboardReadsPerIpMinute = 300;
 // Every key this server writes in Redis starts with this.
 constexpr std::string_view kRedisPrefix = "licensed:";
+// Threads that make the Redis calls of parked requests, per network thread. A worker
+// mostly waits for Redis' answer; two per network thread make as many calls at once as
+// before, when each network thread made them itself, with room for one slow answer.
+constexpr size_t kRedisWorkersPerNetworkThread = 2;
 
 std::string host_name() {
   char name[256] = {};
@@ -194,7 +198,8 @@ Result<VolatileState> make_volatile_state(const ServeConfig& config, const Clock
     return s;
   }
   s.redis = std::make_unique<RedisClient>(
-      RedisClientOptions{*config.redis, std::chrono::milliseconds(config.redis_timeout_ms)});
+      RedisClientOptions{*config.redis, std::chrono::milliseconds(config.redis_timeout_ms),
+                         kRedisWorkersPerNetworkThread * network_thread_count(config.threads)});
   auto nonces = std::make_unique<RedisNonceStore>(*s.redis, std::string(kRedisPrefix), clock);
   // The first call: a wrong URL or password shows at start-up; later outages are
   // survived.
@@ -434,6 +439,9 @@ int serve(const ServeConfig& config) {
   sigwait(&signals, &sig);
   spdlog::info("received {}, draining in-flight requests", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   server.stop(std::chrono::seconds(10));
+  // A Redis call still running answers a request whose thread has stopped: it must end
+  // before the server, whose io_contexts its answer is handed to.
+  if (state.redis) state.redis->stop_workers();
   if (admin_server) admin_server->stop(std::chrono::milliseconds(500));
   if (state.same_second_nonces) {
     keep_same_second_nonces(*store.value(), *state.same_second_nonces, clock);

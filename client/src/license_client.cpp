@@ -220,7 +220,7 @@ Client::Client(ClientConfig config)
       cache_(cache_dir_) {}
 
 int64_t Client::clock_offset_seconds() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return offset_;
 }
 
@@ -267,7 +267,7 @@ bool request_is_ours(const SignedAnswer& a, std::string_view key_id, std::string
 
 Answer Client::call(std::string_view endpoint, const std::string& body, milliseconds budget,
                     SignedAnswer* signed_out) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Waiter& waiter = *config_.waiter;
   const SteadyTime deadline = waiter.now() + budget;
   const std::string path = std::string(kApiPrefix) + std::string(endpoint);

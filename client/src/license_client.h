@@ -8,7 +8,6 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +17,7 @@
 #include "auth/response_signature.h"
 #include "backoff.h"
 #include "core/clock.h"
+#include "core/mutex.h"
 #include "http_transport.h"
 #include "machine_id.h"
 #include "waiter.h"
@@ -70,7 +70,7 @@ class Client {
   const std::string& machine_id() const { return config_.machine_id; }
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
   // Seconds added to the local clock, learned from a 1701's serverTime.
-  int64_t clock_offset_seconds() const;
+  int64_t clock_offset_seconds() const EXCLUDES(mu_);
 
  private:
   explicit Client(ClientConfig config);
@@ -79,7 +79,7 @@ class Client {
   // Sends `body` to /api/v1/license/<endpoint> until an answer that is not transient or
   // the budget is spent. `signed_out` receives the last verified 200 answer.
   Answer call(std::string_view endpoint, const std::string& body, std::chrono::milliseconds budget,
-              SignedAnswer* signed_out);
+              SignedAnswer* signed_out) EXCLUDES(mu_);
   // status(), with the cache kept up to date, within `budget`.
   Answer status_within(std::chrono::milliseconds budget);
   std::optional<Answer> cached_status() const;
@@ -88,8 +88,8 @@ class Client {
   std::vector<PinnedResponseKey> pinned_;  // empty: answers are not verified
   std::filesystem::path cache_dir_;
   AnswerCache cache_;
-  mutable std::mutex mu_;  // one call at a time; guards offset_
-  int64_t offset_ = 0;
+  mutable Mutex mu_;  // one call at a time
+  int64_t offset_ GUARDED_BY(mu_) = 0;
   std::atomic<bool> activated_{false};  // this client's machine held a slot when last asked
 };
 

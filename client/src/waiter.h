@@ -4,9 +4,10 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "core/mutex.h"
 
 namespace licensed::client {
 
@@ -30,23 +31,23 @@ class RealWaiter final : public Waiter {
 class FakeWaiter final : public Waiter {
  public:
   SteadyTime now() const override {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     return now_;
   }
   void sleep_for(Millis d) override {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     now_ += d;
     sleeps_.push_back(d);
   }
   std::vector<Millis> sleeps() const {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     return sleeps_;
   }
 
  private:
-  mutable std::mutex mu_;
-  SteadyTime now_ = std::chrono::steady_clock::now();
-  std::vector<Millis> sleeps_;
+  mutable Mutex mu_;
+  SteadyTime now_ GUARDED_BY(mu_) = std::chrono::steady_clock::now();
+  std::vector<Millis> sleeps_ GUARDED_BY(mu_);
 };
 
 }  // namespace licensed::client

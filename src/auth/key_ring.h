@@ -1,5 +1,6 @@
 // The server's set of live HMAC signing keys {id -> secret}, with optional product
-// bindings. Immutable after construction; shared by every network thread.
+// bindings. Immutable after construction; shared by every network thread, which read it
+// at once (find, and the keys' pre-keyed HMACs).
 #pragma once
 
 #include <memory>

@@ -193,7 +193,7 @@ MemoryNonceStore::Generation* MemoryNonceStore::generation_for(Shard& shard, int
 void MemoryNonceStore::make_room_everywhere(UnixMillis now) {
   for (size_t i = 0; i < shard_count_; ++i) {
     Shard& shard = shards_[i];
-    std::lock_guard lock(shard.mu);
+    MutexLock lock(shard.mu);
     drop_ended(shard, now);
   }
 }
@@ -210,7 +210,7 @@ NonceVerdict MemoryNonceStore::check_and_insert_impl(std::string_view key_id,
   if (size_.load(std::memory_order_relaxed) >= max_entries_) make_room_everywhere(now);
 
   Shard& shard = shards_[at->shard];
-  std::lock_guard lock(shard.mu);
+  MutexLock lock(shard.mu);
   drop_ended(shard, now);
   if (contains(shard, at->fingerprint)) return NonceVerdict::kReused;
 

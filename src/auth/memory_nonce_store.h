@@ -44,11 +44,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string_view>
 
 #include "auth/nonce_store.h"
+#include "core/mutex.h"
 
 namespace licensed {
 
@@ -86,9 +86,10 @@ class MemoryNonceStore final : public NonceStore {
   static constexpr size_t kMaxGenerations = 64;
 
   struct alignas(64) Shard {
-    std::mutex mu;
-    std::array<Generation, kMaxGenerations> gens;  // [0, live): by slice, ascending
-    size_t live = 0;
+    Mutex mu;
+    // [0, live): by slice, ascending
+    std::array<Generation, kMaxGenerations> gens GUARDED_BY(mu);
+    size_t live GUARDED_BY(mu) = 0;
   };
 
   struct Located {
@@ -102,10 +103,10 @@ class MemoryNonceStore final : public NonceStore {
   // When slice `slice` ends: its table is dropped once the clock reaches this.
   UnixMillis slice_end(int64_t slice) const;
   // Drops the shard's tables whose slice has ended.
-  void drop_ended(Shard& shard, UnixMillis now);
-  static bool contains(const Shard& shard, uint64_t fingerprint);
+  void drop_ended(Shard& shard, UnixMillis now) REQUIRES(shard.mu);
+  static bool contains(const Shard& shard, uint64_t fingerprint) REQUIRES(shard.mu);
   // The table for `slice`, made if needed; null if a table cannot be allocated.
-  Generation* generation_for(Shard& shard, int64_t slice);
+  Generation* generation_for(Shard& shard, int64_t slice) REQUIRES(shard.mu);
   // Moves the table's entries into a new one of `capacity` slots. False (the table
   // unchanged) if it cannot be allocated.
   bool resize(Generation& gen, size_t capacity);

@@ -50,6 +50,15 @@ Status RedisNonceStore::start_remembering() {
   return Ok{};
 }
 
+void RedisNonceStore::check_and_insert_async(std::string_view key_id, std::string_view nonce,
+                                             UnixMillis now, UnixMillis expires_at,
+                                             int64_t dated_seconds, Completion<NonceVerdict> done) {
+  redis_.later(
+      [this, key_id = std::string(key_id), nonce = std::string(nonce), now, expires_at,
+       dated_seconds] { return check_and_insert(key_id, nonce, now, expires_at, dated_seconds); },
+      std::move(done));
+}
+
 NonceVerdict RedisNonceStore::check_and_insert_impl(std::string_view key_id, std::string_view nonce,
                                                     UnixMillis now, UnixMillis expires_at,
                                                     int64_t dated_seconds) {

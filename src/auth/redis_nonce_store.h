@@ -30,6 +30,11 @@ class RedisNonceStore final : public NonceStore {
   // Checks refused because Redis did not answer.
   uint64_t unavailable_count() const { return outage_.failures(); }
 
+  // On one of the client's workers, which calls `done`.
+  void check_and_insert_async(std::string_view key_id, std::string_view nonce, UnixMillis now,
+                              UnixMillis expires_at, int64_t dated_seconds,
+                              Completion<NonceVerdict> done) override;
+
  private:
   NonceVerdict check_and_insert_impl(std::string_view key_id, std::string_view nonce,
                                      UnixMillis now, UnixMillis expires_at,

@@ -1,6 +1,7 @@
 // Signs the License API's answers (docs/protocol.md §13) with the first of the configured
 // response keys; every key is published so clients can move to the next one before it
-// signs. Immutable after construction and shared by every network thread.
+// signs. Immutable after construction and shared by every network and store thread:
+// sign() is called from many threads at once.
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,7 @@ namespace licensed {
 
 void SameSecondNonces::record(int64_t second, std::string_view key_id, std::string_view nonce,
                               UnixMillis expires_at) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (second < second_) return;
   if (second > second_) {
     entries_.clear();  // keeps the capacity: the next second is about as busy
@@ -14,7 +14,7 @@ void SameSecondNonces::record(int64_t second, std::string_view key_id, std::stri
 }
 
 std::vector<SameSecondNonces::Entry> SameSecondNonces::take(int64_t second) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<Entry> out;
   if (second == second_) out.swap(entries_);
   return out;

@@ -5,16 +5,16 @@
 // That covers every request the previous process accepted while the clock moves
 // forward; these kept nonces also cover a clock stepped back between a graceful stop and
 // the next start. Loaded at the next start like the others. Bounded by one second of
-// requests.
+// requests. Thread-safe: every network thread records into one.
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "core/clock.h"
+#include "core/mutex.h"
 
 namespace licensed {
 
@@ -29,14 +29,14 @@ class SameSecondNonces {
   // A nonce consumed by a request dated `second`, the server's current second. Those of
   // an earlier second are dropped: the restart rule covers them.
   void record(int64_t second, std::string_view key_id, std::string_view nonce,
-              UnixMillis expires_at);
+              UnixMillis expires_at) EXCLUDES(mu_);
   // The nonces recorded for `second` (the current one at the stop); none for any other.
-  std::vector<Entry> take(int64_t second);
+  std::vector<Entry> take(int64_t second) EXCLUDES(mu_);
 
  private:
-  std::mutex mu_;
-  int64_t second_ = 0;
-  std::vector<Entry> entries_;
+  Mutex mu_;
+  int64_t second_ GUARDED_BY(mu_) = 0;
+  std::vector<Entry> entries_ GUARDED_BY(mu_);
 };
 
 }  // namespace licensed

@@ -23,6 +23,7 @@ inline UnixMillis system_now_ms() {
       .count();
 }
 
+// Read from many threads at once: implementations are thread-safe.
 class Clock {
  public:
   virtual ~Clock() = default;

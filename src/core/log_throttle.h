@@ -5,11 +5,11 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 
 #include "core/clock.h"
+#include "core/mutex.h"
 
 namespace licensed {
 
@@ -20,8 +20,8 @@ class LogThrottle {
 
   // The number of lines left out since the last one written when this one should be
   // written now, nullopt when it should be left out. Thread-safe.
-  std::optional<uint64_t> admit(UnixMillis now) {
-    std::lock_guard lock(mu_);
+  std::optional<uint64_t> admit(UnixMillis now) EXCLUDES(mu_) {
+    MutexLock lock(mu_);
     if (written_ && now - last_ms_ < period_ms_) {
       ++left_out_;
       return std::nullopt;
@@ -35,10 +35,10 @@ class LogThrottle {
 
  private:
   const int64_t period_ms_;
-  std::mutex mu_;
-  bool written_ = false;
-  UnixMillis last_ms_ = 0;
-  uint64_t left_out_ = 0;
+  Mutex mu_;
+  bool written_ GUARDED_BY(mu_) = false;
+  UnixMillis last_ms_ GUARDED_BY(mu_) = 0;
+  uint64_t left_out_ GUARDED_BY(mu_) = 0;
 };
 
 // What a line admitted by a throttle adds about those left out before it: nothing for

@@ -7,7 +7,7 @@ namespace licensed {
 Result<NewDashboardSession> MemorySessionStore::open(std::string_view license_key) {
   auto fresh = new_session_tokens();
   if (!fresh) return Error::internal("no random bytes for a dashboard session");
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   make_room();
   sessions_[fresh->id] =
       DashboardSession{std::string(license_key), fresh->csrf_token, clock_.now_ms() + lifetime_ms_};
@@ -15,7 +15,7 @@ Result<NewDashboardSession> MemorySessionStore::open(std::string_view license_ke
 }
 
 Result<std::optional<DashboardSession>> MemorySessionStore::find(std::string_view id) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto it = sessions_.find(std::string(id));
   if (it == sessions_.end() || it->second.expires_at <= clock_.now_ms()) {
     return std::optional<DashboardSession>();
@@ -24,13 +24,13 @@ Result<std::optional<DashboardSession>> MemorySessionStore::find(std::string_vie
 }
 
 Status MemorySessionStore::close(std::string_view id) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   sessions_.erase(std::string(id));
   return Ok{};
 }
 
 size_t MemorySessionStore::size() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return sessions_.size();
 }
 

@@ -3,10 +3,10 @@
 #pragma once
 
 #include <cstddef>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 
+#include "core/mutex.h"
 #include "dashboard/session_store.h"
 
 namespace licensed {
@@ -23,13 +23,13 @@ class MemorySessionStore final : public SessionStore {
   size_t size() const;
 
  private:
-  void make_room();  // holds mutex_
+  void make_room() REQUIRES(mutex_);
 
   const Clock& clock_;
   const int64_t lifetime_ms_;
   const size_t max_sessions_;
-  mutable std::mutex mutex_;
-  std::unordered_map<std::string, DashboardSession> sessions_;
+  mutable Mutex mutex_;
+  std::unordered_map<std::string, DashboardSession> sessions_ GUARDED_BY(mutex_);
 };
 
 }  // namespace licensed

@@ -95,4 +95,18 @@ Status RedisSessionStore::close(std::string_view id) {
   return Ok{};
 }
 
+void RedisSessionStore::open_async(std::string_view license_key,
+                                   Completion<Result<NewDashboardSession>> done) {
+  redis_.later([this, key = std::string(license_key)] { return open(key); }, std::move(done));
+}
+
+void RedisSessionStore::find_async(std::string_view id,
+                                   Completion<Result<std::optional<DashboardSession>>> done) const {
+  redis_.later([this, id = std::string(id)] { return find(id); }, std::move(done));
+}
+
+void RedisSessionStore::close_async(std::string_view id, Completion<Status> done) {
+  redis_.later([this, id = std::string(id)] { return close(id); }, std::move(done));
+}
+
 }  // namespace licensed

@@ -24,6 +24,12 @@ class RedisSessionStore final : public SessionStore {
   Result<NewDashboardSession> open(std::string_view license_key) override;
   Result<std::optional<DashboardSession>> find(std::string_view id) const override;
   Status close(std::string_view id) override;
+  // On one of the client's workers, which calls `done`.
+  void open_async(std::string_view license_key,
+                  Completion<Result<NewDashboardSession>> done) override;
+  void find_async(std::string_view id,
+                  Completion<Result<std::optional<DashboardSession>>> done) const override;
+  void close_async(std::string_view id, Completion<Status> done) override;
 
  private:
   std::string key_of(std::string_view id) const;

@@ -8,6 +8,7 @@
 #include "dashboard/memory_session_store.h"
 #include "dashboard/redis_session_store.h"
 #include "http/dashboard_error.h"
+#include "support/await_answer.h"
 #include "support/redis_server.h"
 #include "support/redis_test_keys.h"
 
@@ -57,6 +58,14 @@ class SessionStoreConformance : public ::testing::TestWithParam<std::pair<const 
     EXPECT_TRUE(opened.ok()) << opened.error().message;
     return opened.ok() ? opened.value() : NewDashboardSession{};
   }
+  // What `start(done)` answers, as a network thread gets it: in memory before the call
+  // returns, on the caller's thread (no hop); from Redis on one of the client's workers.
+  template <class T, class Start>
+  T FromNetworkThread(Start start) {
+    auto answer = bb::AwaitAnswer<T>(std::move(start));
+    bb::ExpectAnsweredFrom(answer, std::string_view(GetParam().first) == "memory");
+    return answer.value ? std::move(*answer.value) : T(Error::internal("no answer"));
+  }
 
  private:
   std::unique_ptr<SessionsUnderTest> t_;
@@ -100,6 +109,27 @@ TEST_P(SessionStoreConformance, ASessionEndsAtItsLifetimeOrAtClose) {
   EXPECT_TRUE(sessions().close(b.id).ok()) << "closing twice is no error";
   clock().advance_ms(1);
   EXPECT_FALSE(Find(a.id));
+}
+
+TEST_P(SessionStoreConformance, SessionsOpenedFoundAndClosedFromANetworkThreadAreTheSame) {
+  using Found = Result<std::optional<DashboardSession>>;
+  const auto opened = FromNetworkThread<Result<NewDashboardSession>>(
+      [&](Completion<Result<NewDashboardSession>> done) {
+        sessions().open_async("key-a", std::move(done));
+      });
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  const auto found = Find(opened->id);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->license_key, "key-a");
+  EXPECT_TRUE(csrf_token_matches(*found, opened->csrf_token));
+  const auto found_there = FromNetworkThread<Found>(
+      [&](Completion<Found> done) { sessions().find_async(opened->id, std::move(done)); });
+  ASSERT_TRUE(found_there.ok() && found_there.value()) << "not found from a network thread";
+  EXPECT_EQ(found_there.value()->license_key, "key-a");
+  const auto closed = FromNetworkThread<Status>(
+      [&](Completion<Status> done) { sessions().close_async(opened->id, std::move(done)); });
+  EXPECT_TRUE(closed.ok());
+  EXPECT_FALSE(Find(opened->id));
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, SessionStoreConformance,
@@ -148,6 +178,13 @@ TEST(RedisSessionStore, WhileRedisIsDownTheStoreAnswersUnavailableAndThenResumes
   EXPECT_NE(found.error().message.find("redis"), std::string::npos) << found.error().message;
   EXPECT_FALSE(sessions.open("key-b").ok());
   EXPECT_FALSE(sessions.close(a->id).ok());
+  // The lookup a network thread makes answers unavailable alike.
+  using Found = Result<std::optional<DashboardSession>>;
+  const auto parked = bb::AwaitAnswer<Found>(
+      [&](Completion<Found> done) { sessions.find_async(a->id, std::move(done)); });
+  ASSERT_TRUE(parked.value.has_value());
+  ASSERT_FALSE(parked.value->ok());
+  EXPECT_EQ(parked.value->error().code, StatusCode::kUnavailable);
   server.Start();  // empty: Redis kept nothing
   auto again = sessions.find(a->id);
   for (int i = 0; i < 50 && !again.ok(); ++i) {

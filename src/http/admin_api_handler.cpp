@@ -232,7 +232,7 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
        client_ip = std::string(ctx.client_ip),
        path = std::string(path_template(admin_route))](RequestResult<Outcome> outcome) {
         if (outcome.ok() && outcome->unknown_token) {
-          return self->refuse_token(RequestContext{{}, client_ip, request_id}, reply);
+          return self->refuse_token(RequestContext{{}, client_ip, request_id, {}}, reply);
         }
         if (outcome.ok() && outcome->touch_token_id) {
           // Best effort: last use is for the operator's `token list`.

@@ -9,6 +9,7 @@
 #include "core/request_body.h"
 #include "dashboard/customer_operations.h"
 #include "dashboard/dashboard_assets.h"
+#include "http/bucket_check.h"
 #include "http/client_address.h"
 #include "http/dashboard_error.h"
 #include "observability/internal_error.h"
@@ -138,16 +139,6 @@ ApiResult<std::string> string_member(const json::object& body, std::string_view 
   return std::string(v->as_string());
 }
 
-// 429 1706 naming `bucket` when `limiter` (null: no limit) refuses one more request
-// counted against `key`.
-std::optional<ApiError> over_limit(RateLimiter* limiter, std::string_view key,
-                                   std::string_view bucket, const Clock& clock) {
-  if (limiter == nullptr) return std::nullopt;
-  const RateDecision d = limiter->admit(key, clock.now_ms());
-  if (d.allowed) return std::nullopt;
-  return errors::rate_limited(bucket, d.retry_after_seconds);
-}
-
 // The page of history a request asks for: `cursor` (the previous page's nextCursor)
 // and `limit` in its query.
 ApiResult<PageRequest> audit_page_request(const HttpRequest& req) {
@@ -182,6 +173,71 @@ void run_and_reply(Store* store, TxKind kind, const Clock* clock, ErrorReporter*
         }
         reply(dashboard_error(e, request_id));
       });
+}
+
+// Opens a session for `license_key` and answers the sign-in with its cookie and token.
+void open_session(SessionStore* sessions, std::string license_key, bool secure,
+                  std::string request_id, HttpReply reply) {
+  sessions->open_async(
+      license_key, [secure, request_id, reply](Result<NewDashboardSession> opened) {
+        if (!opened.ok()) {
+          return reply(dashboard_error(opened.error(), DashboardStep::kSignIn, request_id));
+        }
+        HttpResponse res =
+            dashboard_json(200, {{"ok", true}, {"csrfToken", opened->csrf_token}}, request_id);
+        res.set(http::field::set_cookie, cookie_header(opened->id, kSessionSeconds, secure));
+        reply(std::move(res));
+      });
+}
+
+}  // namespace
+
+// A dashboard request that may park on Redis (its buckets, its session), and what the
+// steps after a park need. `request` and the strings of `ctx` are the connection's, kept
+// until the request is answered.
+struct DashboardVisit {
+  const HttpRequest* request = nullptr;
+  RequestContext ctx;
+  DashboardRoute route{};
+  HttpReply reply;
+  std::string session_id;
+  DashboardSession session;
+};
+
+namespace {
+
+using Visit = std::shared_ptr<DashboardVisit>;
+
+// `next(visit, value)`, resumed on the visit's connection once a check answered.
+template <class T, class Next>
+Completion<T> resume_visit(const Visit& visit, Next next) {
+  return resume_on<T>(visit->ctx.executor,
+                      [visit, next](T value) { next(visit, std::move(value)); });
+}
+
+Visit new_visit(const HttpRequest& req, const RequestContext& ctx, DashboardRoute route,
+                HttpReply reply) {
+  auto visit = std::make_shared<DashboardVisit>();
+  visit->request = &req;
+  visit->ctx = ctx;
+  visit->route = route;
+  visit->reply = std::move(reply);
+  return visit;
+}
+
+// `next(visit)` once a check passed, resumed on the visit's connection; the check's
+// refusal is the answer otherwise.
+template <class Next>
+CheckDone unless_refused(const Visit& visit, Next next) {
+  return resume_visit<std::optional<ApiError>>(
+      visit, [next](const Visit& v, std::optional<ApiError> refused) {
+        if (refused) return v->reply(dashboard_error(*refused, v->ctx.request_id));
+        next(v);
+      });
+}
+
+bool is_read(DashboardRoute r) {
+  return r == DashboardRoute::kLicense || r == DashboardRoute::kAudit;
 }
 
 }  // namespace
@@ -233,85 +289,113 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
     default:
       break;
   }
-  const bool read = r == R::kLicense || r == R::kAudit;
+  Visit visit = new_visit(req, ctx, r, std::move(reply));
+  if (!is_read(r)) return find_session(visit);
   // Counted before the session is looked up: a looping client costs no store or Redis
   // lookup once its address is over the limit.
-  if (read) {
-    if (auto e = over_limit(config_.ip_read_limiter, ip_bucket_key(ctx.client_ip), "ip",
-                            *config_.clock)) {
-      return reply(dashboard_error(*e, ctx.request_id));
-    }
-  }
-  const auto id = session_cookie(req);
-  if (!id) return reply(dashboard_error(not_signed_in(), ctx.request_id));
-  const auto found = config_.sessions->find(*id);
+  check_bucket(config_.ip_read_limiter, ip_bucket_key(ctx.client_ip), "ip", config_.clock->now_ms(),
+               unless_refused(visit, [this](const Visit& v) { find_session(v); }));
+}
+
+void DashboardHandler::find_session(const Visit& visit) const {
+  const auto id = session_cookie(*visit->request);
+  if (!id) return visit->reply(dashboard_error(not_signed_in(), visit->ctx.request_id));
+  visit->session_id = *id;
+  config_.sessions->find_async(
+      visit->session_id,
+      resume_visit<FoundSession>(visit, [this](const Visit& v, FoundSession found) {
+        with_session(v, std::move(found));
+      }));
+}
+
+void DashboardHandler::with_session(const Visit& visit, FoundSession found) const {
+  const std::string_view request_id = visit->ctx.request_id;
   if (!found.ok()) {
-    return reply(dashboard_error(found.error(), DashboardStep::kSignedIn, ctx.request_id));
+    return visit->reply(dashboard_error(found.error(), DashboardStep::kSignedIn, request_id));
   }
-  const std::optional<DashboardSession>& session = found.value();
-  if (!session) return reply(dashboard_error(not_signed_in(), ctx.request_id));
-  if (read) {
-    // Keyed by the id's hash: with Redis the bucket's name is stored there, and the id
-    // itself is a credential.
-    if (auto e =
-            over_limit(config_.session_read_limiter, sha256_hex(*id), "session", *config_.clock)) {
-      return reply(dashboard_error(*e, ctx.request_id));
-    }
+  if (!found.value()) return visit->reply(dashboard_error(not_signed_in(), request_id));
+  visit->session = std::move(*found.value());
+  if (!is_read(visit->route)) return act(visit);
+  // Keyed by the id's hash: with Redis the bucket's name is stored there, and the id
+  // itself is a credential.
+  check_bucket(config_.session_read_limiter, sha256_hex(visit->session_id), "session",
+               config_.clock->now_ms(), unless_refused(visit, [this](const Visit& v) { act(v); }));
+}
+
+void DashboardHandler::act(const Visit& visit) const {
+  const HttpRequest& req = *visit->request;
+  const RequestContext& ctx = visit->ctx;
+  if (visit->route == DashboardRoute::kLicense) {
+    return show_license(visit->session, ctx, std::move(visit->reply));
   }
-  if (r == R::kLicense) return show_license(*session, ctx, std::move(reply));
-  if (r == R::kAudit) return show_audit(req, *session, ctx, std::move(reply));
+  if (visit->route == DashboardRoute::kAudit) {
+    return show_audit(req, visit->session, ctx, std::move(visit->reply));
+  }
   // Changes: the page sends the token it got at sign-in; another site's page cannot
   // read it, so it cannot send it.
-  if (!csrf_token_matches(*session, header(req, kCsrfHeader).value_or(""))) {
-    return reply(dashboard_error(csrf_refused(), ctx.request_id));
+  if (!csrf_token_matches(visit->session, header(req, kCsrfHeader).value_or(""))) {
+    return visit->reply(dashboard_error(csrf_refused(), ctx.request_id));
   }
-  if (r == R::kFreeSlot) return free_slot(req, *session, ctx, std::move(reply));
-  if (auto closed = config_.sessions->close(*id); !closed.ok()) {
-    // Still signed in.
-    return reply(dashboard_error(closed.error(), DashboardStep::kSignedIn, ctx.request_id));
+  if (visit->route == DashboardRoute::kFreeSlot) {
+    return free_slot(req, visit->session, ctx, std::move(visit->reply));
   }
-  HttpResponse res = dashboard_json(200, {{"ok", true}}, ctx.request_id);
-  res.set(http::field::set_cookie,
-          cookie_header("", 0, came_over_https(req, config_.public_url_is_https)));
-  reply(std::move(res));
+  sign_out(visit);
+}
+
+void DashboardHandler::sign_out(const Visit& visit) const {
+  config_.sessions->close_async(
+      visit->session_id, resume_visit<Status>(visit, [this](const Visit& v, Status closed) {
+        if (!closed.ok()) {
+          // Still signed in.
+          return v->reply(
+              dashboard_error(closed.error(), DashboardStep::kSignedIn, v->ctx.request_id));
+        }
+        HttpResponse res = dashboard_json(200, {{"ok", true}}, v->ctx.request_id);
+        res.set(http::field::set_cookie,
+                cookie_header("", 0, came_over_https(*v->request, config_.public_url_is_https)));
+        v->reply(std::move(res));
+      }));
 }
 
 void DashboardHandler::sign_in(const HttpRequest& req, const RequestContext& ctx,
                                HttpReply reply) const {
-  if (auto e =
-          over_limit(config_.sign_in_limiter, ip_bucket_key(ctx.client_ip), "ip", *config_.clock)) {
-    return reply(dashboard_error(*e, ctx.request_id));
-  }
+  Visit visit = new_visit(req, ctx, DashboardRoute::kSignIn, std::move(reply));
+  check_bucket(config_.sign_in_limiter, ip_bucket_key(ctx.client_ip), "ip", config_.clock->now_ms(),
+               unless_refused(visit, [this](const Visit& v) { look_up_license(v); }));
+}
+
+void DashboardHandler::look_up_license(const Visit& visit) const {
+  const HttpRequest& req = *visit->request;
+  const std::string_view request_id = visit->ctx.request_id;
   auto body = json_body(req);
-  if (!body.ok()) return reply(dashboard_error(body.error(), ctx.request_id));
+  if (!body.ok()) return visit->reply(dashboard_error(body.error(), request_id));
   auto key = string_member(body.value(), "licenseKey");
-  if (!key.ok()) return reply(dashboard_error(key.error(), ctx.request_id));
+  if (!key.ok()) return visit->reply(dashboard_error(key.error(), request_id));
   const bool secure = came_over_https(req, config_.public_url_is_https);
   SessionStore* sessions = config_.sessions;
   std::optional<std::string> previous_session(session_cookie(req));  // this browser's, if any
+  // From here on the request's own bytes are not read again: the steps below run where
+  // the store and Redis answer them, and reply from there.
   submit_call<License>(
       *config_.store, TxKind::kRead,
       [key = std::move(key.value())](StoreTx& tx) { return find_customer_license(tx, key); },
-      [sessions, secure, reply, previous_session = std::move(previous_session),
-       request_id = std::string(ctx.request_id)](Result<License> found) {
+      [sessions, secure, reply = visit->reply, previous_session = std::move(previous_session),
+       request_id = std::string(request_id)](Result<License> found) {
         if (!found.ok()) {
           return reply(dashboard_error(found.error(), DashboardStep::kSignIn, request_id));
         }
+        if (!previous_session) {
+          return open_session(sessions, found.value().key, secure, request_id, reply);
+        }
         // A new id at every sign-in, the old one ended: no session fixation, and no
         // second live session when the old one could not be ended.
-        if (previous_session) {
-          if (auto closed = sessions->close(*previous_session); !closed.ok()) {
+        sessions->close_async(*previous_session, [sessions, key = found.value().key, secure,
+                                                  request_id, reply](Status closed) {
+          if (!closed.ok()) {
             return reply(dashboard_error(closed.error(), DashboardStep::kSignIn, request_id));
           }
-        }
-        auto opened = sessions->open(found.value().key);
-        if (!opened.ok()) {
-          return reply(dashboard_error(opened.error(), DashboardStep::kSignIn, request_id));
-        }
-        HttpResponse res =
-            dashboard_json(200, {{"ok", true}, {"csrfToken", opened->csrf_token}}, request_id);
-        res.set(http::field::set_cookie, cookie_header(opened->id, kSessionSeconds, secure));
-        reply(std::move(res));
+          open_session(sessions, key, secure, request_id, reply);
+        });
       });
 }
 

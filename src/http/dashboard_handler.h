@@ -9,6 +9,8 @@
 // decisions live in src/dashboard/customer_operations.*.
 #pragma once
 
+#include <memory>
+
 #include "dashboard/session_store.h"
 #include "http/http_service.h"
 #include "observability/error_reporter.h"
@@ -33,6 +35,9 @@ struct DashboardConfig {
   bool public_url_is_https = false;
 };
 
+// A request of the dashboard's API on its way (dashboard_handler.cpp).
+struct DashboardVisit;
+
 inline constexpr std::string_view kDashboardPath = "/dashboard";
 inline constexpr std::string_view kSessionCookie = "licensed_dashboard";
 inline constexpr std::string_view kCsrfHeader = "X-CSRF-Token";
@@ -47,7 +52,18 @@ class DashboardHandler final : public HttpService {
              HttpReply reply) const override;
 
  private:
+  using Visit = std::shared_ptr<DashboardVisit>;
+  using FoundSession = Result<std::optional<DashboardSession>>;
+
+  // Each step runs on the request's connection; those after a session or bucket lookup
+  // resume there once Redis answered (http/resume.h).
   void sign_in(const HttpRequest& request, const RequestContext& ctx, HttpReply reply) const;
+  void look_up_license(const Visit& visit) const;
+  void find_session(const Visit& visit) const;
+  void with_session(const Visit& visit, FoundSession found) const;
+  // What a signed-in visit asks for: a view, a change, or signing out.
+  void act(const Visit& visit) const;
+  void sign_out(const Visit& visit) const;
   void show_license(const DashboardSession& session, const RequestContext& ctx,
                     HttpReply reply) const;
   void show_audit(const HttpRequest& request, const DashboardSession& session,

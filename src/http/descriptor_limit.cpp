@@ -25,7 +25,8 @@ size_t descriptors_kept_aside(size_t network_threads, size_t store_pool_size) {
   // What a start with the defaults holds on SQLite (about 30) with room to spare, plus
   // the admin listener's cap and its listening socket.
   constexpr size_t kBase = 128 + 65;
-  // The reactor's three descriptors, a Redis connection, and a store thread's.
+  // The reactor's three descriptors, its two Redis workers' connections, and a store
+  // thread's.
   constexpr size_t kPerThread = 8;
   constexpr size_t kDefaultStorePool = 8;
   return kBase + kPerThread * network_threads + std::max(store_pool_size, kDefaultStorePool);

@@ -9,7 +9,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <cstring>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <unordered_set>
@@ -50,8 +49,8 @@ std::string forwarded_for(const http::request_header<>& req) {
 // in `io` (and the sessions they hold) go before the set they unregister from.
 struct NetworkThread {
   // Locked because a session's last owner may be a store thread (its reply).
-  std::mutex sessions_mu;
-  std::unordered_set<HttpSession*> sessions;
+  Mutex sessions_mu;
+  std::unordered_set<HttpSession*> sessions GUARDED_BY(sessions_mu);
   net::io_context io{1};
   net::executor_work_guard<net::io_context::executor_type> work{io.get_executor()};
   net::steady_timer sweep{io};
@@ -81,7 +80,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         counted_(counted) {}
   ~HttpSession() {
     {
-      std::lock_guard lock(thread_.sessions_mu);
+      MutexLock lock(thread_.sessions_mu);
       thread_.sessions.erase(this);
     }
     server_.remove_session(this);
@@ -90,7 +89,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   // On the session's own thread.
   void start() {
     {
-      std::lock_guard lock(thread_.sessions_mu);
+      MutexLock lock(thread_.sessions_mu);
       thread_.sessions.insert(this);
     }
     await_request();
@@ -195,15 +194,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (auto refused = refuse_trailer_fields(*parser_, header_fields_)) {
       return send(error_response(*refused, request_id_), true);
     }
-    // The store bounds its own work (queue limit, busy timeout); the write that follows
-    // sets the next deadline.
+    // The store and Redis bound their own work (queue limit, busy timeout, Redis' command
+    // timeout); the write that follows sets the next deadline.
     no_deadline();
     const auto& req = parser_->get();
     client_ip_ = config().trusted_proxies.client_address(peer_, forwarded_for(req));
-    const RequestContext ctx{path_, client_ip_, request_id_};
+    // A request that parks (on Redis) resumes on this thread; until it is answered the
+    // session reads nothing, so the request and these strings stay as they are.
+    const RequestContext ctx{path_, client_ip_, request_id_, thread_.io.get_executor()};
     server_.service().serve(route_, req, ctx, [self = shared_from_this()](HttpResponse res) {
       // An answer made at once (a refusal) is written at once; one from a store thread
-      // is handed back to the session's thread.
+      // or a Redis worker is handed back to the session's thread.
       net::dispatch(self->thread_.io,
                     [self, r = std::move(res)]() mutable { self->send(std::move(r), false); });
     });
@@ -291,7 +292,7 @@ void sweep_deadlines(NetworkThread& t, const HttpServer& server) {
     // Copied first: a session closed here may end, and erase itself, at once.
     std::vector<std::weak_ptr<HttpSession>> due;
     {
-      std::lock_guard lock(t.sessions_mu);
+      MutexLock lock(t.sessions_mu);
       due.reserve(t.sessions.size());
       for (HttpSession* s : t.sessions) due.push_back(s->weak_from_this());
     }
@@ -430,7 +431,7 @@ void HttpServer::admit(Socket socket, NetworkThread& target) {
 bool HttpServer::has_room_for(const net::ip::address& peer, bool counted) {
   size_t from_peer = 0;
   {
-    std::lock_guard lock(sessions_mu_);
+    MutexLock lock(sessions_mu_);
     if (sessions_.size() >= config_.max_connections) return false;
     if (!counted) return true;
     if (const auto it = per_address_.find(client_block(peer)); it != per_address_.end()) {
@@ -446,7 +447,7 @@ bool HttpServer::has_room_for(const net::ip::address& peer, bool counted) {
 }
 
 size_t HttpServer::open_connections() {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(sessions_mu_);
   return sessions_.size();
 }
 
@@ -455,14 +456,14 @@ bool HttpServer::crowded() const {
 }
 
 void HttpServer::add_session(HttpSession* s) {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(sessions_mu_);
   sessions_.insert(s);
   open_count_.store(sessions_.size(), std::memory_order_relaxed);
   if (s->counted()) ++per_address_[client_block(s->peer())];
 }
 
 void HttpServer::remove_session(HttpSession* s) {
-  std::lock_guard lock(sessions_mu_);
+  MutexLock lock(sessions_mu_);
   if (sessions_.erase(s) == 0) return;
   open_count_.store(sessions_.size(), std::memory_order_relaxed);
   if (!s->counted()) return;
@@ -485,7 +486,7 @@ void HttpServer::stop(std::chrono::milliseconds grace) {
   for (;;) {
     {
       // Idle keep-alive connections are closed; busy ones close after their answer.
-      std::lock_guard lock(sessions_mu_);
+      MutexLock lock(sessions_mu_);
       for (HttpSession* s : sessions_) {
         net::post(s->context(), [w = s->weak_from_this()] {
           if (auto session = w.lock()) session->close_if_idle();

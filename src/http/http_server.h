@@ -10,13 +10,13 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "core/log_throttle.h"
+#include "core/mutex.h"
 #include "http/client_address.h"
 #include "http/http_service.h"
 #include "http/request_intake.h"
@@ -74,18 +74,18 @@ class HttpServer {
   const HttpServerConfig& config() const { return config_; }
   const HttpService& service() const { return service_; }
   ServerMetrics* metrics() const { return metrics_; }
-  size_t open_connections();
+  size_t open_connections() EXCLUDES(sessions_mu_);
   bool draining() const { return draining_.load(); }
   // At or above 90% of the connection cap: idle connections get the short timeout.
   bool crowded() const;
-  void add_session(HttpSession* s);
-  void remove_session(HttpSession* s);
+  void add_session(HttpSession* s) EXCLUDES(sessions_mu_);
+  void remove_session(HttpSession* s) EXCLUDES(sessions_mu_);
 
  private:
   void accept_next();
   void retry_accept_later(const boost::system::error_code& ec);
   void admit(ConnectionSocket socket, NetworkThread& target);
-  bool has_room_for(const boost::asio::ip::address& peer, bool counted);
+  bool has_room_for(const boost::asio::ip::address& peer, bool counted) EXCLUDES(sessions_mu_);
 
   HttpServerConfig config_;
   const HttpService& service_;
@@ -93,10 +93,11 @@ class HttpServer {
   std::atomic<bool> draining_{false};
   bool stopped_ = false;
   // Every open session, across threads: for the connection cap and the drain.
-  std::mutex sessions_mu_;
-  std::unordered_set<HttpSession*> sessions_;
-  // Open connections per client address, trusted proxies left out (no entry at zero).
-  std::unordered_map<boost::asio::ip::address, size_t> per_address_;  // by client_block
+  Mutex sessions_mu_;
+  std::unordered_set<HttpSession*> sessions_ GUARDED_BY(sessions_mu_);
+  // Open connections per client address (by client_block), trusted proxies left out (no
+  // entry at zero).
+  std::unordered_map<boost::asio::ip::address, size_t> per_address_ GUARDED_BY(sessions_mu_);
   // sessions_.size(), readable without the lock by the sweeps.
   std::atomic<size_t> open_count_{0};
   // Declared after the session set: destroying a thread's io_context ends the sessions

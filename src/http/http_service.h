@@ -1,6 +1,7 @@
 // What an HTTP listener serves. The server owns sockets, limits and timeouts; a service
 // only routes a parsed header and answers a complete request. The License API and the
-// admin endpoints (health, metrics) are two services on two listeners.
+// admin endpoints (health, metrics) are two services on two listeners. A service is
+// called from every network thread at once, so it keeps no per-request state of its own.
 #pragma once
 
 #include <boost/beast/http/message.hpp>
@@ -11,6 +12,7 @@
 #include "core/result.h"
 #include "http/response.h"
 #include "http/route.h"
+#include "http/resume.h"
 
 namespace licensed {
 
@@ -24,6 +26,8 @@ struct RequestContext {
   std::string_view path;  // without query string
   std::string_view client_ip;
   std::string_view request_id;
+  // Where the request resumes after it parked (http/resume.h).
+  ConnectionExecutor executor;
 };
 
 class HttpService {
@@ -32,6 +36,10 @@ class HttpService {
   // Check 1 of the contract: an unknown path or method is answered before the body is
   // read.
   virtual ApiResult<Route> route(std::string_view method, std::string_view path) const = 0;
+  // Answers through `reply`. It may park the request (on Redis) and answer after it
+  // returns: `request` and the strings `ctx` points to stay valid until `reply` is
+  // called (the connection reads nothing more meanwhile); `ctx` itself is the caller's,
+  // so a parked request keeps a copy.
   virtual void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
                      HttpReply reply) const = 0;
   // The last look at every answer on this listener, just before it is written: the ones

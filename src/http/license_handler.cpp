@@ -112,14 +112,24 @@ void LicenseHandler::serve(const Route& route, const HttpRequest& req, const Req
   in.signing.timestamp = signing_header(req, "X-License-Timestamp");
   in.signing.nonce = signing_header(req, "X-License-Nonce");
   in.signing.signature = signing_header(req, "X-License-Signature");
-  handle(route.as<Endpoint>(), in, std::string(ctx.request_id), std::move(reply));
+  handle(route.as<Endpoint>(), in, std::string(ctx.request_id), ctx.executor,
+         std::move(reply));
 }
 
 void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,
-                            HttpReply reply) const {
+                            const ConnectionExecutor& executor, HttpReply reply) const {
+  run_pipeline(config_.pipeline, endpoint, in, executor,
+               [this, endpoint, ip = std::string(in.client_ip), request_id = std::move(request_id),
+                reply = std::move(reply)](PipelineOutcome outcome) mutable {
+                 answer(endpoint, std::move(outcome), std::move(ip), std::move(request_id),
+                        std::move(reply));
+               });
+}
+
+void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, std::string client_ip,
+                            std::string request_id, HttpReply reply) const {
   ErrorReporter* const reporter = config_.error_reporter;
   const Clock* clock = config_.pipeline.clock;
-  PipelineOutcome outcome = run_pipeline(config_.pipeline, endpoint, in);
   reply = bound_to(outcome.binding, std::move(reply));
   if (!outcome.request.ok()) {
     ApiError error = std::move(outcome.request.error());
@@ -157,7 +167,7 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
   const std::optional<std::string>* dashboard_url = &config_.dashboard_url;
   submit_call<boost::json::object, RequestError>(
       *config_.store, writes ? TxKind::kWrite : TxKind::kRead,
-      [request, request_id, ip = std::string(in.client_ip), clock,
+      [request, request_id, ip = std::move(client_ip), clock,
        dashboard_url](StoreTx& tx) -> RequestResult<boost::json::object> {
         // So a store failure logged on the way names the request it hit.
         const ScopedLogFields log_fields{{"requestId", request_id}};

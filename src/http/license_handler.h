@@ -42,11 +42,15 @@ class LicenseHandler final : public HttpService {
   void finish_response(HttpResponse& res, const HttpRequestHeader* request, const Route& route,
                        std::string_view path) const override;
 
-  // `reply` is called exactly once, possibly on a store thread.
+  // `reply` is called exactly once, possibly on a store thread. A request that parks on
+  // Redis resumes on `executor` (its connection's thread; empty: where Redis answered).
   void handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,
-              HttpReply reply) const;
+              const ConnectionExecutor& executor, HttpReply reply) const;
 
  private:
+  // Answers the pipeline's refusal, or runs the accepted request's operation.
+  void answer(Endpoint endpoint, PipelineOutcome outcome, std::string client_ip,
+              std::string request_id, HttpReply reply) const;
   // `reply`, signing each answer bound to `binding` first (when answers are signed).
   HttpReply bound_to(AnswerBinding binding, HttpReply reply) const;
 

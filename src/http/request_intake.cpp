@@ -256,7 +256,8 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
       out += serialize(service, res, version, false, parser, decision);
       return out;
     }
-    const RequestContext ctx{decision.path, client_ip, request_id};
+    // No connection's thread: a request that parks goes on where it is answered.
+    const RequestContext ctx{decision.path, client_ip, request_id, {}};
     HttpResponse res = wait_for_answer(service, *decision.route, parser.get(), ctx);
     out += serialize(service, res, version, wants_keep_alive, parser, decision);
     if (!wants_keep_alive) break;

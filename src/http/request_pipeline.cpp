@@ -12,13 +12,129 @@ UnixMillis nonce_expiry(const PipelineContext& ctx, UnixMillis now) {
   return now + 2 * ctx.timestamp_window_seconds * 1000;
 }
 
+// The nonce store's verdict as the check's answer.
+std::optional<ApiError> refusal_of(const PipelineContext& ctx, NonceVerdict verdict) {
+  switch (verdict) {
+    case NonceVerdict::kFresh:
+      return std::nullopt;
+    case NonceVerdict::kReused:
+      return errors::bad_signature(errors::kNonceReused, "nonce already used");
+    case NonceVerdict::kFull:
+      // Fail closed: forgetting a nonce early would let a replay through.
+      return errors::unavailable(1, "nonce store is full");
+    case NonceVerdict::kUnavailable:
+      return errors::unavailable(1, "nonce store is unavailable");
+    case NonceVerdict::kStale:
+      return errors::stale_timestamp(ctx.clock->now_seconds());
+  }
+  return errors::internal();
+}
+
+// One request on its way through the checks, shared by the steps that follow a check
+// that may park. What `in` points to is the connection's, kept until it is answered.
+struct PipelineRun {
+  const PipelineContext* ctx = nullptr;
+  Endpoint endpoint{};
+  IncomingRequest in;
+  ConnectionExecutor home;
+  Completion<PipelineOutcome> done;
+  // Found by the steps on the way.
+  SigningHeaders headers;
+  const SigningKey* key = nullptr;
+  std::optional<Sha256Digest> binding;
+  AuthorizedRequest request;
+  LicenseRequest body;
+};
+using Run = std::shared_ptr<PipelineRun>;
+
+// A step that follows a check which may park.
+using Step = void (*)(const Run& run, std::optional<ApiError> refusal);
+
+// `next(run, refusal)`, resumed on the request's connection once the check answered.
+CheckDone resume_run(const Run& run, Step next) {
+  return resume_on<std::optional<ApiError>>(
+      run->home, [run, next](std::optional<ApiError> refusal) { next(run, std::move(refusal)); });
+}
+
+// The request, when its nonce must still be stored durably (it was consumed by a
+// request dated ahead of the clock); a refusal from here on carries it.
+std::optional<AuthorizedRequest> nonce_to_keep(const AuthorizedRequest& request) {
+  if (!request.keep_nonce_durably) return std::nullopt;
+  return request;
+}
+
+void after_key_bucket(const Run& run, std::optional<ApiError> refusal) {
+  if (refusal) return run->done({std::move(*refusal), nonce_to_keep(run->request), run->binding});
+  run->request.body = std::move(run->body);
+  run->done({std::move(run->request), std::nullopt, run->binding});
+}
+
+// Steps 8 and 9, once the nonce is consumed: the body, then the license key's bucket.
+void check_request(const Run& run) {
+  const PipelineContext& ctx = *run->ctx;
+  const SigningHeaders& h = run->headers;
+  AuthorizedRequest& req = run->request;
+  req.endpoint = run->endpoint;
+  req.key = run->key;
+  req.nonce = std::string(h.nonce);
+  const UnixMillis now = ctx.clock->now_ms();
+  const int64_t now_seconds = unix_seconds(now);
+  req.keep_nonce_durably = h.timestamp > now_seconds;
+  req.nonce_expires_at = nonce_expiry(ctx, now);
+  if (h.timestamp == now_seconds && ctx.same_second_nonces != nullptr) {
+    ctx.same_second_nonces->record(now_seconds, h.key_id, h.nonce, req.nonce_expires_at);
+  }
+  // From here on the nonce is consumed whatever happens.
+  auto body = check_body(run->endpoint, run->in.content_type, run->in.body);
+  if (!body.ok()) return run->done({std::move(body.error()), nonce_to_keep(req), run->binding});
+  run->body = std::move(body.value());
+  check_key_bucket(ctx, run->body.license_key, resume_run(run, after_key_bucket));
+}
+
+void after_nonce(const Run& run, std::optional<ApiError> refusal) {
+  if (!refusal) return check_request(run);
+  // nonce_reused is the one 1700 check_nonce answers; its answer binds to "-"
+  // (docs/protocol.md §13.5).
+  const bool reused = refusal->code == ErrorCode::kBadSignature;
+  run->done({std::move(*refusal), std::nullopt, reused ? std::nullopt : run->binding});
+}
+
+// Steps 4 to 7: the signing headers, the key, the signature, the timestamp, the nonce.
+void authenticate(const Run& run) {
+  const PipelineContext& ctx = *run->ctx;
+  const IncomingRequest& in = run->in;
+  auto headers = check_signing_headers(ctx, in.signing, run->key);
+  if (!headers.ok()) return run->done({std::move(headers.error()), std::nullopt, std::nullopt});
+  run->headers = headers.value();
+  const SigningHeaders& h = run->headers;
+  if (run->key == nullptr) {
+    // The same HMAC work as for a known id, so timing does not tell which ids exist.
+    (void)check_signature(ctx.keys->decoy(), h, in.method, api_path_of(in.path), in.body);
+    return run->done({errors::bad_signature(errors::kUnknownKey, "unknown signing key id"),
+                      std::nullopt, std::nullopt});
+  }
+  // Checked before the timestamp is judged, so a 1701 is bound to a valid signature too;
+  // answered in the contract's order.
+  auto signature_error = check_signature(*run->key, h, in.method, api_path_of(in.path), in.body);
+  run->binding = signature_error ? std::nullopt : std::optional<Sha256Digest>(h.signature);
+  if (auto e = check_timestamp(ctx, h)) {
+    return run->done({std::move(*e), std::nullopt, run->binding});
+  }
+  if (signature_error) return run->done({std::move(*signature_error), std::nullopt, std::nullopt});
+  check_nonce(ctx, h, resume_run(run, after_nonce));
+}
+
+void after_ip_bucket(const Run& run, std::optional<ApiError> refusal) {
+  if (!refusal) return authenticate(run);
+  run->done({std::move(*refusal), std::nullopt, valid_request_signature(*run->ctx, run->in)});
+}
+
 }  // namespace
 
-std::optional<ApiError> check_ip_bucket(const PipelineContext& ctx, std::string_view client_ip) {
-  if (ctx.ip_limiter == nullptr) return std::nullopt;
-  const RateDecision d = ctx.ip_limiter->admit(ip_bucket_key(client_ip), ctx.clock->now_ms());
-  if (d.allowed) return std::nullopt;
-  return errors::rate_limited("ip", d.retry_after_seconds);
+void check_ip_bucket(const PipelineContext& ctx, std::string_view client_ip, CheckDone done) {
+  if (ctx.ip_limiter == nullptr) return done(std::nullopt);  // no address to parse then
+  check_bucket(ctx.ip_limiter, ip_bucket_key(client_ip), "ip", ctx.clock->now_ms(),
+               std::move(done));
 }
 
 ApiResult<SigningHeaders> check_signing_headers(const PipelineContext& ctx,
@@ -52,23 +168,11 @@ std::optional<ApiError> check_signature(const SigningKey& key, const SigningHead
   return std::nullopt;
 }
 
-std::optional<ApiError> check_nonce(const PipelineContext& ctx, const SigningHeaders& h) {
+void check_nonce(const PipelineContext& ctx, const SigningHeaders& h, CheckDone done) {
   const UnixMillis now = ctx.clock->now_ms();
-  switch (
-      ctx.nonces->check_and_insert(h.key_id, h.nonce, now, nonce_expiry(ctx, now), h.timestamp)) {
-    case NonceVerdict::kFresh:
-      return std::nullopt;
-    case NonceVerdict::kReused:
-      return errors::bad_signature(errors::kNonceReused, "nonce already used");
-    case NonceVerdict::kFull:
-      // Fail closed: forgetting a nonce early would let a replay through.
-      return errors::unavailable(1, "nonce store is full");
-    case NonceVerdict::kUnavailable:
-      return errors::unavailable(1, "nonce store is unavailable");
-    case NonceVerdict::kStale:
-      return errors::stale_timestamp(ctx.clock->now_seconds());
-  }
-  return errors::internal();
+  ctx.nonces->check_and_insert_async(
+      h.key_id, h.nonce, now, nonce_expiry(ctx, now), h.timestamp,
+      [&ctx, done = std::move(done)](NonceVerdict verdict) { done(refusal_of(ctx, verdict)); });
 }
 
 ApiResult<LicenseRequest> check_body(Endpoint endpoint, std::string_view content_type,
@@ -79,11 +183,8 @@ ApiResult<LicenseRequest> check_body(Endpoint endpoint, std::string_view content
   return parse_license_request(endpoint, body);
 }
 
-std::optional<ApiError> check_key_bucket(const PipelineContext& ctx, std::string_view license_key) {
-  if (ctx.key_limiter == nullptr) return std::nullopt;
-  const RateDecision d = ctx.key_limiter->admit(license_key, ctx.clock->now_ms());
-  if (d.allowed) return std::nullopt;
-  return errors::rate_limited("key", d.retry_after_seconds);
+void check_key_bucket(const PipelineContext& ctx, std::string_view license_key, CheckDone done) {
+  check_bucket(ctx.key_limiter, license_key, "key", ctx.clock->now_ms(), std::move(done));
 }
 
 std::optional<Sha256Digest> valid_request_signature(const PipelineContext& ctx,
@@ -100,58 +201,15 @@ std::optional<Sha256Digest> valid_request_signature(const PipelineContext& ctx,
   return headers.value().signature;
 }
 
-PipelineOutcome run_pipeline(const PipelineContext& ctx, Endpoint endpoint,
-                             const IncomingRequest& in) {
-  if (auto e = check_ip_bucket(ctx, in.client_ip)) {
-    return {std::move(*e), std::nullopt, valid_request_signature(ctx, in)};
-  }
-  const SigningKey* key = nullptr;
-  auto headers = check_signing_headers(ctx, in.signing, key);
-  if (!headers.ok()) return {std::move(headers.error()), std::nullopt, std::nullopt};
-  const SigningHeaders& h = headers.value();
-  if (key == nullptr) {
-    // The same HMAC work as for a known id, so timing does not tell which ids exist.
-    (void)check_signature(ctx.keys->decoy(), h, in.method, api_path_of(in.path), in.body);
-    return {errors::bad_signature(errors::kUnknownKey, "unknown signing key id"), std::nullopt,
-            std::nullopt};
-  }
-  // Checked before the timestamp is judged, so a 1701 is bound to a valid signature too;
-  // answered in the contract's order.
-  auto signature_error = check_signature(*key, h, in.method, api_path_of(in.path), in.body);
-  const std::optional<Sha256Digest> binding =
-      signature_error ? std::nullopt : std::optional<Sha256Digest>(h.signature);
-  if (auto e = check_timestamp(ctx, h)) return {std::move(*e), std::nullopt, binding};
-  if (signature_error) return {std::move(*signature_error), std::nullopt, std::nullopt};
-  if (auto e = check_nonce(ctx, h)) {
-    // nonce_reused is the one 1700 check_nonce answers; its answer binds to "-" (docs/protocol.md §13.5).
-    const bool reused = e->code == ErrorCode::kBadSignature;
-    return {std::move(*e), std::nullopt, reused ? std::nullopt : binding};
-  }
-
-  AuthorizedRequest req;
-  req.endpoint = endpoint;
-  req.key = key;
-  req.nonce = std::string(h.nonce);
-  const UnixMillis now = ctx.clock->now_ms();
-  const int64_t now_seconds = unix_seconds(now);
-  req.keep_nonce_durably = h.timestamp > now_seconds;
-  req.nonce_expires_at = nonce_expiry(ctx, now);
-  if (h.timestamp == now_seconds && ctx.same_second_nonces != nullptr) {
-    ctx.same_second_nonces->record(now_seconds, h.key_id, h.nonce, req.nonce_expires_at);
-  }
-  // From here on the nonce is consumed whatever happens.
-  auto consumed = [&]() -> std::optional<AuthorizedRequest> {
-    if (!req.keep_nonce_durably) return std::nullopt;
-    return req;
-  };
-
-  auto body = check_body(endpoint, in.content_type, in.body);
-  if (!body.ok()) return {std::move(body.error()), consumed(), binding};
-  if (auto e = check_key_bucket(ctx, body->license_key)) {
-    return {std::move(*e), consumed(), binding};
-  }
-  req.body = std::move(body.value());
-  return {std::move(req), std::nullopt, binding};
+void run_pipeline(const PipelineContext& ctx, Endpoint endpoint, const IncomingRequest& in,
+                  const ConnectionExecutor& home, Completion<PipelineOutcome> done) {
+  auto run = std::make_shared<PipelineRun>();
+  run->ctx = &ctx;
+  run->endpoint = endpoint;
+  run->in = in;
+  run->home = home;
+  run->done = std::move(done);
+  check_ip_bucket(ctx, in.client_ip, resume_run(run, after_ip_bucket));
 }
 
 }  // namespace licensed

@@ -3,6 +3,11 @@
 // check_signature and check_nonce. Steps 1-2 (route, size) happen while the request is
 // read (decide_after_header in request_intake.cpp); step 10 is the operation
 // (core/operations.h).
+//
+// The three checks that may ask Redis (the two buckets and the nonce) answer through a
+// completion: with Redis the request parks there and the next step resumes on its
+// connection's thread (http/resume.h), so no network thread waits for Redis. In memory
+// they answer at once and the whole pipeline runs before run_pipeline returns.
 #pragma once
 
 #include <memory>
@@ -16,8 +21,11 @@
 #include "auth/same_second_nonces.h"
 #include "auth/signing_headers.h"
 #include "core/clock.h"
+#include "core/completion.h"
 #include "core/request_body.h"
 #include "core/result.h"
+#include "http/bucket_check.h"
+#include "http/resume.h"
 #include "ratelimit/rate_limiter.h"
 
 namespace licensed {
@@ -58,7 +66,7 @@ struct AuthorizedRequest {
   UnixMillis nonce_expires_at = 0;
 };
 
-std::optional<ApiError> check_ip_bucket(const PipelineContext& ctx, std::string_view client_ip);
+void check_ip_bucket(const PipelineContext& ctx, std::string_view client_ip, CheckDone done);
 // Parses the headers and looks the key id up; `key` is null for an unknown id.
 ApiResult<SigningHeaders> check_signing_headers(const PipelineContext& ctx,
                                                 const RawSigningHeaders& raw,
@@ -67,14 +75,14 @@ std::optional<ApiError> check_timestamp(const PipelineContext& ctx, const Signin
 std::optional<ApiError> check_signature(const SigningKey& key, const SigningHeaders& h,
                                         std::string_view method, std::string_view api_path,
                                         std::string_view body);
-std::optional<ApiError> check_nonce(const PipelineContext& ctx, const SigningHeaders& h);
+void check_nonce(const PipelineContext& ctx, const SigningHeaders& h, CheckDone done);
 // The request's signature when it is valid for the request as received, checked apart
 // from the order of checks: a request refused at step 3 still gets a bound answer.
 std::optional<Sha256Digest> valid_request_signature(const PipelineContext& ctx,
                                                     const IncomingRequest& in);
 ApiResult<LicenseRequest> check_body(Endpoint endpoint, std::string_view content_type,
                                      std::string_view body);
-std::optional<ApiError> check_key_bucket(const PipelineContext& ctx, std::string_view license_key);
+void check_key_bucket(const PipelineContext& ctx, std::string_view license_key, CheckDone done);
 
 // Outcome of steps 3 to 9. On error, `nonce_to_keep` tells whether the nonce was
 // consumed by a request dated ahead of the clock and must still be stored durably.
@@ -87,7 +95,11 @@ struct PipelineOutcome {
   std::optional<Sha256Digest> binding;
 };
 
-PipelineOutcome run_pipeline(const PipelineContext& ctx, Endpoint endpoint,
-                             const IncomingRequest& in);
+// Runs steps 3 to 9 and hands their outcome to `done`, once. A step after a check that
+// parked runs on `home`, and so does `done` then; with in-memory services (or an empty
+// `home`) everything runs on the caller's thread before this returns. What `in` points
+// to must stay valid until `done` is called.
+void run_pipeline(const PipelineContext& ctx, Endpoint endpoint, const IncomingRequest& in,
+                  const ConnectionExecutor& home, Completion<PipelineOutcome> done);
 
 }  // namespace licensed

@@ -2,6 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <chrono>
+#include <future>
+#include <thread>
+
 #include "auth/memory_nonce_store.h"
 #include "ratelimit/memory_rate_limiter.h"
 
@@ -38,7 +45,7 @@ class PipelineTest : public ::testing::Test {
     s.signature =
         sign_request(s.secret, {"POST", kPath, s.key_id, s.timestamp, s.nonce, sha256_hex(s.body)});
   }
-  PipelineOutcome run(const Signed& s, std::string_view ip = "10.0.0.1") {
+  static IncomingRequest incoming(const Signed& s, std::string_view ip = "10.0.0.1") {
     IncomingRequest in;
     in.method = "POST";
     in.path = kPath;
@@ -46,7 +53,21 @@ class PipelineTest : public ::testing::Test {
     in.body = s.body;
     in.client_ip = ip;
     in.signing = {s.key_id, s.timestamp, s.nonce, s.signature};
-    return run_pipeline(ctx_, Endpoint::kStatus, in);
+    return in;
+  }
+  PipelineOutcome run(const Signed& s, std::string_view ip = "10.0.0.1") {
+    return run_in_memory(incoming(s, ip));
+  }
+  // The outcome, there when run_pipeline returns: the services are in memory.
+  PipelineOutcome run_in_memory(const IncomingRequest& in) {
+    std::optional<PipelineOutcome> outcome;
+    run_pipeline(ctx_, Endpoint::kStatus, in, {},
+                 [&outcome](PipelineOutcome o) { outcome.emplace(std::move(o)); });
+    if (!outcome) {
+      ADD_FAILURE() << "an in-memory pipeline did not answer before it returned";
+      return {errors::internal(), std::nullopt, std::nullopt};
+    }
+    return std::move(*outcome);
   }
   static std::string verdict(const PipelineOutcome& o) {
     if (o.request.ok()) return "ok";
@@ -153,7 +174,7 @@ TEST_F(PipelineTest, ChecksRunInTheContractsOrder) {
   in.body = kBody;
   in.content_type = "application/json";
   in.signing = {missing.key_id, missing.timestamp, std::nullopt, missing.signature};
-  EXPECT_EQ(verdict(run_pipeline(ctx_, Endpoint::kStatus, in)), "1700:missing_header");
+  EXPECT_EQ(verdict(run_in_memory(in)), "1700:missing_header");
   auto stale_and_bad = make(kNow - 1000, "nonce-0000000000000011");
   stale_and_bad.signature = "v1=" + std::string(64, '0');
   EXPECT_EQ(verdict(run(stale_and_bad)), "1701");
@@ -168,6 +189,74 @@ TEST_F(PipelineTest, ChecksRunInTheContractsOrder) {
   malformed.content_type = "text/plain";
   EXPECT_EQ(verdict(run(malformed)), "1702");
   EXPECT_EQ(verdict(run(make(kNow, "nonce-0000000000000013"))), "1706:key");
+}
+
+// A nonce store that answers later, from another thread, as the Redis store answers
+// from one of its workers: the check parks until the test hands it its verdict.
+class ParkingNonceStore final : public NonceStore {
+ public:
+  void check_and_insert_async(std::string_view, std::string_view, UnixMillis, UnixMillis, int64_t,
+                              Completion<NonceVerdict> done) override {
+    parked_.set_value(std::move(done));
+  }
+  // The parked check's completion, once a request has parked.
+  Completion<NonceVerdict> wait_for_parked() {
+    auto parked = parked_.get_future();
+    if (parked.wait_for(std::chrono::seconds(30)) != std::future_status::ready) return {};
+    return parked.get();
+  }
+
+ private:
+  NonceVerdict check_and_insert_impl(std::string_view, std::string_view, UnixMillis, UnixMillis,
+                                     int64_t) override {
+    return NonceVerdict::kFresh;
+  }
+  std::promise<Completion<NonceVerdict>> parked_;
+};
+
+TEST_F(PipelineTest, AParkedCheckResumesOnTheConnectionsThreadAndAnswersAsInMemory) {
+  ParkingNonceStore parking;
+  ctx_.nonces = &parking;
+  boost::asio::io_context io;
+  auto work = boost::asio::make_work_guard(io);
+  std::thread connection([&io] { io.run(); });
+  const Signed s = make(kNow, "nonce-0000000000000020");
+  const IncomingRequest in = incoming(s);
+  std::promise<std::pair<std::thread::id, PipelineOutcome>> answered;
+  boost::asio::post(io, [&] {
+    run_pipeline(ctx_, Endpoint::kStatus, in, io.get_executor(), [&answered](PipelineOutcome o) {
+      answered.set_value({std::this_thread::get_id(), std::move(o)});
+    });
+  });
+  Completion<NonceVerdict> parked = parking.wait_for_parked();
+  ASSERT_TRUE(parked) << "the request never reached the nonce check";
+  parked(NonceVerdict::kFresh);  // from this thread, not the connection's
+  auto future = answered.get_future();
+  ASSERT_EQ(future.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  const auto [thread, outcome] = future.get();
+  EXPECT_EQ(thread, connection.get_id());
+  EXPECT_EQ(verdict(outcome), "ok");
+  work.reset();
+  connection.join();
+}
+
+TEST_F(PipelineTest, OnItsConnectionsThreadAnInMemoryPipelineAnswersBeforeItReturns) {
+  MemoryRateLimiter ip(RateSpec{5, 60'000});
+  MemoryRateLimiter key(RateSpec{5, 60'000});
+  ctx_.ip_limiter = &ip;
+  ctx_.key_limiter = &key;
+  const Signed s = make(kNow, "nonce-0000000000000021");
+  const IncomingRequest in = incoming(s);
+  boost::asio::io_context io;
+  std::optional<std::string> answered_before_return;
+  boost::asio::post(io, [&] {
+    std::optional<std::string> answer;
+    run_pipeline(ctx_, Endpoint::kStatus, in, io.get_executor(),
+                 [&answer](PipelineOutcome o) { answer = verdict(o); });
+    answered_before_return = answer;
+  });
+  io.run();
+  EXPECT_EQ(answered_before_return, "ok");
 }
 
 }  // namespace

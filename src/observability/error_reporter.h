@@ -1,5 +1,6 @@
 // Where a 500 (1709) goes besides the log: an error-tracking service. The request path
-// calls report() and moves on; delivery, if any, happens elsewhere.
+// calls report() and moves on; delivery, if any, happens elsewhere. Called from many
+// threads at once (network and store threads), so implementations are thread-safe.
 #pragma once
 
 #include <string>

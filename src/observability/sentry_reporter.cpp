@@ -21,7 +21,7 @@ SentryReporter::~SentryReporter() {
 
 void SentryReporter::report(ErrorReport report) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (!stopping_ && queue_.size() < options_.max_queued) {
       queue_.push_back(std::move(report));
       cv_.notify_one();
@@ -33,7 +33,7 @@ void SentryReporter::report(ErrorReport report) {
 
 void SentryReporter::shutdown(std::chrono::milliseconds grace) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (!thread_.joinable()) return;
     if (!stopping_) {
       stopping_ = true;
@@ -48,8 +48,8 @@ void SentryReporter::run() {
   for (;;) {
     ErrorReport report;
     {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      MutexLock lock(mu_);
+      while (!stopping_ && queue_.empty()) lock.wait(cv_);
       if (queue_.empty() || (stopping_ && Steady::now() >= flush_deadline_)) {
         dropped_ += queue_.size();
         queue_.clear();

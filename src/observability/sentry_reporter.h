@@ -9,9 +9,9 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <thread>
 
+#include "core/mutex.h"
 #include "observability/error_reporter.h"
 #include "observability/sentry_dsn.h"
 #include "observability/sentry_envelope.h"
@@ -52,11 +52,11 @@ class SentryReporter final : public ErrorReporter {
   void send(const ErrorReport& report);
 
   const SentryReporterOptions options_;
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  std::deque<ErrorReport> queue_;
-  bool stopping_ = false;
-  std::chrono::steady_clock::time_point flush_deadline_{};
+  std::deque<ErrorReport> queue_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;
+  std::chrono::steady_clock::time_point flush_deadline_ GUARDED_BY(mu_){};
   std::chrono::steady_clock::time_point rate_limited_until_{};  // only the thread uses it
   std::atomic<uint64_t> sent_{0};
   std::atomic<uint64_t> dropped_{0};

@@ -1,6 +1,6 @@
 // The server's Prometheus metrics, declared in one place. Recording is lock-free (fixed
-// label sets, atomic counters) because it happens on every request; rendering happens
-// only when /metrics is scraped.
+// label sets, atomic counters) because it happens on every request, from every network
+// thread at once; rendering happens only when /metrics is scraped.
 #pragma once
 
 #include <array>

@@ -57,7 +57,7 @@ RateDecision MemoryRateLimiter::decide(const Instant& next, UnixMillis now) cons
 
 RateDecision MemoryRateLimiter::admit(std::string_view bucket_key, UnixMillis now) {
   Shard& shard = shard_for(bucket_key);
-  std::lock_guard lock(shard.mu);
+  MutexLock lock(shard.mu);
   auto it = shard.tat.find(bucket_key);
   const Instant next = next_tat(it != shard.tat.end() ? &it->second : nullptr, now);
   const RateDecision d = decide(next, now);
@@ -74,7 +74,7 @@ RateDecision MemoryRateLimiter::admit(std::string_view bucket_key, UnixMillis no
 
 RateDecision MemoryRateLimiter::peek(std::string_view bucket_key, UnixMillis now) const {
   Shard& shard = shard_for(bucket_key);
-  std::lock_guard lock(shard.mu);
+  MutexLock lock(shard.mu);
   const auto it = shard.tat.find(bucket_key);
   return decide(next_tat(it != shard.tat.end() ? &it->second : nullptr, now), now);
 }
@@ -91,8 +91,9 @@ void MemoryRateLimiter::maybe_sweep(Shard& shard, UnixMillis now) {
 size_t MemoryRateLimiter::size() const {
   size_t n = 0;
   for (size_t i = 0; i < shard_count_; ++i) {
-    std::lock_guard lock(shards_[i].mu);
-    n += shards_[i].tat.size();
+    const Shard& shard = shards_[i];
+    MutexLock lock(shard.mu);
+    n += shard.tat.size();
   }
   return n;
 }

@@ -7,11 +7,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
+#include "core/mutex.h"
 #include "ratelimit/rate_limiter.h"
 #include "ratelimit/rate_spec.h"
 
@@ -46,10 +46,10 @@ class MemoryRateLimiter final : public RateLimiter {
   };
 
   struct alignas(64) Shard {
-    mutable std::mutex mu;
-    std::unordered_map<std::string, Instant, KeyHash, std::equal_to<>> tat;
-    size_t inserts_since_sweep = 0;
-    size_t size_after_sweep = 0;
+    mutable Mutex mu;
+    std::unordered_map<std::string, Instant, KeyHash, std::equal_to<>> tat GUARDED_BY(mu);
+    size_t inserts_since_sweep GUARDED_BY(mu) = 0;
+    size_t size_after_sweep GUARDED_BY(mu) = 0;
   };
 
   bool is_past(const Instant& t, UnixMillis now) const;
@@ -58,7 +58,7 @@ class MemoryRateLimiter final : public RateLimiter {
   Instant next_tat(const Instant* current, UnixMillis now) const;
   // Admitted when `next` is at most one period ahead of now; else the refusal.
   RateDecision decide(const Instant& next, UnixMillis now) const;
-  void maybe_sweep(Shard& shard, UnixMillis now);
+  void maybe_sweep(Shard& shard, UnixMillis now) REQUIRES(shard.mu);
   Shard& shard_for(std::string_view key) const;
 
   RateSpec spec_;

@@ -1,12 +1,16 @@
 // The rate-limiting seam (docs/protocol.md §11): one bucket per key (a client IP or a license
 // key), admitted or refused with the wait until the bucket admits one request. The
 // in-memory limiter serves one instance; a shared one (Redis) serves a deployment.
+//
+// Called from many threads at once: one limiter serves every network thread, so
+// implementations are thread-safe, and concurrent admits of one bucket each count.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
 #include "core/clock.h"
+#include "core/completion.h"
 
 namespace licensed {
 
@@ -26,8 +30,16 @@ class RateLimiter {
   virtual ~RateLimiter() = default;
   // Counts one request against `bucket_key` at `now` when it is admitted; a refused
   // request costs nothing. A limiter shared by several instances (Redis) reads one
-  // clock for all of them, its own, and ignores `now`.
+  // clock for all of them, its own, and ignores `now`. May wait on Redis: network
+  // threads call admit_async.
   virtual RateDecision admit(std::string_view bucket_key, UnixMillis now) = 0;
+  // The same for a network thread, which must not wait on I/O: `done` gets the
+  // decision, before this returns when the buckets are in memory, else later from the
+  // thread that asked Redis. The key need not outlive the call.
+  virtual void admit_async(std::string_view bucket_key, UnixMillis now,
+                           Completion<RateDecision> done) {
+    done(admit(bucket_key, now));
+  }
 };
 
 }  // namespace licensed

@@ -15,6 +15,7 @@
 
 #include "ratelimit/memory_rate_limiter.h"
 #include "ratelimit/redis_rate_limiter.h"
+#include "support/await_answer.h"
 #include "support/redis_server.h"
 #include "support/redis_test_keys.h"
 
@@ -70,6 +71,14 @@ class RateLimiterConformance : public ::testing::TestWithParam<std::pair<const c
  protected:
   void SetUp() override { impl_ = GetParam().second(); }
   RateDecision admit(RateLimiter& l, std::string_view key) { return l.admit(key, impl_->now()); }
+  // The admit a network thread makes: in memory answered before it returns, on the
+  // caller's thread (no hop); from Redis on one of the client's workers.
+  RateDecision admit_from_network_thread(RateLimiter& l, std::string_view key) {
+    const auto answer = bb::AwaitAnswer<RateDecision>(
+        [&](Completion<RateDecision> done) { l.admit_async(key, impl_->now(), std::move(done)); });
+    bb::ExpectAnsweredFrom(answer, std::string_view(GetParam().first) == "memory");
+    return answer.value.value_or(RateDecision{true, 0});
+  }
   // A refusal whose Retry-After is `expected` on a clock that stood still.
   void expect_refused(const RateDecision& d, int64_t expected) {
     EXPECT_FALSE(d.allowed);
@@ -126,6 +135,14 @@ TEST_P(RateLimiterConformance, AFullPeriodLaterTheWholeBurstIsBack) {
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(admit(*l, "k").allowed) << i;
 }
 
+TEST_P(RateLimiterConformance, AnAdmitFromANetworkThreadCountsInTheSameBucket) {
+  auto l = impl_->make({2, 3'600'000});  // one slot every 30 minutes
+  EXPECT_TRUE(admit_from_network_thread(*l, "k").allowed);
+  EXPECT_TRUE(admit(*l, "k").allowed);
+  expect_refused(admit_from_network_thread(*l, "k"), 1800);
+  expect_refused(admit(*l, "k"), 1800);
+}
+
 TEST_P(RateLimiterConformance, ConcurrentAdmitsNeverOvershoot) {
   auto l = impl_->make({100, 86'400'000});  // a slot every 14.4 minutes: no refill here
   constexpr int kThreads = 8;
@@ -179,7 +196,11 @@ TEST(RedisRateLimiter, FailsOpenWhileRedisIsDownAndRecoversByItself) {
 
   server.Stop();
   for (int i = 0; i < 3; ++i) EXPECT_TRUE(l.admit("k", 0).allowed) << i;
-  EXPECT_EQ(l.failed_open_count(), 3u);
+  // The admit a network thread makes fails open alike.
+  const auto parked = bb::AwaitAnswer<RateDecision>(
+      [&](Completion<RateDecision> done) { l.admit_async("k", 0, std::move(done)); });
+  EXPECT_TRUE(parked.value && parked.value->allowed);
+  EXPECT_EQ(l.failed_open_count(), 4u);
 
   server.Start();  // empty: the bucket starts full again
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

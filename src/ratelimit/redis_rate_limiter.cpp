@@ -55,6 +55,12 @@ RedisRateLimiter::RedisRateLimiter(RedisClient& redis, RateSpec spec, std::strin
       prefix_(std::move(key_prefix)),
       outage_("rate limits", "not enforced (fail open)", clock) {}
 
+void RedisRateLimiter::admit_async(std::string_view bucket_key, UnixMillis now,
+                                   Completion<RateDecision> done) {
+  redis_.later([this, key = std::string(bucket_key), now] { return admit(key, now); },
+               std::move(done));
+}
+
 RateDecision RedisRateLimiter::admit(std::string_view bucket_key, UnixMillis /*now*/) {
   std::string key;
   key.reserve(prefix_.size() + bucket_key.size());

@@ -25,6 +25,9 @@ class RedisRateLimiter final : public RateLimiter {
   RedisRateLimiter(RedisClient& redis, RateSpec spec, std::string key_prefix, const Clock& clock);
 
   RateDecision admit(std::string_view bucket_key, UnixMillis now) override;
+  // On one of the client's workers, which calls `done`.
+  void admit_async(std::string_view bucket_key, UnixMillis now,
+                   Completion<RateDecision> done) override;
 
   // Requests admitted unchecked because Redis did not answer.
   uint64_t failed_open_count() const { return outage_.failures(); }

@@ -50,7 +50,8 @@ RedisScript::RedisScript(std::string source) : source_(std::move(source)) {
   sha1_ = sha1_hex(source_);
 }
 
-RedisClient::RedisClient(RedisClientOptions options) : options_(std::move(options)) {}
+RedisClient::RedisClient(RedisClientOptions options)
+    : options_(std::move(options)), workers_(options_.workers) {}
 
 RedisClient::~RedisClient() = default;
 
@@ -99,7 +100,7 @@ Result<RedisClient::Context> RedisClient::connect() {
 
 Result<RedisClient::Context> RedisClient::acquire() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (!idle_.empty()) {
       Context c = std::move(idle_.back());
       idle_.pop_back();
@@ -119,7 +120,7 @@ Result<RedisClient::Context> RedisClient::acquire() {
 }
 
 void RedisClient::release(Context c) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   idle_.push_back(std::move(c));
 }
 

@@ -1,9 +1,12 @@
-// A small synchronous Redis client over hiredis for the shared nonce store and rate
-// limiter. Calls come from network threads, so each is bounded: connecting and every
-// command time out (250 ms by default), and a failed connection is dropped and made
-// again by a later call, so service resumes by itself when Redis is back. Connections
-// are pooled: a thread takes one for one command and gives it back, so there are about
-// as many connections as threads calling at once.
+// A small synchronous Redis client over hiredis for the shared nonce store, rate limiter
+// and dashboard sessions. Each call is bounded: connecting and every command time out
+// (250 ms by default), and a failed connection is dropped and made again by a later
+// call, so service resumes by itself when Redis is back. Connections are pooled: a
+// thread takes one for one command and gives it back, so there are about as many
+// connections as threads calling at once. Thread-safe.
+//
+// Calls block, so network threads never make them: they hand them to the client's
+// workers (later()), which make them and call back.
 #pragma once
 
 #include <hiredis/hiredis.h>
@@ -12,14 +15,17 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "core/completion.h"
+#include "core/mutex.h"
 #include "core/result.h"
 #include "redis/redis_url.h"
+#include "redis/redis_workers.h"
 
 namespace licensed {
 
@@ -28,6 +34,9 @@ struct RedisClientOptions {
   // Bound on connecting and on each command's round trip. After a failed connect,
   // calls fail at once for this long instead of each waiting for it.
   std::chrono::milliseconds timeout{250};
+  // Threads that make the calls handed to later(); each holds a connection while it
+  // waits for Redis.
+  size_t workers = 2;
 };
 
 struct RedisReplyDeleter {
@@ -66,6 +75,17 @@ class RedisClient {
   Result<RedisReply> eval(const RedisScript& script, std::span<const std::string_view> keys,
                           std::span<const std::string_view> args);
 
+  // Runs `call` (blocking calls of this client) on a worker and gives what it returns
+  // to `done`, on that worker: how a network thread uses Redis without waiting for it.
+  template <class Call, class T = std::invoke_result_t<Call&>>
+  void later(Call call, std::type_identity_t<Completion<T>> done) {
+    workers_.submit([call = std::move(call), done = std::move(done)]() mutable { done(call()); });
+  }
+  // Runs the calls already handed to later() and ends the workers; later calls then run
+  // on the caller. At shutdown: once the network threads have stopped, and before what
+  // the calls' continuations reach (the sessions' io_contexts) goes.
+  void stop_workers() { workers_.stop(); }
+
   // host:port/db, for logs: never the credentials.
   std::string describe() const;
 
@@ -75,15 +95,17 @@ class RedisClient {
   };
   using Context = std::unique_ptr<redisContext, ContextDeleter>;
 
-  Result<Context> acquire();
+  Result<Context> acquire() EXCLUDES(mu_);
   Result<Context> connect();
-  void release(Context c);
+  void release(Context c) EXCLUDES(mu_);
 
   const RedisClientOptions options_;
-  std::mutex mu_;
-  std::vector<Context> idle_;
+  Mutex mu_;
+  std::vector<Context> idle_ GUARDED_BY(mu_);
   // steady_clock ms before which connecting is not tried again.
   std::atomic<int64_t> connect_not_before_ms_{0};
+  // Last: its threads end, finishing their calls, before the pool above goes.
+  RedisWorkers workers_;
 };
 
 }  // namespace licensed

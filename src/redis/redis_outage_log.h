@@ -1,7 +1,7 @@
 // What a Redis-backed part says while Redis is down: a warning on the first failure and
 // then at most one every few seconds (with how many were left out), a count for
 // /metrics, and one line when Redis answers again. Cheap on the hot path: a success
-// while Redis is up is one atomic load.
+// while Redis is up is one atomic load. Called from many threads at once.
 #pragma once
 
 #include <atomic>

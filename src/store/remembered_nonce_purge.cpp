@@ -10,7 +10,7 @@ RememberedNoncePurge::RememberedNoncePurge(Store& store, const Clock& clock,
 
 RememberedNoncePurge::~RememberedNoncePurge() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
   }
   wake_.notify_all();
@@ -18,9 +18,14 @@ RememberedNoncePurge::~RememberedNoncePurge() {
 }
 
 void RememberedNoncePurge::run() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   for (;;) {
-    if (wake_.wait_for(lock, interval_, [this] { return stopping_; })) return;
+    const auto next_purge = std::chrono::steady_clock::now() + interval_;
+    // Until the next purge is due, or the destructor asks to stop.
+    while (!stopping_) {
+      if (lock.wait_until(wake_, next_purge) == std::cv_status::timeout) break;
+    }
+    if (stopping_) return;
     lock.unlock();
     const UnixMillis now = clock_.now_ms();
     // One short write transaction: the rows it deletes are past their expiry, which no

@@ -5,10 +5,10 @@
 
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <thread>
 
 #include "core/clock.h"
+#include "core/mutex.h"
 #include "store/store.h"
 
 namespace licensed {
@@ -27,9 +27,9 @@ class RememberedNoncePurge {
   Store& store_;
   const Clock& clock_;
   const std::chrono::milliseconds interval_;
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable wake_;
-  bool stopping_ = false;
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;  // last: started once the members above exist
 };
 

@@ -1,5 +1,8 @@
 // A Store runs jobs inside transactions on its own threads, never on a network thread.
 // Writes are serialised (one writer: the cap is exact), reads run beside them.
+//
+// Called from many threads at once: every network thread submits jobs (and so may a
+// store thread's `done`), so submit() and queue_depth() are thread-safe.
 #pragma once
 
 #include <functional>

@@ -27,14 +27,6 @@ std::string RedisServerBinary() {
       "redis-server not found: run scripts/install-deps.sh (Debian package redis-server)");
 }
 
-sockaddr_in Loopback(std::uint16_t port) {
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  return addr;
-}
-
 // True when 127.0.0.1:port answers PING with +PONG within a second.
 bool AnswersPing(std::uint16_t port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -42,7 +34,7 @@ bool AnswersPing(std::uint16_t port) {
   timeval tv{1, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  sockaddr_in addr = Loopback(port);
+  sockaddr_in addr = LoopbackAddress(port);
   bool ok = false;
   if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
     constexpr std::string_view kPing = "PING\r\n";

@@ -41,7 +41,7 @@ Result<std::unique_ptr<PgStore>> PgStore::open(PgStoreOptions options) {
 PgStore::~PgStore() {
   stopping_.store(true);
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     cv_.notify_all();
   }
   for (auto& t : threads_) t.join();
@@ -54,7 +54,7 @@ void PgStore::submit(TxKind kind, StoreJob job) {
   }
   ++depth_;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     jobs_.emplace_back(kind, std::move(job));
   }
   cv_.notify_one();
@@ -66,8 +66,8 @@ void PgStore::worker_loop(size_t index) {
   for (;;) {
     TxKind kind;
     {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return !jobs_.empty() || stopping_.load(); });
+      MutexLock lock(mu_);
+      while (jobs_.empty() && !stopping_.load()) lock.wait(cv_);
       // Drain what is queued even when stopping, so no submitted job is left unanswered.
       if (jobs_.empty()) return;
       kind = jobs_.front().first;
@@ -90,7 +90,7 @@ void PgStore::worker_loop(size_t index) {
     batch.clear();
     depth_ -= taken - again.size();
     if (!again.empty()) {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       for (auto it = again.rbegin(); it != again.rend(); ++it) {
         jobs_.emplace_front(TxKind::kWrite, std::move(*it));
       }

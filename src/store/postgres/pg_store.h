@@ -34,13 +34,13 @@
 #include <condition_variable>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "core/log_throttle.h"
+#include "core/mutex.h"
 #include "store/postgres/pg_connection.h"
 #include "store/store.h"
 
@@ -79,9 +79,9 @@ class PgStore final : public Store {
   bool ensure_connection(std::unique_ptr<PgConnection>& conn, std::optional<Error>& failure);
 
   PgStoreOptions options_;
-  std::mutex mu_;
+  Mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::pair<TxKind, StoreJob>> jobs_;
+  std::deque<std::pair<TxKind, StoreJob>> jobs_ GUARDED_BY(mu_);
   std::vector<std::unique_ptr<PgConnection>> conns_;  // one per worker, that worker's alone
   std::atomic<size_t> depth_{0};
   std::atomic<bool> stopping_{false};

@@ -71,7 +71,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(SqliteStoreOptions option
 SqliteStore::~SqliteStore() {
   stopping_.store(true);
   for (Queue* q : {&writes_, &reads_}) {
-    std::lock_guard lock(q->mu);
+    MutexLock lock(q->mu);
     q->cv.notify_all();
   }
   for (auto& t : threads_) t.join();
@@ -85,7 +85,7 @@ void SqliteStore::submit(TxKind kind, StoreJob job) {
   Queue& q = (kind == TxKind::kWrite || reader_conns_.empty()) ? writes_ : reads_;
   ++depth_;
   {
-    std::lock_guard lock(q.mu);
+    MutexLock lock(q.mu);
     q.jobs.push_back(std::move(job));
   }
   q.cv.notify_one();
@@ -93,8 +93,8 @@ void SqliteStore::submit(TxKind kind, StoreJob job) {
 
 bool SqliteStore::pop_batch(Queue& q, const std::atomic<bool>& stopping, size_t max,
                             std::vector<StoreJob>& out) {
-  std::unique_lock lock(q.mu);
-  q.cv.wait(lock, [&] { return !q.jobs.empty() || stopping.load(); });
+  MutexLock lock(q.mu);
+  while (q.jobs.empty() && !stopping.load()) lock.wait(q.cv);
   // Drain what is queued even when stopping, so no submitted job is left unanswered.
   if (q.jobs.empty()) return false;
   while (!q.jobs.empty() && out.size() < max) {
@@ -107,7 +107,7 @@ bool SqliteStore::pop_batch(Queue& q, const std::atomic<bool>& stopping, size_t 
 void SqliteStore::fail_queued(Queue& q, const Error& error) {
   std::deque<StoreJob> jobs;
   {
-    std::lock_guard lock(q.mu);
+    MutexLock lock(q.mu);
     jobs.swap(q.jobs);
   }
   for (auto& job : jobs) finish_store_job(job, error);

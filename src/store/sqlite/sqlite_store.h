@@ -12,12 +12,12 @@
 #include <condition_variable>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/log_throttle.h"
+#include "core/mutex.h"
 #include "store/sqlite/sqlite_connection.h"
 #include "store/store.h"
 
@@ -44,9 +44,9 @@ class SqliteStore final : public Store {
 
  private:
   struct Queue {
-    std::mutex mu;
+    Mutex mu;
     std::condition_variable cv;
-    std::deque<StoreJob> jobs;
+    std::deque<StoreJob> jobs GUARDED_BY(mu);
   };
   enum class BatchOutcome { kCommitted, kFailed, kLocked };
 
