@@ -199,9 +199,8 @@ Structured build_structured(Reader in) {
   if (out.sent_twice) out.bytes += request;
   // HTTP/1.0 with Transfer-Encoding has faulty framing (RFC 9112 6.1): 400, not served.
   out.well_signed = key_choice < 2 && !wrong_path && !get && offset_index < 5 &&
-                    !(http10 && chunked) &&
-                    content_type.find("application/json") == 0 && extra_headers.empty() &&
-                    body.size() <= HttpLimits{}.max_body_bytes;
+                    !(http10 && chunked) && content_type.find("application/json") == 0 &&
+                    extra_headers.empty() && body.size() <= HttpLimits{}.max_body_bytes;
   out.valid_body = out.well_signed && body_ok;
   return out;
 }

@@ -34,7 +34,8 @@ std::optional<LoadTarget> parse_base_url(std::string_view url) {
   if (target.host.empty()) return std::nullopt;
   if (!port_text.empty()) {
     unsigned port = 0;
-    const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+    const auto [end, ec] =
+        std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
     if (ec != std::errc() || end != port_text.data() + port_text.size() || port == 0 ||
         port > 65535) {
       return std::nullopt;

@@ -29,7 +29,7 @@ class LatencyHistogram {
   static uint64_t highest_in_bucket(size_t bucket);
 
  private:
-  static constexpr int kSubBits = 6;                      // 64 sub-buckets per power of two
+  static constexpr int kSubBits = 6;                       // 64 sub-buckets per power of two
   static constexpr uint64_t kExactBelow = 2u << kSubBits;  // 128: one bucket per value
   static constexpr size_t kBuckets = kExactBelow + (64 - kSubBits - 1) * (1u << kSubBits);
 

@@ -159,8 +159,8 @@ Connection::Connection(LoadThread& thread, RequestSource source)
       retry_timer_(thread.io) {
   request_.version(11);
   request_.method(http::verb::post);
-  request_.set(http::field::host, thread.config.target.host + ":" +
-                                      std::to_string(thread.config.target.port));
+  request_.set(http::field::host,
+               thread.config.target.host + ":" + std::to_string(thread.config.target.port));
   request_.set(http::field::content_type, "application/json");
   request_.set(http::field::user_agent, "licensed-bench");
   request_.keep_alive(true);
@@ -218,8 +218,7 @@ void Connection::send_next() {
   request_.prepare_payload();
   sent_at_ = SteadyClock::now();
   pending_since_ = sent_at_;
-  http::async_write(socket_, request_,
-                    [this](beast::error_code ec, size_t) { on_write(ec); });
+  http::async_write(socket_, request_, [this](beast::error_code ec, size_t) { on_write(ec); });
 }
 
 void Connection::on_write(beast::error_code ec) {
@@ -340,8 +339,8 @@ void send_and_check(net::io_context& io, beast::tcp_stream& stream, const LoadCo
   });
   run_until_done(io, result);
   if (res.result_int() / 100 != 2) {
-    throw std::runtime_error(fmt::format("preparation: {} answered {}: {}",
-                                         paths.api[i], res.result_int(), res.body()));
+    throw std::runtime_error(
+        fmt::format("preparation: {} answered {}: {}", paths.api[i], res.result_int(), res.body()));
   }
 }
 
@@ -377,8 +376,8 @@ std::string progress_line(double elapsed, double warmup, uint64_t answered_now,
                           uint64_t transport) {
   return fmt::format("[{:5.1f} s]{} {:8.0f} req/s  {:10} answered  {} refused  {} transport errors",
                      elapsed, elapsed <= warmup ? " warm-up" : "",
-                     static_cast<double>(answered_now - answered_before) / interval,
-                     answered_now, refused, transport);
+                     static_cast<double>(answered_now - answered_before) / interval, answered_now,
+                     refused, transport);
 }
 
 }  // namespace
@@ -391,7 +390,8 @@ RunSummary run_load(const LoadConfig& config) {
   const auto endpoints =
       resolver.resolve(config.target.host, std::to_string(config.target.port), ec);
   if (ec) {
-    throw std::runtime_error(fmt::format("cannot resolve {}: {}", config.target.host, ec.message()));
+    throw std::runtime_error(
+        fmt::format("cannot resolve {}: {}", config.target.host, ec.message()));
   }
   const Paths paths(config.target.path_prefix);
   try {
@@ -410,8 +410,8 @@ RunSummary run_load(const LoadConfig& config) {
   for (size_t c = 0; c < config.connections; ++c) {
     LoadThread& load = *loads[c % threads];
     load.connections.push_back(std::make_unique<Connection>(
-        load, RequestSource(config.scenario, config.license_keys, c, config.connections,
-                            config.run_id)));
+        load,
+        RequestSource(config.scenario, config.license_keys, c, config.connections, config.run_id)));
   }
 
   const auto start = SteadyClock::now();
@@ -464,7 +464,8 @@ RunSummary run_load(const LoadConfig& config) {
     summary.stats.merge(load->stats);
     last_answer = std::max(last_answer, load->last_answer);
   }
-  summary.measured_seconds = std::chrono::duration<double>(last_answer - control.measure_from).count();
+  summary.measured_seconds =
+      std::chrono::duration<double>(last_answer - control.measure_from).count();
   return summary;
 }
 

@@ -35,7 +35,7 @@ struct LoadConfig {
   std::optional<uint64_t> requests;      // requests to send at most, warm-up included
   std::chrono::nanoseconds warmup{0};
   std::chrono::nanoseconds timeout = std::chrono::seconds(10);  // per connect, write, read
-  std::string run_id;                   // keeps machine ids distinct across runs
+  std::string run_id;  // keeps machine ids distinct across runs
   // Called about once a second while the run goes on (on the calling thread).
   std::function<void(const std::string& line)> progress;
   // Polled as often; true ends the run early (Ctrl-C), with a report of what was done.

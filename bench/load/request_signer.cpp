@@ -19,8 +19,8 @@ bool RequestSigner::sign(std::string_view method, std::string_view api_path,
   out.key_id = key_id_;
   out.timestamp = cached_timestamp_;
   if (!next_nonce(out.nonce)) return false;
-  const std::string canonical = canonical_string(
-      {method, api_path, out.key_id, out.timestamp, out.nonce, body_sha256_hex});
+  const std::string canonical =
+      canonical_string({method, api_path, out.key_id, out.timestamp, out.nonce, body_sha256_hex});
   Sha256Digest mac{};
   if (!mac_->compute(canonical, mac)) return false;
   out.signature = "v1=" + to_hex(mac);

@@ -12,9 +12,9 @@
 namespace licensed::bench {
 
 struct RunStats {
-  LatencyHistogram latency;  // every answered request in the measured window
-  uint64_t answered = 0;     // responses in the measured window, any status
-  uint64_t ok = 0;           // 2xx among them
+  LatencyHistogram latency;        // every answered request in the measured window
+  uint64_t answered = 0;           // responses in the measured window, any status
+  uint64_t ok = 0;                 // 2xx among them
   uint64_t expected_refusals = 0;  // non-2xx the scenario provokes (activate-hot's 409 1705)
   std::map<int, uint64_t> by_status;
   // Non-2xx answers by "STATUS CODE ERROR", e.g. "409 1705 LICENSE_API_LIMIT_REACHED";

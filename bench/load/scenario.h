@@ -48,8 +48,8 @@ class RequestSource {
  public:
   // `run_id` makes this run's machine ids distinct from any earlier run's on the same
   // store; `connection` is the connection's index.
-  RequestSource(Scenario scenario, const std::vector<std::string>& license_keys,
-                size_t connection, size_t connections, std::string_view run_id);
+  RequestSource(Scenario scenario, const std::vector<std::string>& license_keys, size_t connection,
+                size_t connections, std::string_view run_id);
 
   // The next request to send. Valid until the next call.
   const PlannedRequest& next();

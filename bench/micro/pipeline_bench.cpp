@@ -38,8 +38,8 @@ const std::vector<Signed>& signed_requests() {
                                  static_cast<uint64_t>(i)};
       std::string nonce = to_hex(reinterpret_cast<const uint8_t*>(words), sizeof words);
       Sha256Digest digest{};
-      mac.compute(canonical_string({"POST", "/api/v1/license/status", "bench", "1795000000", nonce,
-                                    body_hash}),
+      mac.compute(canonical_string(
+                      {"POST", "/api/v1/license/status", "bench", "1795000000", nonce, body_hash}),
                   digest);
       out.push_back({std::move(nonce), "v1=" + to_hex(digest)});
     }

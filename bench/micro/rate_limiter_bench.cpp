@@ -15,7 +15,8 @@ constexpr UnixMillis kStart = 1'795'000'000'000;
 
 std::vector<std::string> bucket_keys(size_t n) {
   std::vector<std::string> keys;
-  for (size_t i = 0; i < n; ++i) keys.push_back("6f1c1b1e-8a57-4d5c-9b1e-" + std::to_string(100000000000 + i));
+  for (size_t i = 0; i < n; ++i)
+    keys.push_back("6f1c1b1e-8a57-4d5c-9b1e-" + std::to_string(100000000000 + i));
   return keys;
 }
 

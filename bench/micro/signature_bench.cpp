@@ -68,8 +68,8 @@ BENCHMARK(BM_CanonicalString);
 // what a naive verifier would do): the reason the key ring keeps keyed contexts.
 void BM_HmacPreKeyed(benchmark::State& state) {
   const HmacSha256 mac("a-secret-of-thirty-two-characters");
-  const std::string canonical = canonical_string(
-      {"POST", kPath, "bench", kTimestamp, kNonce, sha256_hex(kBody)});
+  const std::string canonical =
+      canonical_string({"POST", kPath, "bench", kTimestamp, kNonce, sha256_hex(kBody)});
   Sha256Digest out{};
   for (auto _ : state) {
     benchmark::DoNotOptimize(mac.compute(canonical, out));

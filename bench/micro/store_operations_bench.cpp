@@ -163,12 +163,14 @@ BENCHMARK(BM_ActivateRepeat);
 void BM_Heartbeat(benchmark::State& state) {
   Database db(64);
   std::vector<LicenseRequest> machines;
-  for (size_t i = 0; i < 64; ++i) machines.push_back({db.key(i), "machine-" + std::to_string(i), std::nullopt});
+  for (size_t i = 0; i < 64; ++i)
+    machines.push_back({db.key(i), "machine-" + std::to_string(i), std::nullopt});
   activate_all(db, machines);
   WriterBatch writer(db.writer());
   const OperationContext ctx = context();
   size_t i = 0;
-  for (auto _ : state) writer.run(Endpoint::kHeartbeat, machines[i++ % machines.size()], ctx, state);
+  for (auto _ : state)
+    writer.run(Endpoint::kHeartbeat, machines[i++ % machines.size()], ctx, state);
 }
 BENCHMARK(BM_Heartbeat);
 

@@ -37,10 +37,10 @@ struct Answer {
   bool valid = false;                         // status answers
   int attempts = 0;                           // requests sent for this call
   int64_t retry_after_seconds = 0;            // of the last 429/503
-  // Signed by the pinned key but bound to "-" (docs/protocol.md §13.6): the server refused the request
-  // as it arrived (wrongly signed or malformed: a configuration error, or a garbled
-  // copy sent by someone on the path). Its code is reported, but it says nothing about
-  // the license: the cache neither takes nor loses anything by it.
+  // Signed by the pinned key but bound to "-" (docs/protocol.md §13.6): the server refused the
+  // request as it arrived (wrongly signed or malformed: a configuration error, or a garbled copy
+  // sent by someone on the path). Its code is reported, but it says nothing about the license: the
+  // cache neither takes nor loses anything by it.
   bool bound_to_dash = false;
 
   bool ok() const { return outcome == Outcome::kOk; }

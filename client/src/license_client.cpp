@@ -70,8 +70,8 @@ Answer transport_failure(std::string why) {
   return a;
 }
 
-// A cached answer signed further ahead of the local clock than this is refused (docs/protocol.md §15):
-// a clock set back to replay an old answer must not go unnoticed.
+// A cached answer signed further ahead of the local clock than this is refused (docs/protocol.md
+// §15): a clock set back to replay an old answer must not go unnoticed.
 constexpr int64_t kFutureSkewSeconds = 24 * 60 * 60;
 
 // The 64 lowercase hex digits of the request's "v1=<hex>" signature header: what an
@@ -286,7 +286,7 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
     HeaderList headers =
         signed_request_headers(config_.key_id, config_.secret, path, timestamp, nonce, body);
     const std::string request_signature = bound_signature_of(headers);
-    const HttpReply reply = http_exchange(config_.url + path, std::move(headers), body, remaining);
+    const HttpReply reply = http_exchange(config_.url + path, headers, body, remaining);
     const SignedAnswer signed_answer{request_signature,
                                      {path, timestamp, nonce, body},
                                      reply.status,
@@ -295,10 +295,9 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
     if (reply.status == 0) {
       last = transport_failure(reply.error);
     } else if (!pinned_.empty() && !answer_signed_by(pinned_, signed_answer) &&
-               answer_bound_to_dash(pinned_, signed_answer) &&
-               !is_transient_status(reply.status)) {
-      // A genuine refusal of the request as it arrived (docs/protocol.md §13.6): reported with its code
-      // (licensectl exits 6 for 1700 and 1702), never resent, never acted on (a 1701's
+               answer_bound_to_dash(pinned_, signed_answer) && !is_transient_status(reply.status)) {
+      // A genuine refusal of the request as it arrived (docs/protocol.md §13.6): reported with its
+      // code (licensectl exits 6 for 1700 and 1702), never resent, never acted on (a 1701's
       // serverTime included), and nothing for the cache.
       last = classify_answer(reply.status, reply.body, status_endpoint);
       last.bound_to_dash = true;
@@ -306,8 +305,8 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
       last.source = Source::kNetwork;
       return last;
     } else if (!pinned_.empty() && !answer_signed_by(pinned_, signed_answer)) {
-      // docs/protocol.md §13.6: an answer the pinned key did not sign over this very request (one bound
-      // to "-" or to another request included) is no answer.
+      // docs/protocol.md §13.6: an answer the pinned key did not sign over this very request (one
+      // bound to "-" or to another request included) is no answer.
       last = transport_failure("answer not signed by the pinned key for this request");
       last.http_status = reply.status;
     } else {
@@ -396,8 +395,8 @@ Answer Client::status_within(milliseconds budget) {
     }
   } else if (a.http_status == 200 || a.code == 1703 || a.code == 1704) {
     // The server said no (valid:false, unknown key, not active): an old "yes" must not
-    // outlive that answer offline. Only these answers replace the cached one (docs/protocol.md §15);
-    // a 1707 or a cap refusal prompts its action but leaves the cache as it is.
+    // outlive that answer offline. Only these answers replace the cached one (docs/protocol.md
+    // §15); a 1707 or a cap refusal prompts its action but leaves the cache as it is.
     cache_.remove(config_.license_key, config_.machine_id);
   }
   return a;

@@ -18,7 +18,7 @@ constexpr const char* kLinuxId = "8f3a0c2be41d4c7f9a5e6b1d2c3f4a5b\n";
 constexpr const char* kWindowsGuid = "6a9d3e1c-54b2-4f8e-a7c0-1d2e3f4a5b6c";
 constexpr const char* kMacUuid = "0A1B2C3D-4E5F-6A7B-8C9D-0E1F2A3B4C5D";
 
-MachineGuidSource fixed(std::optional<std::string> value) {
+MachineGuidSource fixed(const std::optional<std::string>& value) {
   return [value] { return value; };
 }
 

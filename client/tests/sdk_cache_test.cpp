@@ -55,7 +55,10 @@ class SdkCache : public SdkTest {
     const HttpReply reply = http_exchange(url_ + path, headers, body, std::chrono::seconds(10));
     EXPECT_EQ(reply.status, 200) << reply.error << reply.body;
     EXPECT_NE(reply.body.find("\"machine\":null"), std::string::npos) << reply.body;
-    return {request_signature, {path, timestamp, nonce, body}, reply.status, reply.body,
+    return {request_signature,
+            {path, timestamp, nonce, body},
+            reply.status,
+            reply.body,
             reply.response_signature};
   }
   std::string ReadCache() const {

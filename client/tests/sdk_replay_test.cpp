@@ -1,10 +1,10 @@
-// Signed answers, client side (docs/protocol.md §13.6, v2-response): with a pinned key, an answer that
-// is unsigned, signed by another key, or bound to another request (an old answer
-// replayed; a rewritten request's genuine answer; a garbled copy's refusal bound to "-")
-// is no answer: the SDK and licensectl treat it as a network failure. A tiny proxy in the
-// test forwards to the real server and, when told, replays a recorded answer, strips
-// the signature, re-signs the request for another license or machine with the plugin's
-// HMAC secret (which ships in every plugin) keeping its nonce, or garbles its body.
+// Signed answers, client side (docs/protocol.md §13.6, v2-response): with a pinned key, an answer
+// that is unsigned, signed by another key, or bound to another request (an old answer replayed; a
+// rewritten request's genuine answer; a garbled copy's refusal bound to "-") is no answer: the SDK
+// and licensectl treat it as a network failure. A tiny proxy in the test forwards to the real
+// server and, when told, replays a recorded answer, strips the signature, re-signs the request for
+// another license or machine with the plugin's HMAC secret (which ships in every plugin) keeping
+// its nonce, or garbles its body.
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -272,8 +272,8 @@ TEST_F(SdkSignedAnswers, AGenuineAnswerToARequestRewrittenForAnotherMachineIsRef
 }
 
 // Someone on the path garbles the plugin's request: the server's genuine 1700 is bound
-// to "-", so the plugin reports its code (docs/protocol.md §13.6: a configuration error as far as it
-// can tell) but takes it as no answer about the license: the cached grace still serves.
+// to "-", so the plugin reports its code (docs/protocol.md §13.6: a configuration error as far as
+// it can tell) but takes it as no answer about the license: the cached grace still serves.
 TEST_F(SdkSignedAnswers, ARefusalBoundToADashIsReportedButLeavesTheCachedAnswerServing) {
   Start();
   const std::string license = NewLicense(1);
@@ -308,9 +308,9 @@ TEST_F(SdkSignedAnswers, LicensectlTreatsRewrittenAndGarbledAnswersAsNoAnswer) {
   ReplayProxy proxy(port());
   auto run = [&](const std::string& command) {
     return bb::RunCommand(
-        {LICENSECTL_BINARY, "--url", "http://127.0.0.1:" + std::to_string(proxy.port()),
-         "--key-id", bb::kPluginKey.id, "--license-key", refunded, "--machine-id",
-         "replay-machine-01", "--public-key", SigningPublicKey(), "--timeout", "2s", command},
+        {LICENSECTL_BINARY, "--url", "http://127.0.0.1:" + std::to_string(proxy.port()), "--key-id",
+         bb::kPluginKey.id, "--license-key", refunded, "--machine-id", "replay-machine-01",
+         "--public-key", SigningPublicKey(), "--timeout", "2s", command},
         {{"LICENSE_SECRET", bb::kPluginKey.secret},
          {"XDG_CACHE_HOME", (dir().path() / "xdg").string()}},
         std::chrono::seconds(30));

@@ -58,9 +58,8 @@ Status audit(StoreTx& tx, std::string_view action, const License& l, const Admin
 
 // An audit record of one field's change, `changes` being {"<field>": {"from", "to"}}
 // (docs/protocol.md §17) in the answers' own spelling of the field and its values.
-Status audit_change(StoreTx& tx, std::string_view action, const License& l,
-                    const AdminContext& ctx, std::string_view field, boost::json::value from,
-                    boost::json::value to) {
+Status audit_change(StoreTx& tx, std::string_view action, const License& l, const AdminContext& ctx,
+                    std::string_view field, boost::json::value from, boost::json::value to) {
   AuditEntry e = audit_entry(action, l, ctx);
   boost::json::object change{{"from", std::move(from)}, {"to", std::move(to)}};
   e.changes = boost::json::serialize(boost::json::object{{field, std::move(change)}});
@@ -202,11 +201,12 @@ Result<boost::json::object> show_license(StoreTx& tx, std::string_view key, Unix
 Status check_reason(const std::optional<std::string>& reason) {
   if (!reason) return Ok{};
   if (count_code_points(*reason) > kMaxReasonCharacters) {
-    return refused("reason", "reason must be at most " + std::to_string(kMaxReasonCharacters) +
-                                 " characters");
+    return refused(
+        "reason", "reason must be at most " + std::to_string(kMaxReasonCharacters) + " characters");
   }
   // Kept and shown as text: no terminal escapes, and no NUL (libpq would cut it there).
-  if (has_control_char(*reason)) return refused("reason", "reason must not hold control characters");
+  if (has_control_char(*reason))
+    return refused("reason", "reason must not hold control characters");
   return Ok{};
 }
 
@@ -244,8 +244,8 @@ Result<License> set_license_machine_ttl(StoreTx& tx, std::string_view key,
   const auto from = l.machine_ttl_seconds;
   l.machine_ttl_seconds = ttl_seconds;
   RETURN_IF_ERROR(tx.update_license(l));
-  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "machineTtl",
-                               optional_json(from), optional_json(ttl_seconds)));
+  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "machineTtl", optional_json(from),
+                               optional_json(ttl_seconds)));
   return l;
 }
 
@@ -263,8 +263,8 @@ Result<License> set_license_expiry(StoreTx& tx, std::string_view key,
   const auto from = l.expires_at;
   l.expires_at = expires_at;
   RETURN_IF_ERROR(tx.update_license(l));
-  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "expiresAt",
-                               timestamp_json(from), timestamp_json(expires_at)));
+  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "expiresAt", timestamp_json(from),
+                               timestamp_json(expires_at)));
   return l;
 }
 
@@ -297,8 +297,8 @@ Result<License> restore_license(StoreTx& tx, std::string_view key, const AdminCo
   const auto from = l.deleted_at;
   l.deleted_at = std::nullopt;
   RETURN_IF_ERROR(tx.update_license(l));
-  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "deletedAt",
-                               timestamp_json(from), nullptr));
+  RETURN_IF_ERROR(
+      audit_change(tx, audit_action::kUpdate, l, ctx, "deletedAt", timestamp_json(from), nullptr));
   return l;
 }
 

@@ -115,8 +115,8 @@ Pkey p256_public_key(const std::vector<uint8_t>& point) {
   char group[] = "prime256v1";
   OSSL_PARAM params[] = {
       OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, group, 0),
-      OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY,
-                                        const_cast<uint8_t*>(point.data()), point.size()),
+      OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, const_cast<uint8_t*>(point.data()),
+                                        point.size()),
       OSSL_PARAM_construct_end()};
   const std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> ctx(
       EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
@@ -161,8 +161,8 @@ bool verify_with(EVP_PKEY* key, const EVP_MD* digest, const uint8_t* signature,
 
 }  // namespace
 
-bool verify_message_signature(const PinnedResponseKey& key, const std::array<uint8_t, 64>& signature,
-                              std::string_view message) {
+bool verify_message_signature(const PinnedResponseKey& key,
+                              const std::array<uint8_t, 64>& signature, std::string_view message) {
   if (key.algorithm == ResponseAlgorithm::kEd25519) {
     if (key.public_key.size() != 32) return false;
     const Pkey pkey(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, key.public_key.data(),

@@ -70,8 +70,8 @@ PinnedResponseKey pin_ed25519(const Ed25519PublicKey& public_key);
 
 // True when `signature` (Ed25519, or ES256's r || s over SHA-256) is `key`'s over
 // `message`. The building block of answer, tree and file verification.
-bool verify_message_signature(const PinnedResponseKey& key, const std::array<uint8_t, 64>& signature,
-                              std::string_view message);
+bool verify_message_signature(const PinnedResponseKey& key,
+                              const std::array<uint8_t, 64>& signature, std::string_view message);
 
 // The signed time `t` when `header_value` is a well-formed signature, plain or batched,
 // by one of `pinned` (matched by kid and algorithm) over this answer to a request whose

@@ -82,8 +82,7 @@ class ResponseSignatureVectors : public ::testing::Test {
   const boost::json::array& cases() const { return vectors_.at("cases").as_array(); }
   bool verifies(const std::string& header, std::optional<std::string_view> request_signature,
                 unsigned status, const std::string& body) const {
-    return verify_response_signature(pinned_, header, request_signature, status, body)
-        .has_value();
+    return verify_response_signature(pinned_, header, request_signature, status, body).has_value();
   }
 
   boost::json::object vectors_;
@@ -171,7 +170,9 @@ TEST_F(ResponseSignatureVectors, MalformedHeadersAreRefused) {
   const std::string kid = str(vectors_, "kid");
   const std::string t = std::to_string(t_of(c));
   const auto bound = request_signature_of(c);
-  auto ok = [&](const std::string& h) { return verifies(h, view(bound), status_of(c), str(c, "body")); };
+  auto ok = [&](const std::string& h) {
+    return verifies(h, view(bound), status_of(c), str(c, "body"));
+  };
   ASSERT_TRUE(ok(header));
   // Separators are "," with optional spaces (docs/protocol.md §13.3).
   EXPECT_TRUE(ok("kid=" + kid + ",t=" + t + ",ed25519=" + sig));
@@ -180,16 +181,16 @@ TEST_F(ResponseSignatureVectors, MalformedHeadersAreRefused) {
       "",
       sig,
       "ed25519=" + sig,
-      "kid=" + kid + ", ed25519=" + sig,                             // v1's header: no t
+      "kid=" + kid + ", ed25519=" + sig,  // v1's header: no t
       "kid=" + kid,
-      "t=" + t + ", kid=" + kid + ", ed25519=" + sig,                // other order
-      "kid=" + kid + ", ed25519=" + sig + ", t=" + t,                // other order
-      "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ", x=1",      // extra parameter
-      "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ",",          // empty parameter
+      "t=" + t + ", kid=" + kid + ", ed25519=" + sig,            // other order
+      "kid=" + kid + ", ed25519=" + sig + ", t=" + t,            // other order
+      "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ", x=1",  // extra parameter
+      "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ",",      // empty parameter
       "kid=" + kid + ", kid=" + kid + ", t=" + t + ", ed25519=" + sig,
       "KID=" + kid + ", t=" + t + ", ed25519=" + sig,
       "kid=" + kid + ", t=" + t + ", Ed25519=" + sig,
-      "kid=" + kid + ", t=0" + t + ", ed25519=" + sig,               // leading zero
+      "kid=" + kid + ", t=0" + t + ", ed25519=" + sig,  // leading zero
       "kid=" + kid + ", t=-" + t + ", ed25519=" + sig,
       "kid=" + kid + ", t=, ed25519=" + sig,
       "kid=, t=" + t + ", ed25519=" + sig,
@@ -199,7 +200,7 @@ TEST_F(ResponseSignatureVectors, MalformedHeadersAreRefused) {
       "kid=" + kid + ", t=" + t + ", ed25519=" + sig.substr(4),                  // 61 bytes
       "kid=" + kid + ", t=" + t + ", ed25519=AAAA" + sig,                        // 67 bytes
       "kid=" + kid + ", t=" + t + ", ed25519=" + sig.substr(0, 10) + "-" + sig.substr(11),
-      "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ", tree=0/1",             // no path
+      "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ", tree=0/1",  // no path
       "kid=" + kid + ", t=" + t + ", ed25519=" + sig + ", path=, tree=0/1",
   };
   for (const auto& h : malformed) {
@@ -244,8 +245,8 @@ TEST_F(ResponseTreeVectors, EveryLeafFoldsToItsRootAndItsHeaderVerifies) {
     const auto size = static_cast<uint64_t>(c.at("treeSize").as_int64());
     const auto index = static_cast<uint64_t>(c.at("index").as_int64());
     SCOPED_TRACE(std::to_string(index) + "/" + std::to_string(size));
-    const std::string signing = response_signing_string(
-        view(request_signature_of(c)), status_of(c), std::stoll(str(c, "t")), str(c, "body"));
+    const std::string signing = response_signing_string(view(request_signature_of(c)), status_of(c),
+                                                        std::stoll(str(c, "t")), str(c, "body"));
     EXPECT_EQ(signing, str(c, "signingString"));
     const TreeHash leaf = tree_leaf_hash(signing);
     EXPECT_EQ(to_hex(leaf.data(), leaf.size()), str(c, "leafHash"));

@@ -26,7 +26,7 @@ struct ThreadContext {
     signer_id = id;
     return ctx;
   }
-  bool init(EVP_PKEY* key) {
+  bool init(EVP_PKEY* key) const {
     EVP_MD_CTX_reset(ctx);
     return EVP_DigestSignInit(ctx, nullptr, nullptr, nullptr, key) == 1;
   }
@@ -68,8 +68,7 @@ std::optional<Ed25519Signature> ResponseSigner::sign_message(std::string_view me
 std::optional<std::string> ResponseSigner::sign(std::optional<std::string_view> request_signature,
                                                 unsigned status, int64_t t,
                                                 std::string_view body) const {
-  const auto signature =
-      sign_message(response_signing_string(request_signature, status, t, body));
+  const auto signature = sign_message(response_signing_string(request_signature, status, t, body));
   if (!signature) return std::nullopt;
   return format_response_signature(signing_key().kid(), t, *signature);
 }

@@ -1,5 +1,5 @@
-// The Merkle tree of batched answer signatures (docs/protocol.md §13.3): RFC 9162 section 2.1's leaf
-// and node hashes, the root an inclusion proof folds to, and the string the batch's one
+// The Merkle tree of batched answer signatures (docs/protocol.md §13.3): RFC 9162 section 2.1's
+// leaf and node hashes, the root an inclusion proof folds to, and the string the batch's one
 // signature covers. Shared by the server's batch signer and every verifier.
 #pragma once
 

@@ -12,7 +12,9 @@
 namespace licensed {
 namespace {
 
-bool is_list(const SettingSpec& s) { return s.kind == SettingKind::kList; }
+bool is_list(const SettingSpec& s) {
+  return s.kind == SettingKind::kList;
+}
 
 // The help line of a setting: what it is, its bounds, its default and its other
 // spellings, all from the table.
@@ -37,8 +39,8 @@ std::string flagless_help() {
   for (const auto& s : serve_settings()) {
     if (!s.flag.empty()) continue;
     if (out.empty()) out = "Settings without a flag (environment or config file only):\n";
-    out += "  " + std::string(s.env) + " " + std::string(s.value_name) + ",...  " +
-           help_text(s) + "\n";
+    out += "  " + std::string(s.env) + " " + std::string(s.value_name) + ",...  " + help_text(s) +
+           "\n";
   }
   return out;
 }
@@ -152,7 +154,8 @@ Result<bool> read_setting(ServeConfig& c, const SettingSpec& s, const ServeFlags
 
 Status apply_defaults(ServeConfig& c) {
   for (const auto& s : serve_settings()) {
-    if (!s.default_value.empty()) RETURN_IF_ERROR(s.set(c, {std::string(s.default_value), "default"}, s));
+    if (!s.default_value.empty())
+      RETURN_IF_ERROR(s.set(c, {std::string(s.default_value), "default"}, s));
   }
   return Ok{};
 }

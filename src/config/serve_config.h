@@ -67,14 +67,18 @@ struct ServeConfig {
 // out falls through to the environment and the file.
 class ServeFlags {
  public:
-  void set(std::string_view flag, std::string value) { values_[std::string(flag)] = {std::move(value)}; }
+  void set(std::string_view flag, std::string value) {
+    values_[std::string(flag)] = {std::move(value)};
+  }
   // A repeatable flag's values; none is the same as the flag not given.
   void set(std::string_view flag, std::vector<std::string> values) {
     values_[std::string(flag)] = std::move(values);
   }
   // Null when the command line did not give the flag.
   const std::vector<std::string>* find(std::string_view flag) const;
-  const std::map<std::string, std::vector<std::string>, std::less<>>& all() const { return values_; }
+  const std::map<std::string, std::vector<std::string>, std::less<>>& all() const {
+    return values_;
+  }
 
  private:
   std::map<std::string, std::vector<std::string>, std::less<>> values_;

@@ -17,7 +17,7 @@
 namespace licensed {
 namespace {
 
-EnvLookup Env(std::map<std::string, std::string> vars) {
+EnvLookup Env(const std::map<std::string, std::string>& vars) {
   return [vars](const std::string& name) -> std::optional<std::string> {
     const auto it = vars.find(name);
     if (it == vars.end()) return std::nullopt;
@@ -104,7 +104,8 @@ TEST(ServeConfigStorePoolSize, UnsetByDefaultThenFileEnvironmentFlagInOrder) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->store_pool_size, 0u);  // the URL's pool_size, or 8
   ExpectFileThenEnvironmentThenFlag(
-      "store_pool_size", "LICENSED_STORE_POOL_SIZE", [](ServeFlags& f) { f.set("store-pool-size", "7"); },
+      "store_pool_size", "LICENSED_STORE_POOL_SIZE",
+      [](ServeFlags& f) { f.set("store-pool-size", "7"); },
       [](const ServeConfig& r) { return r.store_pool_size; });
   EXPECT_FALSE(resolve_serve_config({}, Env({{"LICENSED_STORE_POOL_SIZE", "0"}})).ok());
 }

@@ -283,7 +283,9 @@ Error config_error(std::string message) {
   return Error::invalid_argument("config", std::move(message));
 }
 
-std::span<const SettingSpec> serve_settings() { return kSettings; }
+std::span<const SettingSpec> serve_settings() {
+  return kSettings;
+}
 
 const SettingSpec* find_setting(std::string_view flag) {
   for (const auto& s : kSettings) {
@@ -307,8 +309,8 @@ std::string where_to_set(const SettingSpec& s) {
   }
   out += std::string(s.env);
   if (s.toml.empty()) return out;
-  const std::string key = s.read_toml != nullptr ? "[[" + std::string(s.toml) + "]]"
-                                                 : std::string(s.toml);
+  const std::string key =
+      s.read_toml != nullptr ? "[[" + std::string(s.toml) + "]]" : std::string(s.toml);
   return out + " or " + key + " in the config file";
 }
 

@@ -101,8 +101,8 @@ TEST(ServeConfigSettings, StoreHelpNamesBothSqliteAndPostgresql) {
 // Each setting is described in prose (in backquotes, not only in the usage block) in
 // README.md or docs/deploy.md, under its flag or, without one, its variable or TOML key.
 TEST(ServeConfigSettings, EverySettingIsDescribedInTheReadmeOrTheDeploymentGuide) {
-  const std::string docs = ReadFile(LICENSED_SOURCE_DIR "/README.md") +
-                           ReadFile(LICENSED_SOURCE_DIR "/docs/deploy.md");
+  const std::string docs =
+      ReadFile(LICENSED_SOURCE_DIR "/README.md") + ReadFile(LICENSED_SOURCE_DIR "/docs/deploy.md");
   ASSERT_NE(docs.find("licensed serve"), std::string::npos) << "documents not found";
   for (const SettingSpec& s : serve_settings()) {
     SCOPED_TRACE(NameOf(s));
@@ -118,7 +118,8 @@ TEST(ServeConfigSettings, EverySettingIsDescribedInTheReadmeOrTheDeploymentGuide
 // The defaults moved from ServeConfig's initializers into the table; these are the
 // values every release before had.
 TEST(ServeConfigSettings, DefaultsAreTheOnesTheServerAlwaysHad) {
-  auto c = resolve_serve_config({}, [](const std::string&) { return std::optional<std::string>(); });
+  auto c =
+      resolve_serve_config({}, [](const std::string&) { return std::optional<std::string>(); });
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->listen_host, "127.0.0.1");
   EXPECT_EQ(c->listen_port, 8080);

@@ -26,6 +26,8 @@ inline int hex_digit_value(char c) {
   return -1;
 }
 
-inline bool is_hex_digit(char c) { return hex_digit_value(c) >= 0; }
+inline bool is_hex_digit(char c) {
+  return hex_digit_value(c) >= 0;
+}
 
 }  // namespace licensed

@@ -109,8 +109,8 @@ RequestResult<object> refresh_known(LicenseTx& tx, const LockedLicense& locked, 
 // The cap. The count and the insert both take the LockedLicense, so they run under the
 // license's row lock: no other activation of this license can commit between them, and
 // `count` is still true when this one commits.
-RequestResult<object> take_slot(LicenseTx& tx, const LockedLicense& locked, const LicenseRequest& req,
-                                const OperationContext& ctx) {
+RequestResult<object> take_slot(LicenseTx& tx, const LockedLicense& locked,
+                                const LicenseRequest& req, const OperationContext& ctx) {
   const License& license = locked.license();
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
   if (count >= license.max) {
@@ -166,14 +166,15 @@ RequestResult<object> heartbeat(LicenseTx& tx, const LicenseRequest& req,
   return body;
 }
 
-RequestResult<object> status(LicenseTx& tx, const LicenseRequest& req, const OperationContext& ctx) {
+RequestResult<object> status(LicenseTx& tx, const LicenseRequest& req,
+                             const OperationContext& ctx) {
   ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
   const std::string_view effective = effective_status(license, ctx.now);
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
   bool valid = effective == "ACTIVE";
   object body;
   body["ok"] = true;
-  body["valid"] = false;  // placed here so members keep the contract's order
+  body["valid"] = false;             // placed here so members keep the contract's order
   body["licenseKey"] = license.key;  // answers name what they answer (docs/protocol.md §13.7)
   body["product"] = product_json(license.product);
   body["status"] = effective;

@@ -37,7 +37,9 @@ std::optional<std::string> write_new_private_file(const std::string& path, std::
   return std::nullopt;
 }
 
-void make_created_files_private() { ::umask(077); }
+void make_created_files_private() {
+  ::umask(077);
+}
 
 std::vector<ExposedFile> files_open_to_others(const std::vector<std::string>& paths) {
   std::vector<ExposedFile> out;

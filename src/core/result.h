@@ -24,9 +24,12 @@ class [[nodiscard]] Result {
   Result(E error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT
   // An error of another type that E holds, passed up as it is (an internal Error into a
   // RequestError): what lets ASSIGN_OR_RETURN cross from a store call to a surface's work.
+  // The constraint keeps Result itself out (it is convertible to neither T nor E), so
+  // the copy and move constructors are not hidden.
   template <class F>
   requires(!std::same_as<std::remove_cvref_t<F>, E> && std::convertible_to<F, E> &&
-           !std::convertible_to<F, T>) Result(F&& error)
+           !std::convertible_to<F, T>)
+      Result(F&& error)  // NOLINT(bugprone-forwarding-reference-overload)
       : v_(std::in_place_index<1>, E(std::forward<F>(error))) {}  // NOLINT
 
   bool ok() const { return v_.index() == 0; }
@@ -46,6 +49,8 @@ class [[nodiscard]] Result {
 
 // Early return of a failed Result from a function that itself returns a Result.
 // The one macro the project allows itself: errors as values need it to stay readable.
+// `lhs` is a declaration ("auto x", "const T y"), which parentheses would not compile.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define LICENSED_CONCAT_INNER(a, b) a##b
 #define LICENSED_CONCAT(a, b) LICENSED_CONCAT_INNER(a, b)
 #define LICENSED_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
@@ -59,6 +64,7 @@ class [[nodiscard]] Result {
     auto licensed_status_tmp = (expr);                                            \
     if (!licensed_status_tmp.ok()) return std::move(licensed_status_tmp.error()); \
   } while (0)
+// NOLINTEND(bugprone-macro-parentheses)
 
 namespace licensed {
 // The value of a Result that carries no value.

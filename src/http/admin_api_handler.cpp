@@ -160,7 +160,7 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
   return errors::route_not_found();
 }
 
-void AdminApiHandler::refuse_token(const RequestContext& ctx, HttpReply reply) const {
+void AdminApiHandler::refuse_token(const RequestContext& ctx, const HttpReply& reply) const {
   if (config_.failed_auth_limiter != nullptr) {
     const RateDecision d =
         config_.failed_auth_limiter->admit(ctx.client_ip, config_.clock->now_ms());
@@ -184,7 +184,7 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
   if (auto refused = locked_out(ctx)) return reply(std::move(*refused));
   const auto admin_route = route.as<AdminRoute>();
   std::optional<std::string> token = bearer_token(req);
-  if (!token) return refuse_token(ctx, std::move(reply));
+  if (!token) return refuse_token(ctx, reply);
 
   // What the call came to inside its transaction, besides its answer: a token no one
   // holds (answered apart, counted as a guess), and a read's token whose last use is
@@ -223,9 +223,9 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
             out.touch_token_id = t.id;
           }
         }
-        ASSIGN_OR_RETURN(out.answer, run_admin_call(tx, call->value(),
-                                                    AdminContext{now, t.name, Actor::kAdmin,
-                                                                 client_ip}));
+        ASSIGN_OR_RETURN(
+            out.answer,
+            run_admin_call(tx, call->value(), AdminContext{now, t.name, Actor::kAdmin, client_ip}));
         return out;
       },
       [call, reply, self, store, clock, reporter, request_id = std::string(ctx.request_id),

@@ -37,7 +37,7 @@ class AdminApiHandler final : public HttpService {
              HttpReply reply) const override;
 
  private:
-  void refuse_token(const RequestContext& ctx, HttpReply reply) const;
+  void refuse_token(const RequestContext& ctx, const HttpReply& reply) const;
   // The 429 while the client's failed-token bucket is empty; nullopt otherwise.
   std::optional<HttpResponse> locked_out(const RequestContext& ctx) const;
 

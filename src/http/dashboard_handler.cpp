@@ -161,7 +161,8 @@ ApiResult<PageRequest> audit_page_request(const HttpRequest& req) {
 // reported.
 template <class Fn>
 void run_and_reply(Store* store, TxKind kind, const Clock* clock, ErrorReporter* reporter,
-                   std::string_view route, const RequestContext& ctx, HttpReply reply, Fn fn) {
+                   std::string_view route, const RequestContext& ctx, const HttpReply& reply,
+                   Fn fn) {
   submit_call<json::object>(
       *store, kind, std::move(fn),
       [request_id = std::string(ctx.request_id), route = std::string(route), reply, clock,
@@ -176,8 +177,8 @@ void run_and_reply(Store* store, TxKind kind, const Clock* clock, ErrorReporter*
 }
 
 // Opens a session for `license_key` and answers the sign-in with its cookie and token.
-void open_session(SessionStore* sessions, std::string license_key, bool secure,
-                  std::string request_id, HttpReply reply) {
+void open_session(SessionStore* sessions, const std::string& license_key, bool secure,
+                  const std::string& request_id, const HttpReply& reply) {
   sessions->open_async(
       license_key, [secure, request_id, reply](Result<NewDashboardSession> opened) {
         if (!opened.ok()) {
@@ -326,10 +327,10 @@ void DashboardHandler::act(const Visit& visit) const {
   const HttpRequest& req = *visit->request;
   const RequestContext& ctx = visit->ctx;
   if (visit->route == DashboardRoute::kLicense) {
-    return show_license(visit->session, ctx, std::move(visit->reply));
+    return show_license(visit->session, ctx, visit->reply);
   }
   if (visit->route == DashboardRoute::kAudit) {
-    return show_audit(req, visit->session, ctx, std::move(visit->reply));
+    return show_audit(req, visit->session, ctx, visit->reply);
   }
   // Changes: the page sends the token it got at sign-in; another site's page cannot
   // read it, so it cannot send it.
@@ -337,7 +338,7 @@ void DashboardHandler::act(const Visit& visit) const {
     return visit->reply(dashboard_error(csrf_refused(), ctx.request_id));
   }
   if (visit->route == DashboardRoute::kFreeSlot) {
-    return free_slot(req, visit->session, ctx, std::move(visit->reply));
+    return free_slot(req, visit->session, ctx, visit->reply);
   }
   sign_out(visit);
 }
@@ -400,10 +401,10 @@ void DashboardHandler::look_up_license(const Visit& visit) const {
 }
 
 void DashboardHandler::show_license(const DashboardSession& session, const RequestContext& ctx,
-                                    HttpReply reply) const {
+                                    const HttpReply& reply) const {
   const Clock* clock = config_.clock;
   run_and_reply(config_.store, TxKind::kRead, clock, config_.error_reporter,
-                "/dashboard/api/license", ctx, std::move(reply),
+                "/dashboard/api/license", ctx, reply,
                 [key = session.license_key, csrf = session.csrf_token,
                  clock](StoreTx& tx) -> Result<json::object> {
                   ASSIGN_OR_RETURN(json::object view,
@@ -415,18 +416,18 @@ void DashboardHandler::show_license(const DashboardSession& session, const Reque
 }
 
 void DashboardHandler::show_audit(const HttpRequest& req, const DashboardSession& session,
-                                  const RequestContext& ctx, HttpReply reply) const {
+                                  const RequestContext& ctx, const HttpReply& reply) const {
   auto page = audit_page_request(req);
   if (!page.ok()) return reply(dashboard_error(page.error(), ctx.request_id));
   run_and_reply(config_.store, TxKind::kRead, config_.clock, config_.error_reporter,
-                "/dashboard/api/audit", ctx, std::move(reply),
+                "/dashboard/api/audit", ctx, reply,
                 [key = session.license_key, page = std::move(page.value())](StoreTx& tx) {
                   return customer_audit_page(tx, key, page);
                 });
 }
 
 void DashboardHandler::free_slot(const HttpRequest& req, const DashboardSession& session,
-                                 const RequestContext& ctx, HttpReply reply) const {
+                                 const RequestContext& ctx, const HttpReply& reply) const {
   auto body = json_body(req);
   if (!body.ok()) return reply(dashboard_error(body.error(), ctx.request_id));
   auto handle = string_member(body.value(), "machine");
@@ -434,7 +435,7 @@ void DashboardHandler::free_slot(const HttpRequest& req, const DashboardSession&
   const Clock* clock = config_.clock;
   AdminContext who{0, std::nullopt, Actor::kCustomer, std::string(ctx.client_ip)};
   run_and_reply(config_.store, TxKind::kWrite, clock, config_.error_reporter,
-                "/dashboard/api/free-slot", ctx, std::move(reply),
+                "/dashboard/api/free-slot", ctx, reply,
                 [key = session.license_key, handle = std::move(handle.value()), who,
                  clock](StoreTx& tx) -> Result<json::object> {
                   AdminContext now_who = who;

@@ -65,11 +65,11 @@ class DashboardHandler final : public HttpService {
   void act(const Visit& visit) const;
   void sign_out(const Visit& visit) const;
   void show_license(const DashboardSession& session, const RequestContext& ctx,
-                    HttpReply reply) const;
+                    const HttpReply& reply) const;
   void show_audit(const HttpRequest& request, const DashboardSession& session,
-                  const RequestContext& ctx, HttpReply reply) const;
+                  const RequestContext& ctx, const HttpReply& reply) const;
   void free_slot(const HttpRequest& request, const DashboardSession& session,
-                 const RequestContext& ctx, HttpReply reply) const;
+                 const RequestContext& ctx, const HttpReply& reply) const;
 
   DashboardConfig config_;
 };

@@ -215,7 +215,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
         !close_after && parser_ && parser_->get().keep_alive() && !server_.draining();
     // parser_ holds the request this answers until the next read_header().
     finalize_response(server_.service(), res, parser_ && parser_->get().version() == 10 ? 10 : 11,
-                      keep_alive, parser_ ? parsed_header(*parser_, path_) : nullptr, route_, path_);
+                      keep_alive, parser_ ? parsed_header(*parser_, path_) : nullptr, route_,
+                      path_);
     if (ServerMetrics* metrics = server_.metrics()) {
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started_;
       metrics->record_request(route_.label, res.result_int(), took.count());

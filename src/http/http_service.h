@@ -11,8 +11,8 @@
 
 #include "core/result.h"
 #include "http/response.h"
-#include "http/route.h"
 #include "http/resume.h"
+#include "http/route.h"
 
 namespace licensed {
 

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "core/request_error.h"
-
 #include "support/status_table.h"
 
 namespace licensed {

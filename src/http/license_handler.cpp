@@ -112,8 +112,7 @@ void LicenseHandler::serve(const Route& route, const HttpRequest& req, const Req
   in.signing.timestamp = signing_header(req, "X-License-Timestamp");
   in.signing.nonce = signing_header(req, "X-License-Nonce");
   in.signing.signature = signing_header(req, "X-License-Signature");
-  handle(route.as<Endpoint>(), in, std::string(ctx.request_id), ctx.executor,
-         std::move(reply));
+  handle(route.as<Endpoint>(), in, std::string(ctx.request_id), ctx.executor, std::move(reply));
 }
 
 void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,
@@ -188,8 +187,8 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, std::str
         if (answer.ok()) return reply(json_response(200, answer.value(), request_id));
         const ApiError error = answer.error().answer_or(to_api_error);
         if (is_internal_error(error)) {
-          report_internal_error(reporter, request->endpoint, request_id,
-                                request->body.license_key, clock->now_ms());
+          report_internal_error(reporter, request->endpoint, request_id, request->body.license_key,
+                                clock->now_ms());
         }
         reply(error_response(error, request_id));
       },

@@ -29,10 +29,10 @@ struct SignedHeaders {
   std::string text;
   std::string bound;
 };
-SignedHeaders sign_headers(std::string_view api_path, std::string_view body,
-                           std::string_view nonce, std::string_view secret = kSecret) {
-  const std::string signature = sign_request(
-      secret, {"POST", api_path, kKeyId, kTimestamp, nonce, sha256_hex(body)});
+SignedHeaders sign_headers(std::string_view api_path, std::string_view body, std::string_view nonce,
+                           std::string_view secret = kSecret) {
+  const std::string signature =
+      sign_request(secret, {"POST", api_path, kKeyId, kTimestamp, nonce, sha256_hex(body)});
   return {"X-License-Key-Id: " + std::string(kKeyId) + "\r\nX-License-Timestamp: " +
               std::string(kTimestamp) + "\r\nX-License-Nonce: " + std::string(nonce) +
               "\r\nX-License-Signature: " + signature + "\r\n",
@@ -182,7 +182,8 @@ TEST_F(SignedAnswers, AnUnknownPathAmongTheEndpointsIsSignedBoundToADashAndOther
 
 TEST_F(SignedAnswers, ASigningHeaderSentTwiceIsMalformedAndTheAnswerBoundToADash) {
   const auto h = sign_headers("/api/v1/license/status", "{}", "nonce-0123456789abcdef");
-  for (const char* twice : {"X-License-Signature: v1=" "0000000000000000000000000000000000000000000000000000000000000000\r\n",
+  for (const char* twice : {"X-License-Signature: v1="
+                            "0000000000000000000000000000000000000000000000000000000000000000\r\n",
                             "X-License-Nonce: another-nonce-0123456\r\n"}) {
     const HttpResponse res = one(post("/api/v1/license/status", h.text + twice, "{}"));
     EXPECT_EQ(res.result_int(), 401u) << twice;

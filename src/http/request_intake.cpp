@@ -175,7 +175,8 @@ void finalize_response(const HttpService& service, HttpResponse& res, unsigned v
 namespace {
 
 std::string serialize(const HttpService& service, HttpResponse& res, unsigned version,
-                      bool keep_alive, const RequestParser& parser, const HeaderDecision& decision) {
+                      bool keep_alive, const RequestParser& parser,
+                      const HeaderDecision& decision) {
   finalize_response(service, res, version, keep_alive, parsed_header(parser, decision.path),
                     decision.route.value_or(Route{}), decision.path);
   std::ostringstream out;

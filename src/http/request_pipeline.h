@@ -86,9 +86,9 @@ void check_key_bucket(const PipelineContext& ctx, std::string_view license_key, 
 
 // Outcome of steps 3 to 9. On error, `nonce_to_keep` tells whether the nonce was
 // consumed by a request dated ahead of the clock and must still be stored durably.
-// `binding` is what the answer's signature binds to (docs/protocol.md §13.5): the request's signature
-// when it is valid for the request as received, whichever step answered, except that
-// an answer `nonce_reused` binds to "-" (docs/protocol.md §13.5).
+// `binding` is what the answer's signature binds to (docs/protocol.md §13.5): the request's
+// signature when it is valid for the request as received, whichever step answered, except that an
+// answer `nonce_reused` binds to "-" (docs/protocol.md §13.5).
 struct PipelineOutcome {
   ApiResult<AuthorizedRequest> request;
   std::optional<AuthorizedRequest> nonce_to_keep;

@@ -69,8 +69,9 @@ class AdminApi : public BlackboxTest {
 
   // An admin API call with `token` (none when empty); the answer is checked against
   // the OpenAPI document when the route is one of its paths.
-  HttpResponse Api(std::string method, std::string target, std::optional<std::string> body = {},
-                   std::optional<std::string> token = std::nullopt) {
+  HttpResponse Api(std::string method, const std::string& target,
+                   std::optional<std::string> body = {},
+                   const std::optional<std::string>& token = std::nullopt) {
     HttpRequest request;
     request.method = std::move(method);
     request.target = std::string(kAdmin) + target;
@@ -395,8 +396,8 @@ TEST_F(AdminApi, AReasonOfMoreThan500CharactersOrWithControlCharactersIs1702AndC
   // Characters, not bytes: 500 two-byte ones are accepted.
   std::string at_limit;
   for (int i = 0; i < 500; ++i) at_limit += "\xc3\xa9";
-  HttpResponse r = Api("PATCH", "/licenses/" + key,
-                       R"({"status":"SUSPENDED","reason":")" + at_limit + R"("})");
+  HttpResponse r =
+      Api("PATCH", "/licenses/" + key, R"({"status":"SUSPENDED","reason":")" + at_limit + R"("})");
   ASSERT_EQ(r.status, 200) << r.Describe();
   EXPECT_EQ(Str(AdminAudit(key).back(), "reason"), at_limit);
   r = Api("PATCH", "/licenses/" + key,

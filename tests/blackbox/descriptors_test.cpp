@@ -34,10 +34,9 @@ class Descriptors : public BlackboxTest {
   // (same pid), so raising the soft limit gains nothing.
   void StartUnderLowLimit(std::vector<std::string> args) {
     ServerOptions options;
-    options.command_prefix = {"/usr/bin/prlimit",
-                              "--nofile=" + std::to_string(kLowLimit) + ":" +
-                                  std::to_string(kLowLimit),
-                              "--"};
+    options.command_prefix = {
+        "/usr/bin/prlimit",
+        "--nofile=" + std::to_string(kLowLimit) + ":" + std::to_string(kLowLimit), "--"};
     options.args = std::move(args);
     Start(options);
   }
@@ -123,8 +122,8 @@ TEST_F(Descriptors, MoreConnectionsThanTheDescriptorLimitAreClosedAtAcceptWithou
   EXPECT_EQ(closed_count, over_cap);
 
   const double share = CpuShareOver(2s);
-  EXPECT_LT(share, kMostCpuWhileHeld) << "the server used " << share * 100
-                                      << "% of a core while the connections were held";
+  EXPECT_LT(share, kMostCpuWhileHeld)
+      << "the server used " << share * 100 << "% of a core while the connections were held";
   EXPECT_EQ(server().log().find("cannot accept"), std::string::npos)
       << "the lowered cap should have kept descriptors free\n"
       << server().log();
@@ -161,8 +160,8 @@ TEST_F(Descriptors, WhenAcceptRunsOutOfDescriptorsTheServerWaitsLogsAndServesAga
   EXPECT_NE(server().log().find("Too many open files"), std::string::npos) << server().log();
 
   const double share = CpuShareOver(2s);
-  EXPECT_LT(share, kMostCpuWhileHeld) << "the server used " << share * 100
-                                      << "% of a core while out of descriptors";
+  EXPECT_LT(share, kMostCpuWhileHeld)
+      << "the server used " << share * 100 << "% of a core while out of descriptors";
 
   held.clear();
   EXPECT_TRUE(ServedAgain(license)) << server().log();

@@ -285,8 +285,8 @@ TEST_F(HttpLimits, AChunkedRequestWithATrailerIs400AndNotServed) {
   HttpRequest header_unsigned = request;
   header_unsigned.Remove("X-License-Signature");
   RawConnection c(port());
-  ASSERT_TRUE(c.Write(Chunked(header_unsigned,
-                              "X-License-Signature: " + *request.Get("X-License-Signature") + "\r\n")));
+  ASSERT_TRUE(c.Write(Chunked(
+      header_unsigned, "X-License-Signature: " + *request.Get("X-License-Signature") + "\r\n")));
   ExpectRouteError(c.Read(), 400, "BAD_REQUEST");
   EXPECT_TRUE(c.ClosedByPeer(5s));
   // Not served: the same request, signed in its header, still has an unused nonce.

@@ -18,9 +18,9 @@ class Lifecycle : public BlackboxTest {
   // `licensed serve` on the test's store with `extra` flags, for starts that must fail;
   // one that does not is killed after 10 s.
   CommandResult ServeWith(const std::vector<std::string>& extra) const {
-    std::vector<std::string> argv = {LicensedBinary(), "serve",       "--listen",
-                                     "127.0.0.1:0",    "--store",     store(),
-                                     "--signing-key",  kPluginKey.id + "=" + kPluginKey.secret};
+    std::vector<std::string> argv = {
+        LicensedBinary(), "serve", "--listen",      "127.0.0.1:0",
+        "--store",        store(), "--signing-key", kPluginKey.id + "=" + kPluginKey.secret};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return RunCommand(argv, {}, std::chrono::seconds(10));
   }

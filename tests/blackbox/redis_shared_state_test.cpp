@@ -9,6 +9,7 @@
 #include <ctime>
 #include <latch>
 #include <thread>
+#include <utility>
 
 #include "support/fixture.h"
 #include "support/free_port.h"
@@ -38,7 +39,8 @@ class SharedState : public BlackboxTest {
   // a 429 of `bucket`.
   int AdmittedAcrossTwoInstances(std::string ip_limit, std::string key_limit, int tries,
                                  std::string_view bucket) {
-    const ServerOptions options = WithRedis(WithRateLimits(ip_limit, key_limit));
+    const ServerOptions options =
+        WithRedis(WithRateLimits(std::move(ip_limit), std::move(key_limit)));
     Start(options);
     auto other = StartAnother(options);
     const std::string license = NewLicense(1);

@@ -422,7 +422,7 @@ TEST_F(ResponseSignatures, GenerateWritesAPrivateFileAndNeverOverwrites) {
 
 TEST_F(ResponseSignatures, AnUnusableKeyFileIsAConfigErrorThatShowsNoKeyMaterial) {
   const auto write = [&](const std::string& name, const std::string& text) {
-    const std::string path = (dir().path() / name).string();
+    std::string path = (dir().path() / name).string();
     std::ofstream(path) << text;
     return path;
   };

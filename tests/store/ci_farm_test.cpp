@@ -73,7 +73,8 @@ class CiFarm : public ::testing::TestWithParam<std::string> {
 
   static int Code(const licensed::RequestResult<boost::json::object>& r) {
     if (r.ok()) return 200;
-    return static_cast<int>(r.error().answer_or(licensed::to_api_error).code.value_or(ErrorCode::kInternal));
+    return static_cast<int>(
+        r.error().answer_or(licensed::to_api_error).code.value_or(ErrorCode::kInternal));
   }
 
   int64_t Reclaims() {

@@ -434,24 +434,25 @@ TEST_P(StoreConformance, TheCapHoldsUnderConcurrentWriteJobs) {
             std::make_shared<std::optional<licensed::RequestResult<boost::json::object>>>();
         store().submit(
             TxKind::kWrite,
-            licensed::StoreJob{[req, outcome](StoreTx& tx) {
-                                 licensed::OperationContext ctx;
-                                 ctx.now = kT0 + 5000;
-                                 outcome->emplace(licensed::activate(tx, *req, ctx));
-                                 return !licensed::must_roll_back(**outcome);
-                               },
-                               [&, outcome](const std::optional<licensed::Error>& f) {
-                                 if (!f && outcome->has_value() && (*outcome)->ok()) {
-                                   ++ok;
-                                 } else if (!f && outcome->has_value() &&
-                                            (*outcome)->error().answer_or(licensed::to_api_error).code ==
-                                                licensed::ErrorCode::kLimitReached) {
-                                   ++limit;
-                                 } else {
-                                   ++other;
-                                 }
-                                 finished.count_down();
-                               }});
+            licensed::StoreJob{
+                [req, outcome](StoreTx& tx) {
+                  licensed::OperationContext ctx;
+                  ctx.now = kT0 + 5000;
+                  outcome->emplace(licensed::activate(tx, *req, ctx));
+                  return !licensed::must_roll_back(**outcome);
+                },
+                [&, outcome](const std::optional<licensed::Error>& f) {
+                  if (!f && outcome->has_value() && (*outcome)->ok()) {
+                    ++ok;
+                  } else if (!f && outcome->has_value() &&
+                             (*outcome)->error().answer_or(licensed::to_api_error).code ==
+                                 licensed::ErrorCode::kLimitReached) {
+                    ++limit;
+                  } else {
+                    ++other;
+                  }
+                  finished.count_down();
+                }});
       }
     });
   }

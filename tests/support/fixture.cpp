@@ -153,7 +153,7 @@ std::vector<std::string> BlackboxTest::ServerArgv(const ServerOptions& options) 
   return argv;
 }
 
-void BlackboxTest::Start(ServerOptions options) {
+void BlackboxTest::Start(const ServerOptions& options) {
   server_.reset();
   options_ = options;
   server_ = std::make_unique<ServerProcess>(ServerArgv(options), options.env);

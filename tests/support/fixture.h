@@ -75,7 +75,7 @@ class BlackboxTest : public ::testing::Test {
   void TearDown() override;
 
   // Starts `licensed serve` and waits for the ready line (throws on failure).
-  void Start(ServerOptions options = {});
+  void Start(const ServerOptions& options = {});
   // A second `licensed serve` on the same store (another instance behind a load
   // balancer); the caller owns it, and its destructor stops it.
   std::unique_ptr<ServerProcess> StartAnother(const ServerOptions& options = {}) const;

@@ -41,7 +41,7 @@ RawConnection::~RawConnection() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-bool RawConnection::Write(std::string_view bytes) {
+bool RawConnection::Write(std::string_view bytes) const {
   while (!bytes.empty()) {
     const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (n <= 0) return false;

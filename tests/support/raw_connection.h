@@ -26,7 +26,7 @@ class RawConnection {
 
   bool connected() const { return fd_ >= 0; }
   // False when the peer closed or reset the connection.
-  bool Write(std::string_view bytes);
+  bool Write(std::string_view bytes) const;
   // Reads one response (status 0 and `error` set when none arrived in time or the
   // connection ended first). Bytes after it stay buffered for the next call.
   HttpResponse Read(std::chrono::milliseconds timeout = kDefaultTimeout);

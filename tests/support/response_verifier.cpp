@@ -91,10 +91,9 @@ std::string KidOf(std::string_view public_key_base64) {
       EVP_DigestVerify(ctx.get(), reinterpret_cast<const unsigned char*>(signature->data()), 64,
                        reinterpret_cast<const unsigned char*>(message.data()), message.size()) == 1;
   if (!ok) {
-    return ::testing::AssertionFailure()
-           << "signature does not verify bound to "
-           << (request_signature ? *request_signature : "-") << "\n"
-           << r.Describe();
+    return ::testing::AssertionFailure() << "signature does not verify bound to "
+                                         << (request_signature ? *request_signature : "-") << "\n"
+                                         << r.Describe();
   }
   return ::testing::AssertionSuccess();
 }

@@ -28,7 +28,7 @@ TempDir::~TempDir() {
 
 std::filesystem::path TempDir::WriteFile(const std::string& name,
                                          const std::string& content) const {
-  const std::filesystem::path file = path_ / name;
+  std::filesystem::path file = path_ / name;
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out << content;
   out.close();

@@ -36,13 +36,13 @@ typedef struct lc_result lc_result;
  * struct_size lets a later SDK grow this struct without breaking hosts built against
  * this one: it reads only the fields the host's struct has. */
 typedef struct lc_options {
-  uint32_t struct_size;          /* sizeof(lc_options) as the host was compiled */
-  const char* url;               /* required: server base URL */
-  const char* key_id;            /* required */
-  const char* secret;            /* required */
-  const char* license_key;       /* required */
-  const char* machine_id;        /* default: derived from the OS machine GUID and install path */
-  const char* machine_name;      /* optional */
+  uint32_t struct_size;     /* sizeof(lc_options) as the host was compiled */
+  const char* url;          /* required: server base URL */
+  const char* key_id;       /* required */
+  const char* secret;       /* required */
+  const char* license_key;  /* required */
+  const char* machine_id;   /* default: derived from the OS machine GUID and install path */
+  const char* machine_name; /* optional */
   /* Pinned Ed25519 key: base64 raw or PEM text. NULL: answers are unverified, plain
    * http:// is refused unless to a loopback host, and there is NO offline cache (no
    * grace period): without a key a hand-written cache file could not be told apart. */

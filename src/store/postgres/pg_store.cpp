@@ -100,7 +100,7 @@ void PgStore::worker_loop(size_t index) {
 }
 
 bool PgStore::ensure_connection(std::unique_ptr<PgConnection>& conn,
-                                std::optional<Error>& failure) {
+                                std::optional<Error>& failure) const {
   if (conn && conn->usable()) return true;
   const bool lost = conn != nullptr;
   conn.reset();

@@ -76,7 +76,7 @@ class PgStore final : public Store {
   std::vector<StoreJob> run_writes(PgConnection& conn, std::vector<StoreJob>& batch);
   // A usable connection in `conn`, opened again when it was lost; false (and `failure`
   // set) when the server cannot be reached.
-  bool ensure_connection(std::unique_ptr<PgConnection>& conn, std::optional<Error>& failure);
+  bool ensure_connection(std::unique_ptr<PgConnection>& conn, std::optional<Error>& failure) const;
 
   PgStoreOptions options_;
   Mutex mu_;
