@@ -28,7 +28,12 @@ struct Answer {
 // and `requestId`, codes paired with their HTTP status and their extra members. Codes
 // 1708 and 1709 fail too: nothing in the fuzz fixture can make the store unavailable,
 // so either one means a bug. Nothing may follow an answer that closes the connection.
-// Returns the answers in order.
-std::vector<Answer> check_answers(std::string_view bytes);
+// `requests` are the bytes the answers reply to: an answer to a HEAD request may have its
+// header only. Returns the answers in order.
+std::vector<Answer> check_answers(std::string_view bytes, std::string_view requests);
+
+// For each request in `requests` that parses as far as its header, in order: whether it
+// is a HEAD request. Stops at the first request whose header does not parse.
+std::vector<bool> head_requests(std::string_view requests);
 
 }  // namespace licensed::fuzz

@@ -204,6 +204,10 @@ def request_path_seeds():
     raw("400-machine-name-long", request("activate", body(0, "machine-0001", "n" * 101)))
     raw("400-control-char", request("activate", body(0, "machine\u0085-0001")))
 
+    # RFC 9110 9.3.2: an answer to HEAD has a header and no body, pipelined or not.
+    raw("405-head-then-status",
+        b"HEAD /api/v1/license/status HTTP/1.1\r\nHost: x\r\n\r\n", request("status", body(0)))
+
     # docs/protocol.md §11: both buckets (tight limits: ip 4/1h, key 2/1h).
     raw("429-key", *[request("status", body(0)) for _ in range(3)], tight=True)
     raw("429-ip", *[request("status", body(i)) for i in range(5)], tight=True)

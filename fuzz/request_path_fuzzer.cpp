@@ -264,12 +264,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const Structured s = build_structured(Reader(input.substr(1)));
     const std::string out = licensed::exchange_bytes(*server->handler, limits, s.bytes, kClientIp);
     print_exchange(s.bytes, out);
-    check_structured(s, check_answers(out));
+    check_structured(s, check_answers(out, s.bytes));
   } else {
     const std::string out =
         licensed::exchange_bytes(*server->handler, limits, input.substr(1), kClientIp);
     print_exchange(input.substr(1), out);
-    (void)check_answers(out);
+    (void)check_answers(out, input.substr(1));
   }
   return 0;
 }
