@@ -8,10 +8,10 @@
 #include "license_client/license_client.h"
 
 static int show(const char* what, lc_status status, lc_result* r) {
-  const char* source = lc_result_source(r) == LC_SOURCE_CACHE ? "cache" : "network";
-  printf("%s: status=%d http=%d code=%d activations=%lld max=%lld source=%s\n", what, (int)status,
-         lc_result_http_status(r), lc_result_api_code(r), (long long)lc_result_activations(r),
-         (long long)lc_result_max(r), source);
+  printf("%s: status=%d http=%d code=%d activations=%lld max=%lld source=%s message=%s\n", what,
+         (int)status, lc_result_http_status(r), lc_result_api_code(r),
+         (long long)lc_result_activations(r), (long long)lc_result_max(r),
+         lc_source_string(lc_result_source(r)), lc_result_message(r));
   lc_result_free(r);
   return (int)status;
 }

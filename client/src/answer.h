@@ -3,6 +3,7 @@
 // answer where there was one, and where it came from (network or cache).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,16 +20,19 @@ enum class Outcome : int {
   kRefused = 6,       // 1700, 1701 after its one resend, 1702, any other 4xx
 };
 
-enum class Source { kNone, kNetwork, kCache };
+// The numbers are the C ABI's lc_source. kOffline (an activation file) and kLease (a
+// borrowed lease file) are the contract's names for answers this SDK does not make yet.
+enum class Source { kNone = 0, kNetwork = 1, kCache = 2, kOffline = 3, kLease = 4 };
 
 struct Answer {
   Outcome outcome = Outcome::kUnavailable;
   Source source = Source::kNone;
-  int http_status = 0;  // of the last answer received; 0 when none was
-  int code = 0;         // the API error code, 0 on success or without a body
-  std::string error;    // the API error name, or what went wrong below HTTP
-  std::string message;
-  std::string body;  // the server's JSON exactly as received ("" without one)
+  int http_status = 0;         // of the last answer received; 0 when none was
+  int code = 0;                // the API error code, 0 on success or without a body
+  std::string error;           // the API error name, or what went wrong below HTTP
+  std::string message;         // for the plugin's user (explain()); the SDK's words
+  std::string server_message;  // the server's `message`, as it sent it
+  std::string body;            // the server's JSON exactly as received ("" without one)
   // From the body where present: activate/heartbeat/status/deactivate and 1705.
   std::optional<int64_t> activations;
   std::optional<int64_t> max;
@@ -42,11 +46,36 @@ struct Answer {
   // sent by someone on the path). Its code is reported, but it says nothing about the license: the
   // cache neither takes nor loses anything by it.
   bool bound_to_dash = false;
+  // For an answer signed by the pinned key: its signed time, and the Unix second until
+  // which it may serve the start-up check offline (offline_until); nullopt otherwise.
+  std::optional<int64_t> signed_at;
+  std::optional<int64_t> valid_until;
 
   bool ok() const { return outcome == Outcome::kOk; }
 };
 
 const char* outcome_name(Outcome o);
+// "none", "network", "cache", "offline", "lease": the contract's names (section 22).
 const char* source_name(Source s);
+
+// The Answer an HTTP answer (status and body) stands for, on its own: no retry logic.
+// `status_endpoint` makes a 200 with valid:false "not usable".
+Answer classify_answer(int http_status, const std::string& body, bool status_endpoint);
+
+// True for the answers that mean "try again later": no answer, 500, 502, 503, 504 (a
+// proxy that could not reach the server is not a refusal).
+bool is_transient_status(int http_status);
+
+// The Unix second from which a signed answer no longer serves offline (docs/protocol.md
+// §15; the contract's sections 19 and 21): its `validUntil` when the body has that
+// member (null: not at all), else its signed time `signed_at` plus `grace`; never past
+// the license's `expiresAt`. nullopt: not at all, or a timestamp that does not parse.
+std::optional<int64_t> offline_until(const std::string& body, int64_t signed_at,
+                                     std::chrono::seconds grace);
+
+// Sets `a.message` to what a plugin can show its user for a non-success ("this computer
+// is not activated: activate it"), and `a.error` where it was empty. A success is left
+// as it is.
+void explain(Answer& a);
 
 }  // namespace licensed::client

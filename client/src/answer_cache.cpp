@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "auth/request_signature.h"
+#include "core/mutex.h"
 #include "json_members.h"
 
 namespace licensed::client {
@@ -196,6 +197,10 @@ std::optional<int64_t> AnswerCache::latest_time() const {
 
 void AnswerCache::remember_time(int64_t unix_seconds) const {
   if (dir_.empty()) return;
+  // Read, compare and write as one step for the process's threads (a background refresh
+  // and a call may remember at once), so the file never moves back.
+  static auto* mu = new Mutex;
+  MutexLock lock(*mu);
   const auto latest = latest_time();
   if (latest && *latest >= unix_seconds) return;
   (void)replace_private_file(dir_ / "latest-time", std::to_string(unix_seconds));

@@ -1,14 +1,21 @@
 // The C ABI over licensed::client::Client. Every entry point catches everything: a C++
 // exception (std::bad_alloc, in practice) must not unwind into a host written in C.
+//
+// Freeing with calls in flight (license_client.h, lc_client_free): an lc_client counts
+// the calls running on the host's threads and keeps its asynchronous calls; freeing it
+// stops them all (a stop request wakes every wait of the SDK at once) and waits only for
+// the blocked calls to leave, never for the network.
+#include <condition_variable>
 #include <cstddef>
 #include <cstring>
+#include <thread>
+#include <type_traits>
+#include <vector>
 
+#include "core/mutex.h"
+#include "detached_thread.h"
 #include "license_client.h"
 #include "license_client/license_client.h"
-
-struct lc_client {
-  std::unique_ptr<licensed::client::Client> client;
-};
 
 struct lc_result {
   licensed::client::Answer answer;
@@ -18,6 +25,86 @@ namespace {
 
 using licensed::client::Answer;
 using licensed::client::Client;
+
+// One asynchronous start-up check, shared by its lc_call handle, its client and the
+// thread running it.
+class AsyncCall {
+ public:
+  AsyncCall(lc_callback callback, void* user) : callback_(callback), user_(user) {}
+
+  std::stop_token stop_token() const { return stop_.get_token(); }
+
+  // The thread's end: the callback runs unless the call was cancelled.
+  void deliver(Answer a) {
+    licensed::MutexLock lock(mu_);
+    answer_ = std::move(a);
+    if (cancelled_ || callback_ == nullptr) {
+      state_ = State::kDone;
+      return;
+    }
+    state_ = State::kDelivering;
+    delivering_on_ = std::this_thread::get_id();
+    const lc_result view{*answer_};
+    lock.unlock();
+    callback_(user_, static_cast<lc_status>(view.answer.outcome), &view);
+    lock.lock();
+    state_ = State::kDone;
+    done_.notify_all();
+  }
+
+  // After this returns the callback is not running (unless on this very thread) and
+  // will not start.
+  void cancel() {
+    licensed::MutexLock lock(mu_);
+    cancelled_ = true;
+    stop_.request_stop();
+    if (state_ == State::kDelivering && delivering_on_ != std::this_thread::get_id()) {
+      while (state_ != State::kDone) lock.wait(done_);
+    }
+  }
+
+  // nullopt while running; the answer, or "cancelled", once over.
+  std::optional<Answer> poll() {
+    licensed::MutexLock lock(mu_);
+    if (state_ == State::kDone && answer_) return answer_;
+    if (cancelled_) {
+      Answer a;
+      a.error = "CANCELLED";
+      a.message = "the call was cancelled";
+      return a;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  enum class State { kRunning, kDelivering, kDone };
+  licensed::Mutex mu_;
+  std::condition_variable done_;
+  std::stop_source stop_;
+  State state_ GUARDED_BY(mu_) = State::kRunning;
+  bool cancelled_ GUARDED_BY(mu_) = false;
+  std::thread::id delivering_on_ GUARDED_BY(mu_);
+  std::optional<Answer> answer_ GUARDED_BY(mu_);
+  lc_callback callback_;
+  void* user_;
+};
+
+}  // namespace
+
+struct lc_client {
+  std::shared_ptr<Client> client;  // shared by the process's instances with these options
+  licensed::Mutex mu;
+  std::condition_variable idle;
+  std::stop_source stop;  // requested by lc_client_free: wakes this client's calls
+  int blocking_calls GUARDED_BY(mu) = 0;
+  std::vector<std::weak_ptr<AsyncCall>> calls GUARDED_BY(mu);
+};
+
+struct lc_call {
+  std::shared_ptr<AsyncCall> call;
+};
+
+namespace {
 
 // sizeof(lc_options) as the first SDK shipped it: up to grace_seconds.
 constexpr uint32_t kFirstVersionSize = offsetof(lc_options, product);
@@ -37,14 +124,36 @@ std::string text_or_empty(const char* s) {
   return s != nullptr ? std::string(s) : std::string();
 }
 
-lc_status run(lc_client* c, Answer (Client::*call)(), lc_result** result) {
+// Counts a call on the host's thread, so lc_client_free knows when it has left.
+class BlockingCall {
+ public:
+  explicit BlockingCall(lc_client* c) : c_(c) {
+    licensed::MutexLock lock(c_->mu);
+    ++c_->blocking_calls;
+  }
+  ~BlockingCall() {
+    licensed::MutexLock lock(c_->mu);
+    if (--c_->blocking_calls == 0) c_->idle.notify_all();
+  }
+  BlockingCall(const BlockingCall&) = delete;
+  BlockingCall& operator=(const BlockingCall&) = delete;
+
+ private:
+  lc_client* c_;
+};
+
+lc_status give(Answer a, lc_result** result) {
+  const auto status = static_cast<lc_status>(a.outcome);
+  if (result != nullptr) *result = new lc_result{std::move(a)};
+  return status;
+}
+
+lc_status run(lc_client* c, Answer (Client::*call)(std::stop_token), lc_result** result) {
   if (result != nullptr) *result = nullptr;
   if (c == nullptr || !c->client) return LC_USAGE;
   try {
-    Answer a = ((*c->client).*call)();
-    const auto status = static_cast<lc_status>(a.outcome);
-    if (result != nullptr) *result = new lc_result{std::move(a)};
-    return status;
+    const BlockingCall counted(c);
+    return give(((*c->client).*call)(c->stop.get_token()), result);
   } catch (...) {
     return LC_UNAVAILABLE;
   }
@@ -86,12 +195,14 @@ lc_client* lc_client_new(const lc_options* o, char* error, uint64_t error_size) 
       config.product = text_or_empty(o->product);
     }
     std::string why;
-    auto client = Client::create(std::move(config), why);
+    auto client = Client::shared(std::move(config), why);
     if (!client) {
       copy_error(why, error, error_size);
       return nullptr;
     }
-    return new lc_client{std::move(client)};
+    auto* c = new lc_client;
+    c->client = std::move(client);
+    return c;
   } catch (const std::exception& e) {
     copy_error(e.what(), error, error_size);
     return nullptr;
@@ -101,7 +212,52 @@ lc_client* lc_client_new(const lc_options* o, char* error, uint64_t error_size) 
   }
 }
 
+const char* lc_version(void) {
+  return LICENSE_CLIENT_VERSION;
+}
+
+const char* lc_status_string(lc_status status) {
+  // A C host may pass any int; in C++ a value outside the enumerators' bits is not an
+  // lc_status (UBSan's enum check), so the switch reads the bytes as the int they are.
+  std::underlying_type_t<lc_status> code = 0;
+  std::memcpy(&code, &status, sizeof code);
+  switch (code) {
+    case LC_OK:
+      return "ok";
+    case LC_USAGE:
+      return "the SDK is configured wrongly";
+    case LC_NOT_USABLE:
+      return "the license cannot be used on this computer";
+    case LC_LIMIT_REACHED:
+      return "the license is activated on as many computers as it allows";
+    case LC_UNAVAILABLE:
+      return "the license server could not be reached; try again later";
+    case LC_REFUSED:
+      return "the license server refused the request as wrongly signed or malformed";
+  }
+  return "unknown status";
+}
+
+const char* lc_source_string(lc_source source) {
+  return licensed::client::source_name(static_cast<licensed::client::Source>(source));
+}
+
 void lc_client_free(lc_client* client) {
+  if (client == nullptr) return;
+  client->stop.request_stop();
+  std::vector<std::weak_ptr<AsyncCall>> calls;
+  {
+    licensed::MutexLock lock(client->mu);
+    calls.swap(client->calls);
+  }
+  for (const auto& weak : calls) {
+    if (auto call = weak.lock()) call->cancel();
+  }
+  {
+    // The blocked calls wake at once on the stop request; only their return is waited for.
+    licensed::MutexLock lock(client->mu);
+    while (client->blocking_calls != 0) lock.wait(client->idle);
+  }
   delete client;
 }
 
@@ -124,9 +280,75 @@ lc_status lc_deactivate(lc_client* c, lc_result** r) {
 lc_status lc_check_at_startup(lc_client* c, lc_result** r) {
   return run(c, &Client::check_at_startup, r);
 }
+lc_status lc_check_cached(lc_client* c, lc_result** r) {
+  if (r != nullptr) *r = nullptr;
+  if (c == nullptr || !c->client) return LC_USAGE;
+  try {
+    return give(c->client->check_cached(), r);
+  } catch (...) {
+    return LC_UNAVAILABLE;
+  }
+}
+
+lc_call* lc_check_at_startup_async(lc_client* c, lc_callback callback, void* user_data) {
+  if (c == nullptr || !c->client) return nullptr;
+  try {
+    auto call = std::make_shared<AsyncCall>(callback, user_data);
+    {
+      licensed::MutexLock lock(c->mu);
+      std::erase_if(c->calls, [](const auto& weak) { return weak.expired(); });
+      c->calls.push_back(call);
+    }
+    const bool started = licensed::client::start_detached([call, client = c->client] {
+      Answer a;
+      try {
+        a = client->check_at_startup(call->stop_token());
+      } catch (...) {
+        a.error = "INTERNAL";
+        a.message = "the check failed inside the SDK";
+      }
+      call->deliver(std::move(a));
+    });
+    return started ? new lc_call{std::move(call)} : nullptr;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+int lc_call_poll(lc_call* call, lc_status* status, lc_result** result) {
+  if (result != nullptr) *result = nullptr;
+  if (call == nullptr) return 0;
+  try {
+    auto a = call->call->poll();
+    if (!a) return 0;
+    const lc_status s = give(std::move(*a), result);
+    if (status != nullptr) *status = s;
+    return 1;
+  } catch (...) {
+    return 0;
+  }
+}
+
+void lc_call_cancel(lc_call* call) {
+  if (call != nullptr) call->call->cancel();
+}
+
+void lc_call_free(lc_call* call) {
+  if (call == nullptr) return;
+  call->call->cancel();
+  delete call;
+}
 
 void lc_result_free(lc_result* r) {
   delete r;
+}
+lc_result* lc_result_copy(const lc_result* r) {
+  if (r == nullptr) return nullptr;
+  try {
+    return new lc_result{r->answer};
+  } catch (...) {
+    return nullptr;
+  }
 }
 lc_status lc_result_status(const lc_result* r) {
   return r != nullptr ? static_cast<lc_status>(r->answer.outcome) : LC_USAGE;
@@ -166,6 +388,12 @@ const char* lc_result_dashboard_url(const lc_result* r) {
 }
 int lc_result_attempts(const lc_result* r) {
   return r != nullptr ? r->answer.attempts : 0;
+}
+int64_t lc_result_valid_until(const lc_result* r) {
+  return r != nullptr ? r->answer.valid_until.value_or(0) : 0;
+}
+int64_t lc_result_signed_at(const lc_result* r) {
+  return r != nullptr ? r->answer.signed_at.value_or(0) : 0;
 }
 
 }  // extern "C"

@@ -9,18 +9,15 @@
 #endif
 
 #include <algorithm>
+#include <condition_variable>
 #include <memory>
-#include <mutex>
+
+#include "core/mutex.h"
+#include "detached_thread.h"
 
 namespace licensed::client {
 
 namespace {
-
-void init_curl_once() {
-  // curl_global_init is not thread-safe before 7.84 on every platform; once is enough.
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 size_t append_body(char* data, size_t size, size_t count, void* user) {
   static_cast<std::string*>(user)->append(data, size * count);
@@ -55,6 +52,27 @@ bool is_loopback_host(const std::string& host) {
   return inet_pton(AF_INET, host.c_str(), v4) == 1 && v4[0] == 127;
 }
 
+// CURLOPT_XFERINFOFUNCTION: libcurl calls it about once a second and whenever data
+// moves, name lookup included; non-zero aborts the transfer (a stop request, or the
+// process exiting: detached_thread.h).
+int abort_when_stopped(void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const std::stop_token*>(stop)->stop_requested() || process_exiting() ? 1 : 0;
+}
+
+// CURLOPT_RESOLVER_START_FUNCTION: the test hook of HttpRequestSpec.
+int call_resolver_start(void*, void*, void* hook) {
+  (*static_cast<const std::function<void()>*>(hook))();
+  return 0;
+}
+
+// What bounded_exchange's worker and its caller share: kept alive by whichever of the two
+// is the last to let go, so a worker that outlives its caller writes into its own copy.
+struct ExchangeSlot {
+  Mutex mu;
+  std::condition_variable_any done_cv;
+  std::optional<HttpReply> reply GUARDED_BY(mu);
+};
+
 struct CurlFree {
   void operator()(CURL* c) const { curl_easy_cleanup(c); }
 };
@@ -64,9 +82,17 @@ struct SlistFree {
 
 }  // namespace
 
-HttpReply http_exchange(const std::string& url, const HeaderList& headers,
-                        const std::optional<std::string>& body, std::chrono::milliseconds timeout) {
-  init_curl_once();
+void init_http_once() {
+  // curl_global_init is not thread-safe before 7.84 on every platform; once is enough.
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+HttpReply http_exchange(const HttpRequestSpec& request, std::chrono::milliseconds timeout) {
+  const std::string& url = request.url;
+  const HeaderList& headers = request.headers;
+  const std::optional<std::string>& body = request.body;
+  init_http_once();
   HttpReply reply;
   const std::unique_ptr<CURL, CurlFree> curl(curl_easy_init());
   if (!curl) {
@@ -84,6 +110,18 @@ HttpReply http_exchange(const std::string& url, const HeaderList& headers,
   CURL* c = curl.get();
   curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+#if CURL_AT_LEAST_VERSION(7, 87, 0)
+  // Cleanup must not join a lookup thread stuck in getaddrinfo (see the header).
+  curl_easy_setopt(c, CURLOPT_QUICK_EXIT, 1L);
+#endif
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, abort_when_stopped);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, const_cast<std::stop_token*>(&request.stop));
+  if (request.resolver_start) {
+    curl_easy_setopt(c, CURLOPT_RESOLVER_START_FUNCTION, call_resolver_start);
+    curl_easy_setopt(c, CURLOPT_RESOLVER_START_DATA,
+                     const_cast<std::function<void()>*>(&request.resolver_start));
+  }
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms);
   curl_easy_setopt(c, CURLOPT_HTTPHEADER, header_list.get());
@@ -100,6 +138,7 @@ HttpReply http_exchange(const std::string& url, const HeaderList& headers,
   const CURLcode rc = curl_easy_perform(c);
   if (rc != CURLE_OK) {
     reply.error = error[0] != '\0' ? error : curl_easy_strerror(rc);
+    if (rc == CURLE_ABORTED_BY_CALLBACK) reply.error = "cancelled";
     reply.body.clear();
     return reply;
   }
@@ -109,6 +148,33 @@ HttpReply http_exchange(const std::string& url, const HeaderList& headers,
   reply.response_signature = header_of(c, "X-License-Response-Signature");
   reply.retry_after = header_of(c, "Retry-After");
   return reply;
+}
+
+HttpReply bounded_exchange(HttpRequestSpec request, std::chrono::milliseconds timeout) {
+  auto slot = std::make_shared<ExchangeSlot>();
+  const std::stop_token stop = request.stop;
+  const bool started = start_detached([slot, request = std::move(request), timeout] {
+    HttpReply reply = http_exchange(request, timeout);
+    MutexLock lock(slot->mu);
+    slot->reply = std::move(reply);
+    slot->done_cv.notify_all();
+  });
+  HttpReply none;
+  if (!started) {
+    none.error = "no thread could be started for the request";
+    return none;
+  }
+  // A little past libcurl's own timeout, so its (more precise) error wins when it keeps it.
+  const auto deadline = std::chrono::steady_clock::now() + timeout + std::chrono::milliseconds(20);
+  MutexLock lock(slot->mu);
+  while (!slot->reply && !stop.stop_requested() && std::chrono::steady_clock::now() < deadline) {
+    lock.wait_until(slot->done_cv, stop, deadline);
+  }
+  if (slot->reply) return std::move(*slot->reply);
+  none.error = stop.stop_requested() ? "cancelled"
+                                     : "no answer within " + std::to_string(timeout.count()) +
+                                           " ms (the name lookup or the connection did not finish)";
+  return none;
 }
 
 bool is_plain_http_to_remote_host(const std::string& url) {

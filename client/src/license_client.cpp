@@ -7,6 +7,7 @@
 
 #include "auth/request_signature.h"
 #include "core/text.h"
+#include "detached_thread.h"
 #include "http_transport.h"
 #include "json_members.h"
 
@@ -31,27 +32,6 @@ double random_unit() {
   return static_cast<double>(r) / (static_cast<double>(std::numeric_limits<uint32_t>::max()) + 1);
 }
 
-Outcome outcome_of_code(int code) {
-  switch (code) {
-    case 1703:
-    case 1704:
-    case 1707:
-      return Outcome::kNotUsable;
-    case 1705:
-      return Outcome::kLimitReached;
-    case 1706:
-    case 1708:
-    case 1709:
-      return Outcome::kUnavailable;
-    default:
-      return Outcome::kRefused;
-  }
-}
-
-bool is_transient_status(int status) {
-  return status == 0 || status == 500 || status == 503;
-}
-
 std::optional<int64_t> retry_after_of(const std::optional<std::string>& header) {
   if (!header || header->empty() || header->size() > 9) return std::nullopt;
   int64_t n = 0;
@@ -62,11 +42,19 @@ std::optional<int64_t> retry_after_of(const std::optional<std::string>& header) 
   return n;
 }
 
-Answer transport_failure(std::string why) {
+Answer transport_failure(const std::string& why) {
   Answer a;
   a.outcome = Outcome::kUnavailable;
   a.error = "NETWORK";
-  a.message = std::move(why);
+  a.message = "the license server could not be reached (" + why + ")";
+  return a;
+}
+
+Answer cancelled() {
+  Answer a;
+  a.outcome = Outcome::kUnavailable;
+  a.error = "CANCELLED";
+  a.message = "the call was cancelled";
   return a;
 }
 
@@ -88,91 +76,52 @@ std::string bound_signature_of(const HeaderList& headers) {
 
 }  // namespace
 
-const char* outcome_name(Outcome o) {
-  switch (o) {
-    case Outcome::kOk:
-      return "ok";
-    case Outcome::kUsage:
-      return "usage";
-    case Outcome::kNotUsable:
-      return "not_usable";
-    case Outcome::kLimitReached:
-      return "limit_reached";
-    case Outcome::kUnavailable:
-      return "unavailable";
-    case Outcome::kRefused:
-      return "refused";
+namespace {
+
+// The members both kinds of kept answer must have: this license, this machine (its id in
+// `machine`), and the configured product.
+bool names_this(const json::object& o, std::string_view license_key, std::string_view machine_id,
+                std::string_view product, const json::object*& machine) {
+  const auto named_key = string_member(o, "licenseKey");
+  if (!named_key || !iequals(*named_key, license_key)) return false;
+  const json::value* m = o.if_contains("machine");
+  if (m == nullptr || !m->is_object() || string_member(m->as_object(), "id") != machine_id) {
+    return false;
   }
-  return "unknown";
+  machine = &m->as_object();
+  if (product.empty()) return true;
+  const json::value* p = o.if_contains("product");
+  return p != nullptr && p->is_object() && string_member(p->as_object(), "slug") == product;
 }
 
-const char* source_name(Source s) {
-  switch (s) {
-    case Source::kNone:
-      return "none";
-    case Source::kNetwork:
-      return "network";
-    case Source::kCache:
-      return "cache";
-  }
-  return "none";
-}
+}  // namespace
 
 bool status_is_about(const std::string& body, std::string_view license_key,
                      std::string_view machine_id, std::string_view product) {
   json::error_code ec;
   const json::value v = json::parse(body, ec);
-  if (ec || !v.is_object()) return false;
-  const auto named_key = string_member(v.as_object(), "licenseKey");
-  if (!named_key || !iequals(*named_key, license_key)) return false;
-  const json::value* machine = v.as_object().if_contains("machine");
-  if (machine == nullptr || !machine->is_object()) return false;
-  const json::value* activated = machine->as_object().if_contains("activated");
-  if (string_member(machine->as_object(), "id") != machine_id || activated == nullptr ||
-      !activated->is_bool() || !activated->as_bool()) {
+  const json::object* machine = nullptr;
+  if (ec || !v.is_object() ||
+      !names_this(v.as_object(), license_key, machine_id, product, machine)) {
     return false;
   }
-  if (product.empty()) return true;
-  const json::value* p = v.as_object().if_contains("product");
-  return p != nullptr && p->is_object() && string_member(p->as_object(), "slug") == product;
+  const json::value* activated = machine->if_contains("activated");
+  return activated != nullptr && activated->is_bool() && activated->as_bool();
 }
 
-Answer classify_answer(int http_status, const std::string& body, bool status_endpoint) {
-  Answer a;
-  a.http_status = http_status;
-  a.body = body;
+bool activation_is_about(const std::string& body, std::string_view license_key,
+                         std::string_view machine_id, std::string_view product) {
   json::error_code ec;
   const json::value v = json::parse(body, ec);
-  const json::object* o = !ec && v.is_object() ? &v.as_object() : nullptr;
-  if (o != nullptr) {
-    a.code = static_cast<int>(int_member(*o, "code").value_or(0));
-    a.error = string_member(*o, "error").value_or("");
-    a.message = string_member(*o, "message").value_or("");
-    a.activations = int_member(*o, "activations");
-    a.max = int_member(*o, "max");
-    a.dashboard_url = string_member(*o, "dashboardUrl");
-    a.license_status = string_member(*o, "status");
-    a.retry_after_seconds = int_member(*o, "retryAfter").value_or(0);
-    if (const json::value* valid = o->if_contains("valid"); valid && valid->is_bool()) {
-      a.valid = valid->as_bool();
-    }
-  }
-  if (http_status == 200 && o != nullptr) {
-    a.outcome = status_endpoint && !a.valid ? Outcome::kNotUsable : Outcome::kOk;
-  } else if (http_status == 200) {
-    a.outcome = Outcome::kUnavailable;
-    a.error = "BAD_ANSWER";
-    a.message = "a 200 answer whose body is not a JSON object";
-  } else if (a.code != 0) {
-    a.outcome = outcome_of_code(a.code);
-  } else {
-    a.outcome = is_transient_status(http_status) ? Outcome::kUnavailable : Outcome::kRefused;
-    if (a.error.empty()) a.error = "HTTP_" + std::to_string(http_status);
-  }
-  return a;
+  const json::object* machine = nullptr;
+  return !ec && v.is_object() &&
+         names_this(v.as_object(), license_key, machine_id, product, machine) &&
+         string_member(v.as_object(), "status") == "ACTIVE";
 }
 
-std::unique_ptr<Client> Client::create(ClientConfig config, std::string& error) {
+std::shared_ptr<Client> Client::create(ClientConfig config, std::string& error) {
+  prepare_process();  // before any use of OpenSSL or libcurl
+  init_http_once();
   if (config.url.empty())
     error = "no server URL";
   else if (config.key_id.empty())
@@ -201,15 +150,22 @@ std::unique_ptr<Client> Client::create(ClientConfig config, std::string& error) 
   if (!config.public_key.empty()) {
     const auto key = parse_response_public_key(config.public_key);
     if (!key) {
-      error = "the public key is neither base64 of 32 bytes nor a PEM Ed25519 public key";
+      error =
+          "the pinned public key (public_key) cannot be read: it is neither base64 of 32 "
+          "bytes nor a PEM Ed25519 public key";
       return nullptr;
     }
     pinned.push_back(pin_ed25519(*key));
   }
-  if (!config.clock) config.clock = std::make_shared<SystemClock>();
-  if (!config.waiter) config.waiter = std::make_shared<RealWaiter>();
+  // The defaults are one per process, so that clients of equal options are equal
+  // (Client::identity), and never destroyed (a detached thread may outlive exit).
+  static const auto* system_clock =
+      new std::shared_ptr<const Clock>(std::make_shared<SystemClock>());
+  static const auto* real_waiter = new std::shared_ptr<Waiter>(std::make_shared<RealWaiter>());
+  if (!config.clock) config.clock = *system_clock;
+  if (!config.waiter) config.waiter = *real_waiter;
   while (!config.url.empty() && config.url.back() == '/') config.url.pop_back();
-  std::unique_ptr<Client> client(new Client(std::move(config)));
+  std::shared_ptr<Client> client(new Client(std::move(config)));
   client->pinned_ = std::move(pinned);
   return client;
 }
@@ -265,9 +221,84 @@ bool request_is_ours(const SignedAnswer& a, std::string_view key_id, std::string
   return signature == "v1=" + a.request_signature;
 }
 
+struct Client::Exchange {
+  SignedAnswer signed_answer;
+  HttpReply reply;
+};
+
+Client::Exchange Client::exchange(const std::string& path, const std::string& body,
+                                  milliseconds remaining, std::stop_token stop) const {
+  int64_t offset = 0;
+  {
+    MutexLock lock(mu_);
+    offset = offset_;
+  }
+  const std::string timestamp = std::to_string(config_.clock->now_seconds() + offset);
+  const std::string nonce = fresh_nonce();
+  HeaderList headers =
+      signed_request_headers(config_.key_id, config_.secret, path, timestamp, nonce, body);
+  std::string request_signature = bound_signature_of(headers);
+  HttpReply reply = bounded_exchange(
+      {config_.url + path, std::move(headers), body, std::move(stop), config_.resolver_start},
+      remaining);
+  SignedAnswer signed_answer{std::move(request_signature),
+                             {path, timestamp, nonce, body},
+                             reply.status,
+                             reply.body,
+                             reply.response_signature};
+  return {std::move(signed_answer), std::move(reply)};
+}
+
+namespace {
+
+// What the pinned key says of an answer (docs/protocol.md §13.6).
+enum class Verdict {
+  kOurs,         // signed over this request (or no key is pinned)
+  kBoundToDash,  // a genuine refusal of the request as it arrived
+  kOtherKey,     // a well-formed signature by a key that is not pinned: misconfiguration
+  kUnsigned,     // unsigned, wrongly signed, or bound to another request
+};
+
+Verdict verdict_of(const std::vector<PinnedResponseKey>& pinned, const SignedAnswer& a) {
+  if (pinned.empty() || answer_signed_by(pinned, a)) return Verdict::kOurs;
+  if (answer_bound_to_dash(pinned, a)) return Verdict::kBoundToDash;
+  const auto parsed = a.signature ? parse_response_signature(*a.signature) : std::nullopt;
+  if (!parsed) return Verdict::kUnsigned;
+  for (const auto& key : pinned) {
+    if (key.kid == parsed->kid) return Verdict::kUnsigned;
+  }
+  return Verdict::kOtherKey;
+}
+
+Answer other_key(const std::string& header) {
+  Answer a;
+  a.outcome = Outcome::kUnavailable;
+  a.error = "PINNED_KEY_MISMATCH";
+  const auto parsed = parse_response_signature(header);
+  a.message = "the license server signs its answers with key " + (parsed ? parsed->kid : "?") +
+              ", which is not the plugin's pinned public key: the plugin was built or "
+              "configured with the wrong public_key";
+  return a;
+}
+
+// The serverTime of a 1701's body: the clock to resend with.
+std::optional<int64_t> server_time_of(const std::string& body) {
+  json::error_code ec;
+  const json::value v = json::parse(body, ec);
+  const json::value* t = !ec && v.is_object() ? v.as_object().if_contains("serverTime") : nullptr;
+  return t != nullptr && t->is_int64() ? std::optional<int64_t>(t->as_int64()) : std::nullopt;
+}
+
+}  // namespace
+
 Answer Client::call(std::string_view endpoint, const std::string& body, milliseconds budget,
-                    SignedAnswer* signed_out) {
-  MutexLock lock(mu_);
+                    SignedAnswer* signed_out, std::stop_token caller_stop) {
+  // Stopped by the caller or by the process exiting: every wait below wakes on either.
+  std::stop_source stopper;
+  const std::stop_callback by_caller(std::move(caller_stop),
+                                     [&stopper] { stopper.request_stop(); });
+  const std::stop_callback by_exit(process_exit_token(), [&stopper] { stopper.request_stop(); });
+  const std::stop_token stop = stopper.get_token();
   Waiter& waiter = *config_.waiter;
   const SteadyTime deadline = waiter.now() + budget;
   const std::string path = std::string(kApiPrefix) + std::string(endpoint);
@@ -277,168 +308,195 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
   int attempts = 0;
   Answer last;
   std::optional<Answer> last_from_server;  // the last transient answer the server gave
+  const auto finish = [&](Answer a) {
+    a.attempts = attempts;
+    return a;
+  };
   for (;;) {
+    if (stop.stop_requested()) return finish(cancelled());
     const auto remaining = std::chrono::duration_cast<milliseconds>(deadline - waiter.now());
     if (remaining.count() <= 0) break;
     ++attempts;
-    const std::string timestamp = std::to_string(config_.clock->now_seconds() + offset_);
-    const std::string nonce = fresh_nonce();
-    HeaderList headers =
-        signed_request_headers(config_.key_id, config_.secret, path, timestamp, nonce, body);
-    const std::string request_signature = bound_signature_of(headers);
-    const HttpReply reply = http_exchange(config_.url + path, headers, body, remaining);
-    const SignedAnswer signed_answer{request_signature,
-                                     {path, timestamp, nonce, body},
-                                     reply.status,
-                                     reply.body,
-                                     reply.response_signature};
-    if (reply.status == 0) {
-      last = transport_failure(reply.error);
-    } else if (!pinned_.empty() && !answer_signed_by(pinned_, signed_answer) &&
-               answer_bound_to_dash(pinned_, signed_answer) && !is_transient_status(reply.status)) {
+    const Exchange x = exchange(path, body, remaining, stop);
+    if (stop.stop_requested()) return finish(cancelled());
+    const Verdict verdict =
+        x.reply.status == 0 ? Verdict::kOurs : verdict_of(pinned_, x.signed_answer);
+    if (x.reply.status == 0) {
+      last = transport_failure(x.reply.error);
+    } else if (verdict == Verdict::kOtherKey) {
+      // Asking again gets the same key: say what is wrong at once (still "unavailable":
+      // the contract's section 22 keeps an unverified answer a transient failure).
+      last = other_key(*x.reply.response_signature);
+      last.http_status = x.reply.status;
+      return finish(last);
+    } else if (verdict == Verdict::kBoundToDash && !is_transient_status(x.reply.status)) {
       // A genuine refusal of the request as it arrived (docs/protocol.md §13.6): reported with its
       // code (licensectl exits 6 for 1700 and 1702), never resent, never acted on (a 1701's
       // serverTime included), and nothing for the cache.
-      last = classify_answer(reply.status, reply.body, status_endpoint);
+      last = classify_answer(x.reply.status, x.reply.body, status_endpoint);
       last.bound_to_dash = true;
-      last.attempts = attempts;
       last.source = Source::kNetwork;
-      return last;
-    } else if (!pinned_.empty() && !answer_signed_by(pinned_, signed_answer)) {
+      return finish(last);
+    } else if (verdict != Verdict::kOurs) {
       // docs/protocol.md §13.6: an answer the pinned key did not sign over this very request (one
       // bound to "-" or to another request included) is no answer.
-      last = transport_failure("answer not signed by the pinned key for this request");
-      last.http_status = reply.status;
+      last = transport_failure("an answer not signed by the pinned key for this request");
+      last.http_status = x.reply.status;
     } else {
-      last = classify_answer(reply.status, reply.body, status_endpoint);
-      if (reply.status == 200 && signed_out != nullptr) *signed_out = signed_answer;
+      last = classify_answer(x.reply.status, x.reply.body, status_endpoint);
+      if (x.reply.status == 200 && signed_out != nullptr) *signed_out = x.signed_answer;
       if (last.code == 1701 && !resent_stale) {
         // Our clock is off: take the server's word for "now" and resend once.
-        json::error_code ec;
-        const json::value v = json::parse(reply.body, ec);
-        const json::value* server_time =
-            !ec && v.is_object() ? v.as_object().if_contains("serverTime") : nullptr;
-        if (server_time != nullptr && server_time->is_int64()) {
-          offset_ = server_time->as_int64() - config_.clock->now_seconds();
+        if (const auto server_time = server_time_of(x.reply.body)) {
+          MutexLock lock(mu_);
+          offset_ = *server_time - config_.clock->now_seconds();
           resent_stale = true;
           continue;
         }
       }
       if (last.code == 1706) {
-        const int64_t wait = retry_after_of(reply.retry_after).value_or(last.retry_after_seconds);
+        const int64_t wait = retry_after_of(x.reply.retry_after).value_or(last.retry_after_seconds);
         last.retry_after_seconds = wait;
         const milliseconds pause(std::max<int64_t>(wait, 1) * 1000);
         if (waiter.now() + pause >= deadline) break;
-        waiter.sleep_for(pause);
+        waiter.sleep_for(pause, stop);
         continue;
       }
-      if (!is_transient_status(reply.status)) {
-        last.attempts = attempts;
+      if (!is_transient_status(x.reply.status)) {
         last.source = Source::kNetwork;
-        return last;
+        return finish(last);
       }
-      last.retry_after_seconds = retry_after_of(reply.retry_after).value_or(0);
+      last.retry_after_seconds = retry_after_of(x.reply.retry_after).value_or(0);
       last_from_server = last;
     }
     const milliseconds pause = backoff_delay(config_.backoff, retry++, random_unit());
     if (waiter.now() + pause >= deadline) break;
-    waiter.sleep_for(pause);
+    waiter.sleep_for(pause, stop);
   }
-  if (attempts == 0) last = transport_failure("the timeout was spent before a request was sent");
+  if (attempts == 0) last = transport_failure("the time was spent before a request was sent");
   // A 503 1708 says more than the timeout of the retry that followed it.
   if (last.http_status == 0 && last_from_server) last = *last_from_server;
   last.outcome = Outcome::kUnavailable;
-  last.attempts = attempts;
-  return last;
+  return finish(last);
 }
 
-Answer Client::activate() {
-  Answer a = call("activate", body(true), config_.timeout, nullptr);
-  if (a.ok()) activated_ = true;
-  return a;
-}
-
-Answer Client::heartbeat() {
-  Answer a = call("heartbeat", body(false), config_.timeout, nullptr);
-  if (a.code == 1707 && activated_) return activate();
-  if (a.ok()) activated_ = true;
-  return a;
-}
-
-Answer Client::deactivate() {
-  Answer a = call("deactivate", body(false), config_.timeout, nullptr);
-  if (a.ok() || a.code == 1707) activated_ = false;
-  return a;
-}
-
-Answer Client::status() {
-  return status_within(config_.timeout);
-}
-
-Answer Client::status_within(milliseconds budget) {
+Answer Client::activate(std::stop_token stop) {
   SignedAnswer signed_answer;
-  Answer a = call("status", body(false), budget, &signed_answer);
-  if (a.source != Source::kNetwork || a.bound_to_dash) return a;
+  Answer a = call("activate", body(true), config_.timeout, &signed_answer, std::move(stop));
+  if (a.ok()) activated_ = true;
+  keep_or_drop("activate", a, signed_answer);
+  explain(a);
+  return a;
+}
+
+Answer Client::heartbeat(std::stop_token stop) {
+  SignedAnswer signed_answer;
+  Answer a = call("heartbeat", body(false), config_.timeout, &signed_answer, stop);
+  if (a.code == 1707 && activated_ && !a.bound_to_dash) return activate(std::move(stop));
+  if (a.ok()) activated_ = true;
+  keep_or_drop("heartbeat", a, signed_answer);
+  explain(a);
+  return a;
+}
+
+Answer Client::deactivate(std::stop_token stop) {
+  SignedAnswer signed_answer;
+  Answer a = call("deactivate", body(false), config_.timeout, &signed_answer, std::move(stop));
+  if (a.ok() || a.code == 1707) activated_ = false;
+  keep_or_drop("deactivate", a, signed_answer);
+  explain(a);
+  return a;
+}
+
+Answer Client::status(std::stop_token stop) {
+  Answer a = status_within(config_.timeout, std::move(stop));
+  explain(a);
+  return a;
+}
+
+Answer Client::status_within(milliseconds budget, std::stop_token stop) {
+  SignedAnswer signed_answer;
+  Answer a = call("status", body(false), budget, &signed_answer, std::move(stop));
   if (a.ok() &&
       !status_is_about(a.body, config_.license_key, config_.machine_id, config_.product)) {
     // valid:true, but not about this machine (or product): not a yes for this plugin.
     a.outcome = Outcome::kUnavailable;
     a.error = "BAD_ANSWER";
-    a.message = "the status answer is not about this machine and product";
+    a.message = "the license server's answer is not about this computer and product";
     return a;
   }
-  if (a.ok()) {
-    // Without a pinned key nothing could tell a file we wrote from a hand-written one.
-    if (!pinned_.empty()) {
-      cache_.store(config_.license_key, config_.machine_id, signed_answer);
-      if (const auto t = answer_signed_by(pinned_, signed_answer)) cache_.remember_time(*t);
-    }
-  } else if (a.http_status == 200 || a.code == 1703 || a.code == 1704) {
-    // The server said no (valid:false, unknown key, not active): an old "yes" must not
-    // outlive that answer offline. Only these answers replace the cached one (docs/protocol.md
-    // §15); a 1707 or a cap refusal prompts its action but leaves the cache as it is.
-    cache_.remove(config_.license_key, config_.machine_id);
-  }
+  keep_or_drop("status", a, signed_answer);
   return a;
 }
 
-std::optional<Answer> Client::cached_status() const {
+int64_t Client::trusted_now() const {
+  const int64_t now = config_.clock->now_seconds();
+  return std::max(now, cache_.latest_time().value_or(now));
+}
+
+void Client::keep_or_drop(std::string_view endpoint, Answer& a, const SignedAnswer& signed_answer) {
+  // Without a pinned key nothing could tell a file we wrote from a hand-written one; an
+  // answer bound to "-" says nothing about the license (docs/protocol.md §13.6).
+  if (pinned_.empty() || a.source != Source::kNetwork || a.bound_to_dash) return;
+  if (a.ok() && (endpoint == "status" || endpoint == "activate")) {
+    const auto t = answer_signed_by(pinned_, signed_answer);
+    if (!t) return;
+    a.signed_at = *t;
+    a.valid_until = offline_until(a.body, *t, config_.grace);
+    // Activating at the studio is enough to play the gig offline: its answer is kept too.
+    if (endpoint == "status" || answer_allows_use(endpoint, a.body)) {
+      cache_.store(config_.license_key, config_.machine_id, signed_answer);
+    }
+    cache_.remember_time(*t);
+  } else if ((a.ok() && endpoint == "deactivate") ||
+             (endpoint == "status" && a.http_status == 200) || a.code == 1703 || a.code == 1704) {
+    // The server said no (valid:false, unknown key, not active), or this machine gave its
+    // slot back: an old "yes" must not outlive that offline. A 1707 or a cap refusal
+    // prompts its action but leaves the cache as it is (docs/protocol.md §15).
+    cache_.remove(config_.license_key, config_.machine_id);
+  }
+}
+
+bool Client::answer_allows_use(std::string_view endpoint, const std::string& body) const {
+  if (endpoint == "status") {
+    return status_is_about(body, config_.license_key, config_.machine_id, config_.product);
+  }
+  return activation_is_about(body, config_.license_key, config_.machine_id, config_.product);
+}
+
+std::optional<Answer> Client::cached_answer() const {
   if (pinned_.empty()) return std::nullopt;  // offline grace needs a pinned key
   const auto entry = cache_.load(config_.license_key, config_.machine_id);
   if (!entry || entry->status != 200) return std::nullopt;
   const auto signed_at = answer_signed_by(pinned_, *entry);
   if (!signed_at) return std::nullopt;
-  // The request it answered, verified again: this client's own status request.
-  if (!request_is_ours(*entry, config_.key_id, config_.secret,
-                       std::string(kApiPrefix) + "status") ||
-      entry->request.body != body(false)) {
+  // The request it answered, verified again: this client's own status or activate request.
+  const std::string status_path = std::string(kApiPrefix) + "status";
+  const std::string activate_path = std::string(kApiPrefix) + "activate";
+  const bool status = request_is_ours(*entry, config_.key_id, config_.secret, status_path) &&
+                      entry->request.body == body(false);
+  const bool activation = request_is_ours(*entry, config_.key_id, config_.secret, activate_path) &&
+                          entry->request.body == body(true);
+  if (!(status || activation) || !answer_allows_use(status ? "status" : "activate", entry->body)) {
     return std::nullopt;
   }
-  // A clock set back more than 24 h behind the latest time seen (docs/protocol.md §15).
+  // A clock set back more than 24 h behind the latest time seen, or an answer signed
+  // more than 24 h ahead of the clock (docs/protocol.md §15).
   const int64_t now = config_.clock->now_seconds();
   const auto latest = cache_.latest_time();
   if (latest && now < *latest - kFutureSkewSeconds) return std::nullopt;
+  if (*signed_at - now > kFutureSkewSeconds) return std::nullopt;
   cache_.remember_time(now);
-  const int64_t age = config_.clock->now_seconds() - *signed_at;
-  if (age > config_.grace.count() || age < -kFutureSkewSeconds) return std::nullopt;
-  Answer a = classify_answer(entry->status, entry->body, /*status_endpoint=*/true);
-  if (!a.ok() ||
-      !status_is_about(entry->body, config_.license_key, config_.machine_id, config_.product)) {
-    return std::nullopt;
-  }
+  // Never past validUntil, expiresAt or the grace, by the latest time seen: a clock set
+  // back (within the 24 h tolerated) does not make an expired answer good again.
+  const auto until = offline_until(entry->body, *signed_at, config_.grace);
+  if (!until || trusted_now() >= *until) return std::nullopt;
+  Answer a = classify_answer(entry->status, entry->body, status);
+  a.valid = true;
   a.source = Source::kCache;
+  a.signed_at = *signed_at;
+  a.valid_until = *until;
   return a;
-}
-
-Answer Client::check_at_startup() {
-  Answer network = status_within(config_.startup_budget);
-  // An answer bound to "-" is no answer about the license: the cache may still speak.
-  if (network.source == Source::kNetwork && !network.bound_to_dash) return network;
-  if (auto cached = cached_status()) {
-    cached->attempts = network.attempts;
-    return *cached;
-  }
-  return network;
 }
 
 }  // namespace licensed::client

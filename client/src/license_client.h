@@ -1,14 +1,22 @@
 // The SDK's C++ core: signs and sends the four calls of the contract, retries what is
 // transient within a deadline, verifies answers against a pinned Ed25519 key, and keeps
-// the last good status answer for offline start-up. The C ABI (c_api.cpp) and
-// licensectl are thin layers over this class.
+// the last good answer for offline start-up. The C ABI (c_api.cpp) and licensectl are
+// thin layers over this class.
+//
+// Threads: every call may run on any thread, at the same time as the others; no lock is
+// held across a network exchange (each runs on a thread of its own, see
+// bounded_exchange). Every call takes a std::stop_token: a stop request makes it return
+// at once, "cancelled".
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -47,30 +55,59 @@ struct ClientConfig {
   std::shared_ptr<const Clock> clock;              // null => SystemClock
   std::shared_ptr<Waiter> waiter;                  // null => RealWaiter
   BackoffPolicy backoff;
+  // After a start-up check found no answer, how long this process answers the next
+  // checks with that failure at once instead of waiting on the network again.
+  std::chrono::milliseconds retry_after_failure{std::chrono::seconds(30)};
+  // How long this process reuses the server's answer before a check asks again (in the
+  // background: the check still answers at once).
+  std::chrono::milliseconds refresh_after{std::chrono::hours(1)};
+  // For tests: HttpRequestSpec::resolver_start, for every request.
+  std::function<void()> resolver_start;
 };
 
-class Client {
+class Client : public std::enable_shared_from_this<Client> {
  public:
-  // The client, or the reason the configuration cannot work (nullptr and `error`).
-  static std::unique_ptr<Client> create(ClientConfig config, std::string& error);
+  // A client of its own (a new process, as far as the start-up check is concerned), or
+  // the reason the configuration cannot work (nullptr and `error`).
+  static std::shared_ptr<Client> create(ClientConfig config, std::string& error);
+  // The client this process shares among every caller with the same configuration, so
+  // that all the plugin instances of a process make one start-up check. When the last
+  // holder lets it go, its background check is stopped.
+  static std::shared_ptr<Client> shared(ClientConfig config, std::string& error);
 
-  Answer activate();
+  Answer activate(std::stop_token stop = {});
   // After this client's activate (or heartbeat) succeeded, a 1707 means the slot was
   // freed under the plugin (a stale-machine reclaim, docs/protocol.md §10, or a customer on
   // the dashboard): heartbeat activates again by itself and answers that. A machine this
   // client never activated still gets the 1707.
-  Answer heartbeat();
-  Answer status();
-  Answer deactivate();
-  // The plugin's start-up check: status from the network within `startup_budget`;
-  // when the network gives no answer, the cached status answer if it verifies and is
-  // younger than `grace`. `source` says which.
-  Answer check_at_startup();
+  Answer heartbeat(std::stop_token stop = {});
+  Answer status(std::stop_token stop = {});
+  Answer deactivate(std::stop_token stop = {});
+  // The plugin's start-up check, cache first (docs/protocol.md §15):
+  // 1. the server's answer this process already has (another instance's check);
+  // 2. else a cached signed answer still good (validUntil, expiresAt, grace), at once,
+  //    with a status request sent in the background to refresh it;
+  // 3. else the status request, one per process, waited for at most `startup_budget`;
+  //    after a wait that ran out, or a failure, later checks answer at once for
+  //    `retry_after_failure`. `source` says where the answer came from.
+  Answer check_at_startup(std::stop_token stop = {});
+  // What the process and the cache know, without any network and without waiting: for
+  // a plugin's constructor and a host's plugin scan. An answer nobody has yet is
+  // NO_ANSWER_YET (unavailable).
+  Answer check_cached();
+
+  // Waits until no start-up check of this client is on the network (for tests and an
+  // orderly shutdown); true when none is.
+  bool wait_for_background(std::chrono::milliseconds timeout);
+  // Asks a start-up check on the network to stop (it then changes nothing).
+  void stop_background();
 
   const std::string& machine_id() const { return config_.machine_id; }
   const std::filesystem::path& cache_dir() const { return cache_dir_; }
   // Seconds added to the local clock, learned from a 1701's serverTime.
   int64_t clock_offset_seconds() const EXCLUDES(mu_);
+  // What identifies the configuration in the process's registry of shared clients.
+  std::string identity() const;
 
  private:
   explicit Client(ClientConfig config);
@@ -79,18 +116,49 @@ class Client {
   // Sends `body` to /api/v1/license/<endpoint> until an answer that is not transient or
   // the budget is spent. `signed_out` receives the last verified 200 answer.
   Answer call(std::string_view endpoint, const std::string& body, std::chrono::milliseconds budget,
-              SignedAnswer* signed_out) EXCLUDES(mu_);
+              SignedAnswer* signed_out, std::stop_token stop) EXCLUDES(mu_);
+  // One exchange of call(): the request signed now, sent within `remaining`.
+  struct Exchange;
+  Exchange exchange(const std::string& path, const std::string& body,
+                    std::chrono::milliseconds remaining, std::stop_token stop) const EXCLUDES(mu_);
   // status(), with the cache kept up to date, within `budget`.
-  Answer status_within(std::chrono::milliseconds budget);
-  std::optional<Answer> cached_status() const;
+  Answer status_within(std::chrono::milliseconds budget, std::stop_token stop);
+  // What a verified answer of `endpoint` (bound to our request) does to the cache: a yes
+  // about this machine is stored, a no (valid:false, 1703, 1704) drops it. Also tells
+  // the answer how long it stays good.
+  void keep_or_drop(std::string_view endpoint, Answer& a, const SignedAnswer& signed_answer);
+  // True when a 200 of `endpoint` (status or activate) says this machine may use the
+  // license: status_is_about or activation_is_about with this client's configuration.
+  bool answer_allows_use(std::string_view endpoint, const std::string& body) const;
+  // The kept answer, verified again, while it is still good (docs/protocol.md §15).
+  std::optional<Answer> cached_answer() const;
+  // The latest of the local clock and every time this client has seen (§15).
+  int64_t trusted_now() const;
+
+  // The start-up check's shared state (guarded by mu_).
+  std::optional<Answer> known_answer(bool may_refresh) EXCLUDES(mu_);
+  Answer wait_for_network_check(const std::stop_token& stop) EXCLUDES(mu_);
+  bool network_check_due_locked() const REQUIRES(mu_);
+  void start_network_check_locked() REQUIRES(mu_);
+  void run_network_check(const std::stop_token& stop) EXCLUDES(mu_);
 
   ClientConfig config_;
   std::vector<PinnedResponseKey> pinned_;  // empty: answers are not verified
   std::filesystem::path cache_dir_;
   AnswerCache cache_;
-  mutable Mutex mu_;  // one call at a time
+  mutable Mutex mu_;  // guards offset_ and startup_; never held across the network
   int64_t offset_ GUARDED_BY(mu_) = 0;
   std::atomic<bool> activated_{false};  // this client's machine held a slot when last asked
+
+  struct Startup {
+    std::optional<Answer> network;  // the last start-up status request's answer
+    SteadyTime network_at{};
+    bool running = false;     // a status request is on the network
+    uint64_t finished = 0;    // how many have finished: a waiter sees its own end
+    bool waited_out = false;  // a caller waited its whole budget for the running one
+  } startup_ GUARDED_BY(mu_);
+  std::condition_variable_any startup_cv_;  // waited on with mu_ held (MutexLock)
+  std::stop_source background_stop_;
 };
 
 // The headers of a signed request (docs/protocol.md §3.1), Content-Type included.
@@ -120,8 +188,10 @@ bool request_is_ours(const SignedAnswer& a, std::string_view key_id, std::string
 bool status_is_about(const std::string& body, std::string_view license_key,
                      std::string_view machine_id, std::string_view product);
 
-// The Answer an HTTP answer (status and body) stands for, on its own: no retry logic.
-// `status_endpoint` makes a 200 with valid:false "not usable".
-Answer classify_answer(int http_status, const std::string& body, bool status_endpoint);
+// The same for an activate answer (kept so that activating at the studio is enough to
+// start offline at the gig): this license, `machine.id` this machine, effective status
+// ACTIVE, and the product when one is configured.
+bool activation_is_about(const std::string& body, std::string_view license_key,
+                         std::string_view machine_id, std::string_view product);
 
 }  // namespace licensed::client

@@ -151,7 +151,16 @@ TEST(ClassifyAnswer, MapsCodesToTheOutcomesOfSection11) {
   }
   EXPECT_EQ(classify_answer(404, R"({"ok":false,"error":"NOT_FOUND"})", false).outcome,
             Outcome::kRefused);
-  EXPECT_EQ(classify_answer(502, "<html>", false).outcome, Outcome::kRefused);
+  EXPECT_EQ(classify_answer(418, "<html>", false).outcome, Outcome::kRefused);
+}
+
+// Issue item 6: a proxy that could not reach the server says nothing of the request.
+TEST(ClassifyAnswer, AProxysBadGatewayOrGatewayTimeoutIsTransientNotARefusal) {
+  for (const int http : {502, 504}) {
+    const Answer a = classify_answer(http, "<html>bad gateway</html>", false);
+    EXPECT_EQ(a.outcome, Outcome::kUnavailable) << http;
+    EXPECT_TRUE(is_transient_status(http));
+  }
 }
 
 TEST(ClassifyAnswer, CarriesTheMembersAPluginShows) {
@@ -221,6 +230,47 @@ TEST(StatusAbout, RequiresThisLicenseThisMachineActivatedAndTheConfiguredProduct
       R"("machine":{"id":"m1","activated":false}})",
       key, "m1", ""));
   EXPECT_FALSE(status_is_about("not json", key, "m1", ""));
+}
+
+// The contract's sections 19 and 21: the server's validUntil decides; without it the
+// local grace from the signed time; never past expiresAt; null or unreadable: never.
+TEST(OfflineUntil, IsValidUntilElseTheSignedTimePlusGraceAndNeverPastTheExpiry) {
+  const std::chrono::seconds grace(7 * 86400);
+  const int64_t t = 1'800'000'000;  // 2027-01-15T08:00:00Z
+  EXPECT_EQ(offline_until(R"({"expiresAt":null})", t, grace), t + grace.count());
+  EXPECT_EQ(
+      offline_until(R"({"validUntil":"2027-02-15T08:00:00.000Z","expiresAt":null})", t, grace),
+      t + 31 * 86400);
+  EXPECT_EQ(offline_until(R"({"validUntil":"2027-02-15T08:00:00.000Z",)"
+                          R"("expiresAt":"2027-01-16T08:00:00.000Z"})",
+                          t, grace),
+            t + 86400);
+  EXPECT_EQ(offline_until(R"({"expiresAt":"2027-01-16T08:00:00.000Z"})", t, grace), t + 86400);
+  EXPECT_EQ(offline_until(R"({"validUntil":null})", t, grace), std::nullopt);
+  EXPECT_EQ(offline_until(R"({"validUntil":"tomorrow"})", t, grace), std::nullopt);
+  EXPECT_EQ(offline_until(R"({"expiresAt":17})", t, grace), std::nullopt);
+  EXPECT_EQ(offline_until("not json", t, grace), std::nullopt);
+}
+
+TEST(Explain, GivesEveryFailureAMessageAndLeavesASuccessAlone) {
+  Answer ok = classify_answer(200, R"({"ok":true,"valid":true})", true);
+  explain(ok);
+  EXPECT_EQ(ok.message, "");
+  Answer inactive = classify_answer(
+      200, R"({"ok":true,"valid":false,"status":"EXPIRED","machine":{"activated":true}})", true);
+  explain(inactive);
+  EXPECT_EQ(inactive.message, "this license has expired: renew it to go on using the plugin");
+  Answer busy =
+      classify_answer(503, R"({"ok":false,"error":"E","code":1708,"message":"m"})", false);
+  explain(busy);
+  explain(busy);  // idempotent: a result passed on is explained once more
+  EXPECT_EQ(busy.message, "the license server is busy: try again later");
+  Answer malformed =
+      classify_answer(400, R"({"ok":false,"error":"E","code":1702,"message":"field x"})", false);
+  explain(malformed);
+  explain(malformed);
+  EXPECT_EQ(malformed.message.find("field x"), malformed.message.rfind("field x"));
+  EXPECT_NE(malformed.message.find("malformed"), std::string::npos);
 }
 
 }  // namespace

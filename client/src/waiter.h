@@ -4,7 +4,8 @@
 #pragma once
 
 #include <chrono>
-#include <thread>
+#include <condition_variable>
+#include <stop_token>
 #include <vector>
 
 #include "core/mutex.h"
@@ -18,13 +19,21 @@ class Waiter {
  public:
   virtual ~Waiter() = default;
   virtual SteadyTime now() const = 0;
-  virtual void sleep_for(Millis d) = 0;
+  // Sleeps `d`, or less when `stop` is requested (a cancelled call wakes at once).
+  virtual void sleep_for(Millis d, std::stop_token stop = {}) = 0;
 };
 
 class RealWaiter final : public Waiter {
  public:
   SteadyTime now() const override { return std::chrono::steady_clock::now(); }
-  void sleep_for(Millis d) override { std::this_thread::sleep_for(d); }
+  void sleep_for(Millis d, std::stop_token stop = {}) override {
+    // Nothing notifies cv: only the deadline or a stop request ends the sleep.
+    const SteadyTime deadline = now() + d;
+    Mutex mu;
+    std::condition_variable_any cv;
+    MutexLock lock(mu);
+    while (!stop.stop_requested() && now() < deadline) lock.wait_until(cv, stop, deadline);
+  }
 };
 
 // Sleeping advances its time at once and records the wait.
@@ -34,7 +43,7 @@ class FakeWaiter final : public Waiter {
     MutexLock lock(mu_);
     return now_;
   }
-  void sleep_for(Millis d) override {
+  void sleep_for(Millis d, std::stop_token = {}) override {
     MutexLock lock(mu_);
     now_ += d;
     sleeps_.push_back(d);

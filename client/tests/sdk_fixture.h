@@ -30,7 +30,7 @@ class SdkTest : public bb::BlackboxTest {
     return c;
   }
 
-  static std::unique_ptr<Client> Make(ClientConfig config) {
+  static std::shared_ptr<Client> Make(ClientConfig config) {
     std::string error;
     auto client = Client::create(std::move(config), error);
     EXPECT_TRUE(client) << error;

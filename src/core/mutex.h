@@ -8,6 +8,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <stop_token>
+#include <utility>
 
 #include "core/thread_annotations.h"
 
@@ -47,6 +49,19 @@ class SCOPED_CAPABILITY MutexLock {
   std::cv_status wait_until(std::condition_variable& cv,
                             const std::chrono::time_point<Clock, Duration>& deadline) {
     return cv.wait_until(lock_, deadline);
+  }
+  // As wait_until(), on a condition_variable_any, and also woken by a stop request on
+  // `stop` (returning at once, without sleeping, when one was made already). Sleeps at
+  // most once: callers loop on their condition, their deadline and `stop`.
+  template <class Clock, class Duration>
+  std::cv_status wait_until(std::condition_variable_any& cv, std::stop_token stop,
+                            const std::chrono::time_point<Clock, Duration>& deadline) {
+    // The standard's stop_token waits loop on a predicate; this one is false before the
+    // sleep and true after it, so the loop (with the guarded reads) stays the caller's.
+    bool slept = false;
+    cv.wait_until(lock_, std::move(stop), deadline,
+                  [&slept] { return std::exchange(slept, true); });
+    return Clock::now() < deadline ? std::cv_status::no_timeout : std::cv_status::timeout;
   }
 
  private:

@@ -4,7 +4,28 @@
  * check, each giving a status code and a result read through getters. No C++ exception
  * crosses this boundary; every function is safe to call with NULL where it takes a
  * pointer (it then returns LC_USAGE, 0 or NULL). Strings are UTF-8, NUL-terminated, and
- * owned by the object they come from. A client serialises its calls: one at a time. */
+ * owned by the object they come from.
+ *
+ * Inside a plugin (the rules this SDK keeps, and the pattern it is made for):
+ * - In the plugin's constructor and during a host's plugin scan, call only
+ *   lc_check_cached: it never touches the network and never waits.
+ * - Off the audio thread, start lc_check_at_startup_async (or call lc_check_at_startup
+ *   from a thread that may wait its budget, startup_budget_ms). Every plugin instance of
+ *   a process made with the same options shares one client state: the first instance's
+ *   check serves the others, a cached answer that is still good answers at once (and is
+ *   refreshed in the background), and after a check that found no answer the next ones
+ *   answer at once for 30 s. So eight instances loading offline cost one bounded wait.
+ * - A "no" learned later (a refresh) is for new instances and the next check: nothing
+ *   in this SDK stops audio that is playing.
+ * - Calls of one client may run on several threads at once; no lock is held across a
+ *   network exchange. Every budget and timeout holds whatever the network or the name
+ *   resolver does: each exchange runs on a thread of the SDK's own, and the caller stops
+ *   waiting for it when its time is spent.
+ * - Unloading: lc_client_free may be called at any time, from any thread, with calls in
+ *   flight; see lc_client_free. Once the SDK has started a thread, its shared library
+ *   stays loaded until the process exits (dlclose / FreeLibrary leave it mapped), because
+ *   a thread stuck in a name lookup may still be running its code; such a thread owns
+ *   everything it touches and never delays the host's exit. */
 #ifndef LICENSE_CLIENT_H
 #define LICENSE_CLIENT_H
 
@@ -17,7 +38,9 @@
 extern "C" {
 #endif
 
-/* The same numbers as licensectl's exit statuses (docs/protocol.md §16). */
+/* The same numbers as licensectl's exit statuses (docs/protocol.md §16). Every result
+ * other than LC_OK carries an error name (lc_result_error) and a message a plugin can show
+ * its user (lc_result_message, e.g. "this computer is not activated: activate it"). */
 typedef enum lc_status {
   LC_OK = 0,            /* success; for status: valid for this machine */
   LC_USAGE = 2,         /* bad options or arguments */
@@ -27,10 +50,19 @@ typedef enum lc_status {
   LC_REFUSED = 6        /* 1700, 1701 after its one resend, 1702 */
 } lc_status;
 
-typedef enum lc_source { LC_SOURCE_NONE = 0, LC_SOURCE_NETWORK = 1, LC_SOURCE_CACHE = 2 } lc_source;
+/* Where an answer came from. OFFLINE (an activation file) and LEASE (a borrowed lease
+ * file) are the contract's names for answers this version does not make yet. */
+typedef enum lc_source {
+  LC_SOURCE_NONE = 0,
+  LC_SOURCE_NETWORK = 1,
+  LC_SOURCE_CACHE = 2,
+  LC_SOURCE_OFFLINE = 3,
+  LC_SOURCE_LEASE = 4
+} lc_source;
 
 typedef struct lc_client lc_client;
 typedef struct lc_result lc_result;
+typedef struct lc_call lc_call;
 
 /* Start from lc_options_init() and set what you need; NULL or 0 means the default.
  * struct_size lets a later SDK grow this struct without breaking hosts built against
@@ -51,7 +83,10 @@ typedef struct lc_options {
   const char* host_install_path; /* default: the directory of the running executable */
   int64_t timeout_ms;            /* each call, retries included; default 10000 */
   int64_t startup_budget_ms;     /* lc_check_at_startup's network budget; default 1500 */
-  int64_t grace_seconds;         /* cached answer's maximum age; default 7 days */
+  /* A cached answer's maximum age when the server's answer carries no validUntil;
+   * default 7 days. An answer with validUntil is used until then and never after, and
+   * never past the license's expiresAt either way. */
+  int64_t grace_seconds;
   /* Added after the first version (read only when struct_size covers it): */
   const char* product; /* this plugin's product slug; NULL: not checked. When set, a
                           status answer about another product is not valid here. */
@@ -65,9 +100,24 @@ static inline lc_options lc_options_init(void) {
   return o;
 }
 
-/* NULL on failure; `error` (may be NULL) then receives why, in `error_size` bytes. */
+/* This SDK's version ("0.1.0") and a short English text for a status code. */
+LICENSE_CLIENT_API const char* lc_version(void);
+LICENSE_CLIENT_API const char* lc_status_string(lc_status status);
+/* "none", "network", "cache", "offline", "lease". */
+LICENSE_CLIENT_API const char* lc_source_string(lc_source source);
+
+/* NULL on failure; `error` (may be NULL) then receives why, in `error_size` bytes: a
+ * missing setting, or a pinned public_key that cannot be read (reported here, before any
+ * request, never retried as an outage). Makes no network call: safe in a constructor. */
 LICENSE_CLIENT_API lc_client* lc_client_new(const lc_options* options, char* error,
                                             uint64_t error_size);
+/* May be called at any time, from any thread, with calls in flight, and from inside a
+ * callback of this client. It returns promptly, without waiting for the network: calls of
+ * this client blocked on other threads return at once (LC_UNAVAILABLE, error CANCELLED;
+ * their thread must not use the client after that), and its asynchronous calls are
+ * cancelled. When it returns, no callback of this client is running (one running on
+ * another thread is waited for: a callback must not wait for the thread that frees the
+ * client) and none will be called. lc_call handles stay valid until lc_call_free. */
 LICENSE_CLIENT_API void lc_client_free(lc_client* client);
 /* The machine id the client sends (given or derived). */
 LICENSE_CLIENT_API const char* lc_client_machine_id(const lc_client* client);
@@ -79,13 +129,40 @@ LICENSE_CLIENT_API lc_status lc_activate(lc_client* client, lc_result** result);
 LICENSE_CLIENT_API lc_status lc_heartbeat(lc_client* client, lc_result** result);
 LICENSE_CLIENT_API lc_status lc_status_check(lc_client* client, lc_result** result);
 LICENSE_CLIENT_API lc_status lc_deactivate(lc_client* client, lc_result** result);
-/* Status from the network within the start-up budget, else from the cache within the
- * grace period; lc_result_source says which. The cache is used only with a pinned
- * public_key, and only an answer about this license key and machine id (and product,
- * when set), signed at most 24 hours ahead of the local clock, is taken from it. */
+/* The start-up check, cache first: the answer another instance of this process already
+ * got; else a cached answer that is still good, at once (refreshed in the background);
+ * else a status request, waited for at most startup_budget_ms (shared by every
+ * instance). lc_result_source says where the answer came from, lc_result_valid_until
+ * how long it stays good. The cache is used only with a pinned public_key, and only an
+ * answer about this license key and machine id (and product, when set) is taken from it:
+ * a status or activate answer, signed at most 24 hours ahead of the local clock, used
+ * before its validUntil (or its signed time plus grace_seconds) and the license's
+ * expiresAt, measured by the latest time the SDK has seen (a clock set back does not
+ * bring an answer back). Blocks at most its budget: call it off the UI and audio
+ * threads, or use the asynchronous form. */
 LICENSE_CLIENT_API lc_status lc_check_at_startup(lc_client* client, lc_result** result);
+/* What is known without the network, at once: the process's answer or the cache, else
+ * LC_UNAVAILABLE with error NO_ANSWER_YET. For constructors and plugin scans. */
+LICENSE_CLIENT_API lc_status lc_check_cached(lc_client* client, lc_result** result);
+
+/* The asynchronous start-up check. `callback` (may be NULL: then poll) is called once,
+ * on a thread of the SDK's own, with the result, which it may read during the call only
+ * (lc_result_copy keeps it). Returns NULL when the call could not be started. */
+typedef void (*lc_callback)(void* user_data, lc_status status, const lc_result* result);
+LICENSE_CLIENT_API lc_call* lc_check_at_startup_async(lc_client* client, lc_callback callback,
+                                                      void* user_data);
+/* 0 while the call runs; 1 once it has finished (or was cancelled), storing its status
+ * in *status and a copy of its result in *result (free it) when they are not NULL. */
+LICENSE_CLIENT_API int lc_call_poll(lc_call* call, lc_status* status, lc_result** result);
+/* Stops the call: when this returns, its callback is not running (unless this is called
+ * from inside it) and will not be called; lc_call_poll then gives LC_UNAVAILABLE with
+ * error CANCELLED (or the result, when it had finished before). */
+LICENSE_CLIENT_API void lc_call_cancel(lc_call* call);
+/* Cancels the call when it still runs, then frees the handle. */
+LICENSE_CLIENT_API void lc_call_free(lc_call* call);
 
 LICENSE_CLIENT_API void lc_result_free(lc_result* result);
+LICENSE_CLIENT_API lc_result* lc_result_copy(const lc_result* result);
 LICENSE_CLIENT_API lc_status lc_result_status(const lc_result* result);
 LICENSE_CLIENT_API lc_source lc_result_source(const lc_result* result);
 LICENSE_CLIENT_API int lc_result_http_status(const lc_result* result);     /* 0: none */
@@ -101,6 +178,11 @@ LICENSE_CLIENT_API int64_t lc_result_max(const lc_result* result);
 LICENSE_CLIENT_API const char* lc_result_license_status(const lc_result* result);
 LICENSE_CLIENT_API const char* lc_result_dashboard_url(const lc_result* result);
 LICENSE_CLIENT_API int lc_result_attempts(const lc_result* result);
+/* For an answer signed by the pinned key: the Unix second from which it no longer
+ * serves the start-up check offline (its validUntil, else its signed time plus
+ * grace_seconds, never past expiresAt), and the time it was signed. 0: none. */
+LICENSE_CLIENT_API int64_t lc_result_valid_until(const lc_result* result);
+LICENSE_CLIENT_API int64_t lc_result_signed_at(const lc_result* result);
 
 #ifdef __cplusplus
 }

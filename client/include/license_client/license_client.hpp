@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -19,6 +20,13 @@ class Result {
   lc_status status() const { return lc_result_status(r_.get()); }
   bool ok() const { return status() == LC_OK; }
   lc_source source() const { return lc_result_source(r_.get()); }
+  // "network", "cache", ...
+  std::string source_name() const { return lc_source_string(source()); }
+  // Unix seconds; nullopt when the answer is not one the SDK may use offline.
+  std::optional<int64_t> valid_until() const {
+    const int64_t t = lc_result_valid_until(r_.get());
+    return t > 0 ? std::optional<int64_t>(t) : std::nullopt;
+  }
   int http_status() const { return lc_result_http_status(r_.get()); }
   int api_code() const { return lc_result_api_code(r_.get()); }
   std::string error() const { return text(lc_result_error(r_.get())); }
@@ -45,6 +53,33 @@ class Result {
   std::unique_ptr<lc_result, void (*)(lc_result*)> r_;
 };
 
+// An asynchronous start-up check. Destroying it cancels the check: after that its
+// callback is not running and will not run.
+class Call {
+ public:
+  using Callback = std::function<void(Result)>;
+  Call(lc_client* client, Callback callback)
+      : callback_(std::make_unique<Callback>(std::move(callback))),
+        c_(lc_check_at_startup_async(client, callback_ && *callback_ ? &Call::trampoline : nullptr,
+                                     callback_.get()),
+           &lc_call_free) {}
+  // nullopt while it runs.
+  std::optional<Result> poll() {
+    lc_result* r = nullptr;
+    if (lc_call_poll(c_.get(), nullptr, &r) == 0) return std::nullopt;
+    return Result(r);
+  }
+  void cancel() { lc_call_cancel(c_.get()); }
+  bool started() const { return c_ != nullptr; }
+
+ private:
+  static void trampoline(void* user, lc_status, const lc_result* r) {
+    (*static_cast<Callback*>(user))(Result(lc_result_copy(r)));
+  }
+  std::unique_ptr<Callback> callback_;  // outlives c_: declared first, destroyed last
+  std::unique_ptr<lc_call, void (*)(lc_call*)> c_;
+};
+
 class Client {
  public:
   // Throws std::invalid_argument with the SDK's reason when the options cannot work.
@@ -59,6 +94,12 @@ class Client {
   Result status() { return call(&lc_status_check); }
   Result deactivate() { return call(&lc_deactivate); }
   Result check_at_startup() { return call(&lc_check_at_startup); }
+  // No network, no wait: for constructors and plugin scans.
+  Result check_cached() { return call(&lc_check_cached); }
+  // The start-up check on the SDK's thread; `done` is called there once (empty: poll).
+  std::unique_ptr<Call> check_at_startup_async(Call::Callback done = {}) {
+    return std::make_unique<Call>(c_.get(), std::move(done));
+  }
 
  private:
   Result call(lc_status (*fn)(lc_client*, lc_result**)) {
