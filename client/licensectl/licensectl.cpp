@@ -19,7 +19,7 @@ namespace {
 namespace json = boost::json;
 
 struct Options {
-  std::string url, key_id, secret, license_key, machine_id, machine_name, public_key;
+  std::string url, key_id, secret, license_key, machine_id, machine_name, public_key, vendor;
   std::string timeout = "10s";
   std::string every;
   bool json = false;
@@ -32,6 +32,13 @@ std::string public_key_text(const std::string& value) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// Unicode code points in UTF-8 text: the unit of machineId's 8-128 (docs/protocol.md §4).
+size_t code_points(std::string_view utf8) {
+  size_t n = 0;
+  for (const char c : utf8) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return n;
 }
 
 std::string count_text(const Answer& a) {
@@ -132,6 +139,9 @@ int run_licensectl(int argc, char** argv) {
   app.add_option("--license-key", o.license_key, "the license key")->envname("LICENSE_KEY");
   app.add_option("--machine-id", o.machine_id, "default: derived as the SDK does")
       ->envname("LICENSE_MACHINE_ID");
+  app.add_option("--vendor", o.vendor,
+                 "the vendor name the plugin sets (lc_options.vendor): derives the same machine id")
+      ->envname("LICENSE_VENDOR");
   app.add_option("--machine-name", o.machine_name, "shown to the customer")
       ->envname("LICENSE_MACHINE_NAME");
   app.add_option("--public-key", o.public_key,
@@ -164,8 +174,14 @@ int run_licensectl(int argc, char** argv) {
     every = parse_duration(o.every);
     if (!every) return usage("--every: not a duration like 30s or 5m: " + o.every);
   }
+  if (!o.machine_id.empty() && (code_points(o.machine_id) < 8 || code_points(o.machine_id) > 128)) {
+    // The server would refuse it as malformed (1702, exit 6) on every call: say so here.
+    return usage("--machine-id must be 8 to 128 characters, \"" + o.machine_id +
+                 "\" is not (a CI job id " + "needs a prefix: ci-job-$CI_JOB_ID)");
+  }
   ClientConfig config;
   config.url = o.url;
+  config.vendor = o.vendor;
   config.key_id = o.key_id;
   config.secret = o.secret;
   config.license_key = o.license_key;

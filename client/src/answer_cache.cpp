@@ -1,22 +1,12 @@
 #include "answer_cache.h"
 
-#include <openssl/rand.h>
-
-#if !defined(_WIN32)
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
-
 #include <boost/json.hpp>
-#include <cerrno>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <charconv>
 
 #include "auth/request_signature.h"
 #include "core/mutex.h"
 #include "json_members.h"
+#include "platform/private_file.h"
 
 namespace licensed::client {
 
@@ -26,83 +16,7 @@ namespace {
 
 constexpr int kFormatVersion = 2;  // 1 held v1-response answers, no longer accepted
 
-std::string random_suffix() {
-  uint8_t bytes[8] = {0};
-  RAND_bytes(bytes, sizeof(bytes));
-  return to_hex(bytes, sizeof(bytes));
-}
-
-#if defined(_WIN32)
-// %LOCALAPPDATA% is per-user already; no POSIX modes to set.
-bool make_private_dir(const std::filesystem::path& dir) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  return std::filesystem::is_directory(dir, ec);
-}
-
-bool write_new_file(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.flush();
-  return static_cast<bool>(out);
-}
-
-void sync_dir(const std::filesystem::path&) {}
-#else
-// The answer says which license this machine holds: the user's alone (0700), made so at
-// creation rather than chmod-ed after. Parents get the usual modes.
-bool make_private_dir(const std::filesystem::path& dir) {
-  std::error_code ec;
-  if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return false;
-  return std::filesystem::is_directory(dir, ec);
-}
-
-// A new file (O_EXCL: never one someone planted), 0600, on disk before it is renamed
-// over the old answer, so a crash leaves the old answer or the new one, not an empty file.
-bool write_new_file(const std::filesystem::path& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
-  if (fd < 0) return false;
-  size_t done = 0;
-  bool ok = true;
-  while (ok && done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += static_cast<size_t>(n);
-  }
-  ok = ok && ::fsync(fd) == 0;
-  return ::close(fd) == 0 && ok;
-}
-
-// Best effort: makes the rename itself durable.
-void sync_dir(const std::filesystem::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
-#endif
-
 }  // namespace
-
-std::filesystem::path default_cache_dir() {
-#if defined(_WIN32)
-  if (const char* local = std::getenv("LOCALAPPDATA"); local && *local) {
-    return std::filesystem::path(local) / "licensed-client";
-  }
-#else
-  // The XDG spec: a relative path in XDG_CACHE_HOME is invalid and is to be ignored.
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME");
-      xdg && *xdg && std::filesystem::path(xdg).is_absolute()) {
-    return std::filesystem::path(xdg) / "licensed-client";
-  }
-  if (const char* home = std::getenv("HOME"); home && *home) {
-    return std::filesystem::path(home) / ".cache" / "licensed-client";
-  }
-#endif
-  return {};
-}
 
 std::filesystem::path AnswerCache::file_for(std::string_view license_key,
                                             std::string_view machine_id) const {
@@ -127,37 +41,20 @@ bool AnswerCache::store(std::string_view license_key, std::string_view machine_i
   } else {
     o["signature"] = nullptr;
   }
-  return replace_private_file(file_for(license_key, machine_id), json::serialize(o));
+  return write(file_for(license_key, machine_id), json::serialize(o));
 }
 
-bool AnswerCache::replace_private_file(const std::filesystem::path& target,
-                                       const std::string& text) const {
-  if (!make_private_dir(dir_)) return false;
-  std::error_code ec;
-  auto temp = target;
-  temp += ".tmp-" + random_suffix();
-  if (!write_new_file(temp, text)) {
-    std::filesystem::remove(temp, ec);
-    return false;
-  }
-  std::filesystem::rename(temp, target, ec);
-  if (ec) {
-    std::filesystem::remove(temp, ec);
-    return false;
-  }
-  sync_dir(dir_);
-  return true;
+bool AnswerCache::write(const std::filesystem::path& target, const std::string& text) const {
+  return make_private_dir(dir_) && replace_private_file(target, text);
 }
 
 std::optional<SignedAnswer> AnswerCache::load(std::string_view license_key,
                                               std::string_view machine_id) const {
   if (dir_.empty()) return std::nullopt;
-  std::ifstream in(file_for(license_key, machine_id), std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
+  const auto text = read_whole_file(file_for(license_key, machine_id));
+  if (!text) return std::nullopt;
   json::error_code ec;
-  const json::value v = json::parse(text.str(), ec);
+  const json::value v = json::parse(*text, ec);
   if (ec || !v.is_object()) return std::nullopt;
   const json::object& o = v.as_object();
   const json::value* version = o.if_contains("version");
@@ -189,9 +86,11 @@ std::optional<SignedAnswer> AnswerCache::load(std::string_view license_key,
 
 std::optional<int64_t> AnswerCache::latest_time() const {
   if (dir_.empty()) return std::nullopt;
-  std::ifstream in(dir_ / "latest-time", std::ios::binary);
+  const auto text = read_whole_file(dir_ / "latest-time");
+  if (!text) return std::nullopt;
   int64_t value = 0;
-  if (!(in >> value) || value < 0) return std::nullopt;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc() || end != text->data() + text->size() || value < 0) return std::nullopt;
   return value;
 }
 
@@ -203,7 +102,7 @@ void AnswerCache::remember_time(int64_t unix_seconds) const {
   MutexLock lock(*mu);
   const auto latest = latest_time();
   if (latest && *latest >= unix_seconds) return;
-  (void)replace_private_file(dir_ / "latest-time", std::to_string(unix_seconds));
+  (void)write(dir_ / "latest-time", std::to_string(unix_seconds));
 }
 
 void AnswerCache::remove(std::string_view license_key, std::string_view machine_id) const {

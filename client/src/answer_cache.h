@@ -31,11 +31,6 @@ struct SignedAnswer {
   std::optional<std::string> signature;  // X-License-Response-Signature, when there was one
 };
 
-// The per-user cache directory: $XDG_CACHE_HOME/licensed-client, else
-// $HOME/.cache/licensed-client (%LOCALAPPDATA%\licensed-client on Windows); "" when the
-// environment names none.
-std::filesystem::path default_cache_dir();
-
 class AnswerCache {
  public:
   explicit AnswerCache(std::filesystem::path dir) : dir_(std::move(dir)) {}
@@ -58,9 +53,8 @@ class AnswerCache {
   void remember_time(int64_t unix_seconds) const;
 
  private:
-  // Writes `text` to a new private file beside `target` and renames it over `target`,
-  // so a reader sees the old text or the new, never half. False on I/O errors.
-  bool replace_private_file(const std::filesystem::path& target, const std::string& text) const;
+  // Makes the directory if missing and replaces `target` whole (platform/private_file.h).
+  bool write(const std::filesystem::path& target, const std::string& text) const;
 
   std::filesystem::path dir_;
 };

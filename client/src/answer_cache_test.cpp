@@ -79,18 +79,6 @@ TEST(AnswerCache, TheLatestTimeSeenOnlyMovesForward) {
   EXPECT_EQ(AnswerCache(dir.path() / "cache").latest_time(), 1795339801) << "kept on disk";
 }
 
-TEST(AnswerCache, DefaultDirectoryIsPerUser) {
-  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
-  const std::string saved = old_xdg ? old_xdg : "";
-  ::setenv("XDG_CACHE_HOME", "/tmp/xdg-for-test", 1);
-  EXPECT_EQ(default_cache_dir(), std::filesystem::path("/tmp/xdg-for-test/licensed-client"));
-  ::unsetenv("XDG_CACHE_HOME");
-  if (const char* home = std::getenv("HOME")) {
-    EXPECT_EQ(default_cache_dir(), std::filesystem::path(home) / ".cache/licensed-client");
-  }
-  if (old_xdg) ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
-}
-
 // Review item 4: the answer is the user's alone: directory 0700, file 0600, whatever
 // the umask says.
 TEST(AnswerCache, TheDirectoryAndTheFileAreTheUsersAlone) {
@@ -105,22 +93,6 @@ TEST(AnswerCache, TheDirectoryAndTheFileAreTheUsersAlone) {
   EXPECT_EQ(st.st_mode & 0777, 0700u);
   ASSERT_EQ(::stat(cache.file_for("l", "m").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-}
-
-TEST(AnswerCache, ARelativeXdgCacheHomeIsIgnored) {
-  const char* old_xdg = std::getenv("XDG_CACHE_HOME");
-  const std::string saved = old_xdg ? old_xdg : "";
-  ::setenv("XDG_CACHE_HOME", "relative/cache", 1);
-  if (const char* home = std::getenv("HOME"); home && *home) {
-    EXPECT_EQ(default_cache_dir(), std::filesystem::path(home) / ".cache/licensed-client");
-  } else {
-    EXPECT_EQ(default_cache_dir(), std::filesystem::path());
-  }
-  if (old_xdg) {
-    ::setenv("XDG_CACHE_HOME", saved.c_str(), 1);
-  } else {
-    ::unsetenv("XDG_CACHE_HOME");
-  }
 }
 
 }  // namespace

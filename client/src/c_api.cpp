@@ -16,6 +16,7 @@
 #include "detached_thread.h"
 #include "license_client.h"
 #include "license_client/license_client.h"
+#include "platform/user_dirs.h"
 
 struct lc_result {
   licensed::client::Answer answer;
@@ -184,8 +185,8 @@ lc_client* lc_client_new(const lc_options* o, char* error, uint64_t error_size) 
     config.machine_id = text_or_empty(o->machine_id);
     if (o->machine_name != nullptr) config.machine_name = o->machine_name;
     config.public_key = text_or_empty(o->public_key);
-    if (o->cache_dir != nullptr) config.cache_dir = o->cache_dir;
-    config.host_install_path = text_or_empty(o->host_install_path);
+    if (o->cache_dir != nullptr) config.cache_dir = licensed::client::path_from_utf8(o->cache_dir);
+    // host_install_path is read no more: the machine id no longer depends on the host.
     if (o->timeout_ms > 0) config.timeout = std::chrono::milliseconds(o->timeout_ms);
     if (o->startup_budget_ms > 0) {
       config.startup_budget = std::chrono::milliseconds(o->startup_budget_ms);
@@ -193,6 +194,9 @@ lc_client* lc_client_new(const lc_options* o, char* error, uint64_t error_size) 
     if (o->grace_seconds > 0) config.grace = std::chrono::seconds(o->grace_seconds);
     if (covers(*o, offsetof(lc_options, product), sizeof(o->product))) {
       config.product = text_or_empty(o->product);
+    }
+    if (covers(*o, offsetof(lc_options, vendor), sizeof(o->vendor))) {
+      config.vendor = text_or_empty(o->vendor);
     }
     std::string why;
     auto client = Client::shared(std::move(config), why);

@@ -135,11 +135,14 @@ std::shared_ptr<Client> Client::create(ClientConfig config, std::string& error) 
   else if (config.public_key.empty() && is_plain_http_to_remote_host(config.url))
     error = "http:// to a host other than this machine needs a pinned public key (use https://)";
   if (!error.empty()) return nullptr;
+  if (!config.vendor.empty() && !is_valid_vendor(config.vendor)) {
+    error = "the vendor name must be 1 to 64 characters of A-Z, a-z, 0-9, '.', '_' and '-'";
+    return nullptr;
+  }
   if (config.machine_id.empty()) {
-    if (config.host_install_path.empty()) config.host_install_path = current_executable_dir();
     const auto derived =
         machine_id_from(config.guid_source ? config.guid_source : os_machine_guid_source(),
-                        config.host_install_path);
+                        config.vendor.empty() ? config.key_id : config.vendor);
     if (!derived) {
       error = "no machine id given and the OS has no machine GUID to derive one from";
       return nullptr;
@@ -172,7 +175,9 @@ std::shared_ptr<Client> Client::create(ClientConfig config, std::string& error) 
 
 Client::Client(ClientConfig config)
     : config_(std::move(config)),
-      cache_dir_(config_.cache_dir ? *config_.cache_dir : default_cache_dir()),
+      cache_dir_(config_.cache_dir ? *config_.cache_dir
+                                   : default_cache_dir(config_.vendor.empty() ? "licensed-client"
+                                                                              : config_.vendor)),
       cache_(cache_dir_) {}
 
 int64_t Client::clock_offset_seconds() const {

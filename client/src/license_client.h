@@ -28,6 +28,7 @@
 #include "core/mutex.h"
 #include "http_transport.h"
 #include "machine_id.h"
+#include "platform/user_dirs.h"
 #include "waiter.h"
 
 namespace licensed::client {
@@ -49,8 +50,10 @@ struct ClientConfig {
   std::chrono::milliseconds timeout{10000};  // each call, retries included
   std::chrono::milliseconds startup_budget{1500};
   std::chrono::seconds grace{std::chrono::hours(24 * 7)};
-  std::optional<std::filesystem::path> cache_dir;  // nullopt => default_cache_dir()
-  std::string host_install_path;                   // "" => current_executable_dir()
+  // The vendor's name: the salt of the derived machine id and the cache folder's name
+  // (is_valid_vendor). "" => the key id salts the id and the folder is "licensed-client".
+  std::string vendor;
+  std::optional<std::filesystem::path> cache_dir;  // nullopt => default_cache_dir(folder)
   MachineGuidSource guid_source;                   // empty => os_machine_guid_source()
   std::shared_ptr<const Clock> clock;              // null => SystemClock
   std::shared_ptr<Waiter> waiter;                  // null => RealWaiter

@@ -3,9 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <fstream>
-
-#include "support/temp_dir.h"
+#include "auth/request_signature.h"
 
 namespace licensed::client {
 namespace {
@@ -22,62 +20,57 @@ MachineGuidSource fixed(const std::optional<std::string>& value) {
   return [value] { return value; };
 }
 
-TEST(MachineId, IsSha256OfTheGuidAndTheInstallPath) {
-  const auto id = machine_id_from(fixed(kWindowsGuid), "C:\\Program Files\\Editor");
+TEST(MachineId, IsSha256OfATagTheSaltAndTheGuid) {
+  const auto id = machine_id_from(fixed(kWindowsGuid), "acme-audio");
   ASSERT_TRUE(id.has_value());
   EXPECT_EQ(id->size(), 64u);
   EXPECT_EQ(id->find_first_not_of("0123456789abcdef"), std::string::npos);
-  EXPECT_EQ(id, derive_machine_id(kWindowsGuid, "C:\\Program Files\\Editor"));
+  EXPECT_EQ(id, sha256_hex(std::string("licensed-machine-id-v2\nacme-audio\n") + kWindowsGuid));
 }
 
-TEST(MachineId, IsStableAcrossCallsAndTracksTheInstallPath) {
-  const auto a = machine_id_from(fixed(kMacUuid), "/Applications/Editor.app");
-  const auto b = machine_id_from(fixed(kMacUuid), "/Applications/Editor.app");
-  const auto other_install = machine_id_from(fixed(kMacUuid), "/Applications/Editor 2.app");
-  const auto other_machine = machine_id_from(fixed(kWindowsGuid), "/Applications/Editor.app");
-  EXPECT_EQ(a, b);
-  EXPECT_NE(a, other_install);
-  EXPECT_NE(a, other_machine);
+// Issue item 4: nothing about the host goes in, so every program on one computer derives
+// the same id; another vendor's salt gives an unlinkable one.
+TEST(MachineId, DependsOnTheComputerAndTheVendorOnly) {
+  const auto a = machine_id_from(fixed(kMacUuid), "acme-audio");
+  EXPECT_EQ(a, machine_id_from(fixed(kMacUuid), "acme-audio"));
+  EXPECT_NE(a, machine_id_from(fixed(kMacUuid), "other-vendor"));
+  EXPECT_NE(a, machine_id_from(fixed(kWindowsGuid), "acme-audio"));
 }
 
 TEST(MachineId, IgnoresCaseAndSurroundingWhitespaceOfTheGuid) {
-  EXPECT_EQ(derive_machine_id(kMacUuid, "/x"),
-            derive_machine_id("  0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d\r\n", "/x"));
+  EXPECT_EQ(derive_machine_id(kMacUuid, "v"),
+            derive_machine_id("  0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d\r\n", "v"));
+  EXPECT_EQ(derive_machine_id(kLinuxId, "v"),
+            derive_machine_id("8f3a0c2be41d4c7f9a5e6b1d2c3f4a5b", "v"));
 }
 
 TEST(MachineId, NothingToDeriveFromIsNoId) {
-  EXPECT_FALSE(machine_id_from(fixed(std::nullopt), "/x").has_value());
-  EXPECT_FALSE(machine_id_from(fixed("  \n"), "/x").has_value());
-  EXPECT_FALSE(machine_id_from(MachineGuidSource{}, "/x").has_value());
+  EXPECT_FALSE(machine_id_from(fixed(std::nullopt), "v").has_value());
+  EXPECT_FALSE(machine_id_from(fixed("  \n"), "v").has_value());
+  EXPECT_FALSE(machine_id_from(MachineGuidSource{}, "v").has_value());
 }
 
 TEST(MachineId, IsNeverTheProcessId) {
   const std::string pid = std::to_string(::getpid());
-  const auto id = machine_id_from(os_machine_guid_source(), current_executable_dir());
+  const auto id = machine_id_from(os_machine_guid_source(), "v");
   if (!id) GTEST_SKIP() << "this machine has no /etc/machine-id";
   EXPECT_EQ(id->find(pid), std::string::npos);
   // Another process would derive the same: nothing per-process goes in.
-  EXPECT_EQ(id, machine_id_from(os_machine_guid_source(), current_executable_dir()));
+  EXPECT_EQ(id, machine_id_from(os_machine_guid_source(), "v"));
 }
 
-TEST(LinuxMachineGuid, ReadsEtcMachineIdElseDbus) {
-  bb::TempDir root;
-  EXPECT_FALSE(linux_machine_guid(root.path()).has_value());
-  std::filesystem::create_directories(root.path() / "var/lib/dbus");
-  std::ofstream(root.path() / "var/lib/dbus/machine-id") << "dbus0123456789abcdef0123456789ab\n";
-  EXPECT_EQ(linux_machine_guid(root.path()), "dbus0123456789abcdef0123456789ab");
-  std::filesystem::create_directories(root.path() / "etc");
-  std::ofstream(root.path() / "etc/machine-id") << kLinuxId;
-  EXPECT_EQ(linux_machine_guid(root.path()), "8f3a0c2be41d4c7f9a5e6b1d2c3f4a5b");
-}
-
-TEST(LinuxMachineGuid, AnEmptyEtcMachineIdFallsBackToDbus) {
-  bb::TempDir root;
-  std::filesystem::create_directories(root.path() / "etc");
-  std::filesystem::create_directories(root.path() / "var/lib/dbus");
-  std::ofstream(root.path() / "etc/machine-id") << "\n";  // first boot, not yet written
-  std::ofstream(root.path() / "var/lib/dbus/machine-id") << "abcdef";
-  EXPECT_EQ(linux_machine_guid(root.path()), "abcdef");
+TEST(MachineId, AVendorNameIsAFolderNameOnEverySystem) {
+  EXPECT_TRUE(is_valid_vendor("acme-audio"));
+  EXPECT_TRUE(is_valid_vendor("Acme_Audio.2"));
+  EXPECT_TRUE(is_valid_vendor(std::string(64, 'a')));
+  EXPECT_FALSE(is_valid_vendor(""));
+  EXPECT_FALSE(is_valid_vendor(std::string(65, 'a')));
+  EXPECT_FALSE(is_valid_vendor(".hidden"));
+  EXPECT_FALSE(is_valid_vendor(".."));
+  EXPECT_FALSE(is_valid_vendor("acme/audio"));
+  EXPECT_FALSE(is_valid_vendor("acme\\audio"));
+  EXPECT_FALSE(is_valid_vendor("acme audio"));
+  EXPECT_FALSE(is_valid_vendor("acm\xc3\xa9"));
 }
 
 }  // namespace

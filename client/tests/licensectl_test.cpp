@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 
 #include <csignal>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "auth/base64.h"
@@ -201,7 +203,8 @@ TEST_F(Licensectl, WronglySignedOrMalformedExits6) {
                       "wrong", "--license-key", license, "--machine-id", "signed-0001", "activate"},
                      WithCache({}));
   EXPECT_EQ(bad_secret.exit_code, 6) << bad_secret.Describe();
-  const CommandResult malformed = Run(For(license, "short", {"activate"}));
+  const CommandResult malformed =
+      Run(For(license, "signed-0002", {"--machine-name", std::string(101, 'n'), "activate"}));
   EXPECT_EQ(malformed.exit_code, 6) << "1702 " << malformed.Describe();
 }
 
@@ -210,13 +213,144 @@ TEST_F(Licensectl, MachineIdIsDerivedAsTheSdkDoes) {
   if (!guid) GTEST_SKIP() << "no /etc/machine-id here";
   Start();
   const std::string license = NewLicense(2);
-  const CommandResult first = Run({"--license-key", license, "activate"});
-  const CommandResult second = Run({"--license-key", license, "activate"});
+  const CommandResult first = Run({"--license-key", license, "--vendor", "acme-audio", "activate"});
   ASSERT_EQ(first.exit_code, 0) << first.Describe();
-  const std::string expected =
-      *derive_machine_id(*guid, std::filesystem::path(LICENSECTL_BINARY).parent_path().string());
+  const std::string expected = *derive_machine_id(*guid, "acme-audio");
   EXPECT_NE(first.out.find("machine " + expected), std::string::npos) << first.Describe();
-  EXPECT_NE(second.out.find("1 of 2 machines"), std::string::npos) << "same id twice";
+  // The SDK in a plugin with the same vendor sends the same id.
+  ClientConfig config;
+  config.url = Url();
+  config.key_id = bb::kPluginKey.id;
+  config.secret = bb::kPluginKey.secret;
+  config.license_key = license;
+  config.vendor = "acme-audio";
+  std::string error;
+  const auto sdk = Client::create(config, error);
+  ASSERT_NE(sdk, nullptr) << error;
+  EXPECT_EQ(sdk->machine_id(), expected);
+  // LICENSE_VENDOR says the same as --vendor.
+  const CommandResult again = bb::RunCommand(
+      {LICENSECTL_BINARY, "--url", Url(), "--key-id", bb::kPluginKey.id, "--license-key", license,
+       "activate"},
+      WithCache({{"LICENSE_SECRET", bb::kPluginKey.secret}, {"LICENSE_VENDOR", "acme-audio"}}));
+  EXPECT_NE(again.out.find("1 of 2 machines"), std::string::npos) << again.Describe();
+}
+
+// Issue item 4: two programs on one computer, in different directories (two DAWs, a DAW
+// and its plugin scanner, a DAW upgraded into a new versioned path), derive one id, so
+// with max 1 the second does not get 1705.
+TEST_F(Licensectl, TwoProgramsInDifferentDirectoriesTakeOneSlot) {
+  if (!linux_machine_guid("/")) GTEST_SKIP() << "no /etc/machine-id here";
+  Start();
+  const std::string license = NewLicense(1);
+  std::vector<std::string> copies;
+  for (const char* where : {"DAW 11/bin", "DAW 12/plugin-scanner"}) {
+    const auto target = dir().path() / where / "licensectl";
+    std::filesystem::create_directories(target.parent_path());
+    std::filesystem::copy_file(LICENSECTL_BINARY, target);
+    copies.push_back(target.string());
+  }
+  std::vector<std::string> ids;
+  for (const std::string& program : copies) {
+    const CommandResult r =
+        bb::RunCommand({program, "--url", Url(), "--key-id", bb::kPluginKey.id, "--license-key",
+                        license, "--vendor", "acme-audio", "activate"},
+                       WithCache({{"LICENSE_SECRET", bb::kPluginKey.secret}}));
+    EXPECT_EQ(r.exit_code, 0) << program << ": " << r.Describe();
+    EXPECT_NE(r.out.find("1 of 1 machines"), std::string::npos) << r.Describe();
+  }
+}
+
+TEST_F(Licensectl, AMachineIdShorterThanEightCharactersIsAUsageError) {
+  Start();
+  const std::string license = NewLicense(1);
+  const CommandResult r = Run({"--license-key", license, "--machine-id", "ci-1001", "activate"});
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find("8 to 128 characters"), std::string::npos) << r.Describe();
+  // Eight code points of UTF-8 are enough, whatever their bytes.
+  const CommandResult ok = Run({"--license-key", license, "--machine-id",
+                                "ci-\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9", "activate"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.Describe();
+}
+
+// The shell block under README.md's "### In a CI job", as written.
+std::string ReadmeCiRecipeText() {
+  std::ifstream in(LICENSED_README);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string readme = text.str();
+  const size_t section = readme.find("### In a CI job");
+  const size_t start = readme.find("```sh\n", section);
+  const size_t end = readme.find("```\n", start + 6);
+  if (section == std::string::npos || start == std::string::npos || end == std::string::npos) {
+    return "";
+  }
+  return readme.substr(start + 6, end - start - 6);
+}
+
+// Issue item 9: the recipe runs as a CI runner runs it (bash -e, licensectl on PATH, the
+// secrets in the environment), in a directory holding `./run-the-build-with-the-plugin`.
+class ReadmeCiRecipe : public Licensectl {
+ protected:
+  CommandResult RunRecipe(const std::string& license, const std::string& job_id,
+                          const std::string& build_script) const {
+    const std::string recipe = ReadmeCiRecipeText();
+    EXPECT_FALSE(recipe.empty()) << "no CI recipe in " << LICENSED_README;
+    const auto job = dir().path() / "job";
+    std::filesystem::create_directories(job);
+    dir().WriteFile("job/recipe.sh", recipe);
+    const auto build = dir().WriteFile("job/run-the-build-with-the-plugin", build_script);
+    std::filesystem::permissions(build, std::filesystem::perms::owner_all);
+    const std::string path =
+        std::filesystem::path(LICENSECTL_BINARY).parent_path().string() + ":/usr/bin:/bin";
+    return bb::RunCommand({"/bin/bash", "-e", "-c", "cd \"$JOB_DIR\" && . ./recipe.sh"},
+                          WithCache({{"PATH", path},
+                                     {"JOB_DIR", job.string()},
+                                     {"LICENSE_SERVER_URL", Url()},
+                                     {"LICENSE_KEY_ID", bb::kPluginKey.id},
+                                     {"LICENSE_SECRET", bb::kPluginKey.secret},
+                                     {"LICENSE_KEY", license},
+                                     {"LICENSE_PUBLIC_KEY", SigningPublicKey()},
+                                     {"CI_JOB_ID", job_id},
+                                     {"CI_RUNNER_DESCRIPTION", "shared runner 3"}}),
+                          std::chrono::seconds(60));
+  }
+  // Whether the license's one slot is free: another machine can take it.
+  bool SlotIsFree(const std::string& license) const {
+    const CommandResult r = Run(For(license, "someone-else-01", {"activate"}));
+    return r.exit_code == 0;
+  }
+};
+
+TEST_F(ReadmeCiRecipe, RunsAsWrittenWithAShortJobIdAndGivesTheSlotBack) {
+  Start();
+  const std::string license = NewLicense(1);
+  // The build checks the license the way a plugin under test would.
+  const CommandResult r = RunRecipe(license, "7", "#!/bin/sh\nlicensectl status\n");
+  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_NE(r.out.find("activate: ok"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.out.find("status: ok"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.out.find("(machine ci-job-7)"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.out.find("deactivate: ok"), std::string::npos) << r.Describe();
+  EXPECT_TRUE(SlotIsFree(license));
+}
+
+TEST_F(ReadmeCiRecipe, AFailedBuildFailsTheJobAndStillGivesTheSlotBack) {
+  Start();
+  const std::string license = NewLicense(1);
+  const CommandResult r = RunRecipe(license, "1001", "#!/bin/sh\nexit 1\n");
+  EXPECT_NE(r.exit_code, 0) << r.Describe();
+  EXPECT_NE(r.out.find("deactivate: ok"), std::string::npos) << r.Describe();
+  EXPECT_TRUE(SlotIsFree(license));
+}
+
+TEST_F(ReadmeCiRecipe, AJobWhoseLicenseIsFullFailsAtItsStartAndTakesNothing) {
+  Start();
+  const std::string license = NewLicense(1);
+  ASSERT_EQ(Run(For(license, "another-runner-1", {"activate"})).exit_code, 0);
+  const CommandResult r = RunRecipe(license, "42", "#!/bin/sh\nexit 0\n");
+  EXPECT_EQ(r.exit_code, 4) << "1705 ends the job at activate: " << r.Describe();
+  EXPECT_EQ(r.out.find("heartbeat"), std::string::npos) << r.Describe();
 }
 
 // The server's response key as a PEM "PUBLIC KEY" file.

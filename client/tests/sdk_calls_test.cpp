@@ -46,27 +46,40 @@ TEST_F(SdkCalls, ActivateHeartbeatStatusDeactivate) {
   EXPECT_EQ(server().log().find("nonce_reused"), std::string::npos);
 }
 
-TEST_F(SdkCalls, MachineIdIsDerivedFromTheGuidAndInstallPathWhenNotGiven) {
+TEST_F(SdkCalls, MachineIdIsDerivedFromTheGuidAndTheVendorWhenNotGiven) {
   Start();
   const std::string license = NewLicense(3);
   ClientConfig config = Config(license);
   config.machine_id.clear();
+  config.vendor = "acme-audio";
   config.guid_source = [] {
     return std::optional<std::string>("6a9d3e1c54b24f8ea7c01d2e3f4a5b6c");
   };
-  config.host_install_path = "/opt/editor";
   auto first = Make(config);
   ASSERT_TRUE(first->activate().ok());
   // A restart of the host derives the same id: still one activation.
   auto again = Make(config);
   EXPECT_EQ(again->machine_id(), first->machine_id());
   EXPECT_EQ(again->machine_id(),
-            derive_machine_id("6a9d3e1c54b24f8ea7c01d2e3f4a5b6c", "/opt/editor"));
+            derive_machine_id("6a9d3e1c54b24f8ea7c01d2e3f4a5b6c", "acme-audio"));
   const Answer second = again->activate();
   EXPECT_EQ(second.activations, 1) << Describe(second);
+  // Without a vendor the key id is the salt.
+  config.vendor.clear();
+  EXPECT_EQ(Make(config)->machine_id(),
+            derive_machine_id("6a9d3e1c54b24f8ea7c01d2e3f4a5b6c", config.key_id));
   // An explicit id overrides the derived one.
   config.machine_id = "explicit-machine-01";
   EXPECT_EQ(Make(config)->machine_id(), "explicit-machine-01");
+}
+
+TEST_F(SdkCalls, AVendorNameThatIsNoFolderNameIsRefusedBeforeAnyRequest) {
+  Start();
+  ClientConfig config = Config(NewLicense(1));
+  config.vendor = "../acme";
+  std::string error;
+  EXPECT_EQ(Client::create(config, error), nullptr);
+  EXPECT_NE(error.find("vendor"), std::string::npos) << error;
 }
 
 TEST_F(SdkCalls, LimitReachedIsTypedWithCountsAndTheDashboardHint) {

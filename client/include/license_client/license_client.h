@@ -73,14 +73,15 @@ typedef struct lc_options {
   const char* key_id;       /* required */
   const char* secret;       /* required */
   const char* license_key;  /* required */
-  const char* machine_id;   /* default: derived from the OS machine GUID and install path */
+  const char* machine_id;   /* default: derived from the OS machine GUID and the vendor */
   const char* machine_name; /* optional */
   /* Pinned Ed25519 key: base64 raw or PEM text. NULL: answers are unverified, plain
    * http:// is refused unless to a loopback host, and there is NO offline cache (no
    * grace period): without a key a hand-written cache file could not be told apart. */
   const char* public_key;
-  const char* cache_dir;         /* default: per-user cache directory */
-  const char* host_install_path; /* default: the directory of the running executable */
+  const char* cache_dir;         /* UTF-8; default: the per-user cache directory's vendor folder */
+  const char* host_install_path; /* ignored: the machine id no longer depends on
+                                    the host program (one slot per computer) */
   int64_t timeout_ms;            /* each call, retries included; default 10000 */
   int64_t startup_budget_ms;     /* lc_check_at_startup's network budget; default 1500 */
   /* A cached answer's maximum age when the server's answer carries no validUntil;
@@ -90,6 +91,12 @@ typedef struct lc_options {
   /* Added after the first version (read only when struct_size covers it): */
   const char* product; /* this plugin's product slug; NULL: not checked. When set, a
                           status answer about another product is not valid here. */
+  /* The vendor's name, 1-64 characters of A-Z a-z 0-9 . _ - : salts the derived machine
+   * id (two vendors' ids for one computer are unlinkable) and names the cache folder
+   * (~/.cache/<vendor>, ~/Library/Caches/<vendor>, %LOCALAPPDATA%\<vendor>). NULL: the
+   * key_id salts the id (a new key id then means new ids, new slots) and the folder is
+   * "licensed-client". Set it once and never change it. */
+  const char* vendor;
 } lc_options;
 
 /* Options with every field at its default and struct_size set. */
