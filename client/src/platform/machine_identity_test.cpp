@@ -12,7 +12,8 @@ namespace {
 TEST(MachineIdentity, TheOsSourceGivesOneTrimmedLowerCaseValueEveryTime) {
   const auto source = os_machine_guid_source();
   const auto first = source();
-  if (!first) GTEST_SKIP() << "this system has no machine GUID (a container without /etc/machine-id)";
+  if (!first)
+    GTEST_SKIP() << "this system has no machine GUID (a container without /etc/machine-id)";
   EXPECT_FALSE(first->empty());
   EXPECT_EQ(*first, trimmed_lower(*first));
   EXPECT_EQ(source(), first);

@@ -32,7 +32,8 @@ TEST(PrivateFile, ReplacesAnExistingFileWholeAndLeavesNoTemporaryFile) {
 TEST(PrivateFile, WorksInADirectoryWhoseNameIsNotAscii) {
   // A user named José, a vendor folder with a note in it: wide paths on Windows.
   test::ScratchDir scratch;
-  const auto dir = scratch.path() / path_from_utf8("Jos\xc3\xa9") / path_from_utf8("\xe2\x99\xaa acme");
+  const auto dir =
+      scratch.path() / path_from_utf8("Jos\xc3\xa9") / path_from_utf8("\xe2\x99\xaa acme");
   ASSERT_TRUE(make_private_dir(dir));
   const auto file = dir / path_from_utf8("r\xc3\xa9ponse.json");
   ASSERT_TRUE(replace_private_file(file, "{\"ok\":true}"));
