@@ -390,6 +390,7 @@ Answer Client::activate(std::stop_token stop) {
   Answer a = call("activate", body(true), config_.timeout, &signed_answer, std::move(stop));
   if (a.ok()) activated_ = true;
   keep_or_drop("activate", a, signed_answer);
+  if (a.ok()) forget_startup_answer();
   explain(a);
   return a;
 }
@@ -409,6 +410,7 @@ Answer Client::deactivate(std::stop_token stop) {
   Answer a = call("deactivate", body(false), config_.timeout, &signed_answer, std::move(stop));
   if (a.ok() || a.code == 1707) activated_ = false;
   keep_or_drop("deactivate", a, signed_answer);
+  if (a.ok()) forget_startup_answer();
   explain(a);
   return a;
 }

@@ -143,7 +143,10 @@ class Client : public std::enable_shared_from_this<Client> {
   Answer wait_for_network_check(const std::stop_token& stop) EXCLUDES(mu_);
   bool network_check_due_locked() const REQUIRES(mu_);
   void start_network_check_locked() REQUIRES(mu_);
-  void run_network_check(const std::stop_token& stop) EXCLUDES(mu_);
+  void run_network_check(const std::stop_token& stop, uint64_t epoch) EXCLUDES(mu_);
+  // After this process activated or deactivated the machine: the process's last
+  // answer no longer holds, so the next check reads the cache (or asks) again.
+  void forget_startup_answer() EXCLUDES(mu_);
 
   ClientConfig config_;
   std::vector<PinnedResponseKey> pinned_;  // empty: answers are not verified
@@ -159,6 +162,9 @@ class Client : public std::enable_shared_from_this<Client> {
     bool running = false;     // a status request is on the network
     uint64_t finished = 0;    // how many have finished: a waiter sees its own end
     bool waited_out = false;  // a caller waited its whole budget for the running one
+    // Bumped when this process changes the machine's state (activate, deactivate): a
+    // check that began before keeps its answer to itself.
+    uint64_t epoch = 0;
   } startup_ GUARDED_BY(mu_);
   std::condition_variable_any startup_cv_;  // waited on with mu_ held (MutexLock)
   std::stop_source background_stop_;

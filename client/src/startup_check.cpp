@@ -171,12 +171,14 @@ void Client::start_network_check_locked() {
     return;
   }
   const std::stop_token stop = background_stop_.get_token();
-  if (!start_detached([self = std::move(self), stop] { self->run_network_check(stop); })) {
+  const uint64_t epoch = startup_.epoch;
+  if (!start_detached(
+          [self = std::move(self), stop, epoch] { self->run_network_check(stop, epoch); })) {
     startup_.running = false;
   }
 }
 
-void Client::run_network_check(const std::stop_token& stop) {
+void Client::run_network_check(const std::stop_token& stop, uint64_t epoch) {
   // The whole timeout, not the start-up budget: nobody has to wait for it, and a slow
   // server's answer still serves the instances that start later.
   Answer a = status_within(config_.timeout, stop);
@@ -184,11 +186,18 @@ void Client::run_network_check(const std::stop_token& stop) {
   MutexLock lock(mu_);
   startup_.running = false;
   ++startup_.finished;
-  if (!stop.stop_requested()) {
+  if (!stop.stop_requested() && epoch == startup_.epoch) {
     startup_.network = std::move(a);
     startup_.network_at = std::chrono::steady_clock::now();
   }
   startup_cv_.notify_all();
+}
+
+void Client::forget_startup_answer() {
+  MutexLock lock(mu_);
+  ++startup_.epoch;
+  startup_.network.reset();
+  startup_.waited_out = false;
 }
 
 bool Client::wait_for_background(milliseconds timeout) {

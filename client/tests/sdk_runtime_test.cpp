@@ -251,6 +251,28 @@ TEST_F(SdkOneCheckPerProcess, TheFirstInstancesAnswerServesTheOthers) {
   EXPECT_EQ(StatusRequestsSeen() - before, 1);
 }
 
+// Found writing the plugin skeleton: after the start-up check's "not activated", an
+// activation from the editor must count for the instances that load next, not the old
+// "no" for an hour; and a deactivation the other way round.
+TEST_F(SdkOneCheckPerProcess, ActivatingOrDeactivatingInTheProcessReplacesItsAnswer) {
+  Start();
+  const std::string license = NewLicense(3);
+  ClientConfig config = Config(license);
+  config.public_key = SigningPublicKey();
+  std::string error;
+  const auto plugin = Client::shared(config, error);
+  const Answer before = plugin->check_at_startup();
+  EXPECT_FALSE(before.ok());
+  EXPECT_EQ(before.source, Source::kNetwork) << Describe(before);
+  ASSERT_TRUE(plugin->activate().ok());
+  const Answer next = Client::shared(config, error)->check_at_startup();
+  EXPECT_TRUE(next.ok()) << "the next instance sees the activation: " << Describe(next);
+  ASSERT_TRUE(plugin->wait_for_background(seconds(10)));
+  ASSERT_TRUE(plugin->deactivate().ok());
+  const Answer after = Client::shared(config, error)->check_at_startup();
+  EXPECT_FALSE(after.ok()) << "the next instance sees the deactivation: " << Describe(after);
+}
+
 TEST_F(SdkOneCheckPerProcess, AGoodCachedAnswerAnswersAtOnceAndIsRefreshedInTheBackground) {
   Start();
   const std::string license = NewLicense(3);
