@@ -20,7 +20,7 @@ const std::string kStatusBody =
     R"("activations":3,"max":5,"machineTtl":null})";
 
 ResponseKey bench_key() {
-  auto key = ResponseKey::generate();
+  auto key = ResponseKey::generate(ResponseAlgorithm::kEd25519);
   if (!key.ok()) std::abort();
   return key.value();
 }
@@ -29,7 +29,9 @@ ResponseKey bench_key() {
 // header value.
 void BM_SignAnswer(benchmark::State& state) {
   const ResponseSigner signer({bench_key()});
-  for (auto _ : state) benchmark::DoNotOptimize(signer.sign(kBound, 200, kT, kStatusBody));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        signer.sign(ResponseAlgorithm::kEd25519, kBound, 200, kT, kStatusBody));
 }
 BENCHMARK(BM_SignAnswer);
 
@@ -53,8 +55,10 @@ BENCHMARK(BM_SignAnswerFreshContext);
 // What a client pays to check one answer (the SDK and licensectl with a pinned key).
 void BM_VerifyAnswer(benchmark::State& state) {
   const ResponseSigner signer({bench_key()});
-  const std::string header = signer.sign(kBound, 200, kT, kStatusBody).value();
-  const std::vector<PinnedResponseKey> pinned = {pin_ed25519(signer.signing_key().public_key())};
+  const std::string header =
+      signer.sign(ResponseAlgorithm::kEd25519, kBound, 200, kT, kStatusBody).value();
+  const std::vector<PinnedResponseKey> pinned = {
+      signer.signing_key(ResponseAlgorithm::kEd25519)->pinned()};
   for (auto _ : state) {
     benchmark::DoNotOptimize(verify_response_signature(pinned, header, kBound, 200, kStatusBody));
   }
