@@ -70,12 +70,12 @@ std::optional<int64_t> SharedVerifierAccepts(const HttpResponse& r, const Publis
 
 // Signed in ES256 by `key`, bound to `bound`, for both verifiers. `resp` is evaluated
 // once (a request sent twice is a replay).
-#define EXPECT_ES256_SIGNED(resp, key, bound)                                               \
-  do {                                                                                      \
-    SCOPED_TRACE("EXPECT_ES256_SIGNED");                                                    \
-    const HttpResponse& answer_ = (resp);                                                   \
-    EXPECT_TRUE(::bb::Es256SignedFor(answer_, (key).public_key, (bound), (key).kid));       \
-    EXPECT_TRUE(SharedVerifierAccepts(answer_, (key), (bound)).has_value());                \
+#define EXPECT_ES256_SIGNED(resp, key, bound)                                         \
+  do {                                                                                \
+    SCOPED_TRACE("EXPECT_ES256_SIGNED");                                              \
+    const HttpResponse& answer_ = (resp);                                             \
+    EXPECT_TRUE(::bb::Es256SignedFor(answer_, (key).public_key, (bound), (key).kid)); \
+    EXPECT_TRUE(SharedVerifierAccepts(answer_, (key), (bound)).has_value());          \
   } while (0)
 
 TEST_F(Es256Signatures, PublicKeysListsAnEd25519AndAnEs256KeyEachUnderItsDerivedKid) {
@@ -92,8 +92,7 @@ TEST_F(Es256Signatures, PublicKeysListsAnEd25519AndAnEs256KeyEachUnderItsDerived
   ASSERT_EQ(point.size(), 65u);
   EXPECT_EQ(point[0], '\x04') << "an uncompressed point";
   EXPECT_EQ(Str(keys[1], "kid"), KidOf(Str(keys[1], "publicKey"), "es256"));
-  EXPECT_TRUE(server().LogEventually("made response key " + Str(keys[1], "kid")))
-      << server().log();
+  EXPECT_TRUE(server().LogEventually("made response key " + Str(keys[1], "kid"))) << server().log();
 }
 
 TEST_F(Es256Signatures, AnAnswerAskingForEs256IsSignedWithThePublishedEs256Key) {
@@ -187,9 +186,14 @@ TEST_F(Es256Signatures, WithoutTheHeaderOrAskingForEd25519FirstTheAnswerIsEd2551
   const PublishedKeyInfo es256 = Es256Key();
   const std::string license = NewLicense(1);
   const std::vector<std::pair<std::optional<std::string>, bool>> cases = {
-      {std::nullopt, false},   {"ed25519", false},          {"ed25519, es256", false},
-      {"rs256, ps256", false}, {"", false},                 {"ES256", true},
-      {" rs256 ,Es256", true}, {"es256, ed25519", true},
+      {std::nullopt, false},
+      {"ed25519", false},
+      {"ed25519, es256", false},
+      {"rs256, ps256", false},
+      {"", false},
+      {"ES256", true},
+      {" rs256 ,Es256", true},
+      {"es256, ed25519", true},
   };
   for (const auto& [accept, es] : cases) {
     SCOPED_TRACE(accept.value_or("(no header)"));
@@ -271,8 +275,8 @@ TEST_F(Es256Signatures, MixedKeyFilesSignPerAlgorithmWithTheFirstOfEachAndAreAll
   const PublishedKeyInfo es_current = Generate("es-current.pem", "es256");
   const PublishedKeyInfo es_next = Generate("es-next.pem", "es256");
   ServerOptions options;
-  options.args = {"--response-key", KeyFile("es-current.pem"), "--response-key",
-                  KeyFile("ed.pem"), "--response-key", KeyFile("es-next.pem")};
+  options.args = {"--response-key",  KeyFile("es-current.pem"), "--response-key",
+                  KeyFile("ed.pem"), "--response-key",          KeyFile("es-next.pem")};
   Start(options);
   const json::value v = BodyJson(GetPublicKeys());
   const auto& keys = Arr(v, "keys");
@@ -295,10 +299,9 @@ TEST_F(Es256Signatures, AnIndependentPythonVerifierAcceptsTheGenuineAnswerAndRef
   const auto python_verifies = [&](const HttpResponse& r, const std::string& bound) {
     const std::string body_file = KeyFile("body.bin");
     std::ofstream(body_file, std::ios::binary | std::ios::trunc) << r.body;
-    return RunCommand({"/usr/bin/python3", LICENSED_ES256_VERIFIER, "--keys", keys_file,
-                       "--header", r.header(kResponseSignature).value_or(""),
-                       "--request-signature", bound, "--status", std::to_string(r.status),
-                       "--body", body_file});
+    return RunCommand({"/usr/bin/python3", LICENSED_ES256_VERIFIER, "--keys", keys_file, "--header",
+                       r.header(kResponseSignature).value_or(""), "--request-signature", bound,
+                       "--status", std::to_string(r.status), "--body", body_file});
   };
   const HttpRequest request = Asking("activate", Body(license, "machine-0001"));
   const HttpResponse r = Send(request);
