@@ -150,12 +150,11 @@ class LicensectlEs256 : public SdkTest {
  protected:
   CommandResult Run(const std::string& license, const std::string& public_key,
                     const std::string& command) const {
-    return bb::RunCommand({LICENSECTL_BINARY, "--url", Url(), "--key-id", bb::kPluginKey.id,
-                           "--secret", bb::kPluginKey.secret, "--license-key", license,
-                           "--machine-id", "es256-runner-0001", "--public-key", public_key,
-                           "--timeout", "5s", command},
-                          {{"XDG_CACHE_HOME", (dir().path() / "xdg").string()}},
-                          std::chrono::seconds(60));
+    return bb::RunCommand(
+        {LICENSECTL_BINARY, "--url", Url(), "--key-id", bb::kPluginKey.id, "--secret",
+         bb::kPluginKey.secret, "--license-key", license, "--machine-id", "es256-runner-0001",
+         "--public-key", public_key, "--timeout", "5s", command},
+        {{"XDG_CACHE_HOME", (dir().path() / "xdg").string()}}, std::chrono::seconds(60));
   }
 };
 
