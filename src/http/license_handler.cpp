@@ -87,6 +87,7 @@ ApiResult<Route> LicenseHandler::route(std::string_view method, std::string_view
 }
 
 ResponseAlgorithm LicenseHandler::answer_algorithm(const HttpRequestHeader* request) const {
+  if (config_.response_signer == nullptr) return ResponseAlgorithm::kEd25519;  // not signed
   const std::optional<std::string> accept =
       request != nullptr ? accept_signature_of(*request) : std::nullopt;
   return choose_response_algorithm(accept, config_.response_signer->algorithms());
@@ -132,10 +133,8 @@ void LicenseHandler::serve(const Route& route, const HttpRequest& req, const Req
   in.signing.timestamp = signing_header(req, "X-License-Timestamp");
   in.signing.nonce = signing_header(req, "X-License-Nonce");
   in.signing.signature = signing_header(req, "X-License-Signature");
-  const ResponseAlgorithm algorithm =
-      config_.response_signer != nullptr ? answer_algorithm(&req) : ResponseAlgorithm::kEd25519;
-  handle(route.as<Endpoint>(), in, std::string(ctx.request_id), ctx.executor, algorithm,
-         std::move(reply));
+  handle(route.as<Endpoint>(), in, std::string(ctx.request_id), ctx.executor,
+         answer_algorithm(&req), std::move(reply));
 }
 
 void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,

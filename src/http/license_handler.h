@@ -51,9 +51,9 @@ class LicenseHandler final : public HttpService {
               HttpReply reply) const;
 
  private:
-  // The algorithm an answer to `request` is signed in: its X-License-Accept-Signature
-  // (absent, or no header at all: Ed25519), against the keys the signer has. Only with
-  // a signer.
+  // The algorithm an answer to `request` is signed in: the first of its
+  // X-License-Accept-Signature the signer has a key for; Ed25519 without that header, or
+  // without a request header (one that could not be parsed: nothing was asked).
   ResponseAlgorithm answer_algorithm(const HttpRequestHeader* request) const;
   // Answers the pipeline's refusal, or runs the accepted request's operation.
   void answer(Endpoint endpoint, PipelineOutcome outcome, ResponseAlgorithm algorithm,
