@@ -129,6 +129,73 @@ TEST_F(SdkResponseVectors, ThePinnedKeyMayBeGivenAsPem) {
   EXPECT_EQ(response_key_id(*from_pem), str(vectors_, "kid"));
 }
 
+// The contract's ES256 vector (response-tree-vectors.json, member es256): its message is
+// the signed string of an answer to request 91d1b133... with this body.
+class SdkEs256Vector : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const json::object all = load(std::string(LICENSED_SPEC_DIR) + "/response-tree-vectors.json");
+    es_ = all.at("es256").as_object();
+    answer_.request_signature = "91d1b1334b6fcee0304de7ce4076625c7efe532bb1e441b279835ee07cff83ca";
+    answer_.status = 200;
+    answer_.body = R"({"ok":true,"n":100})";
+    answer_.signature = "kid=" + str(es_, "kid") + ", t=1795548520, es256=" + str(es_, "signature");
+    ASSERT_EQ(response_signing_string(answer_.request_signature, 200, 1795548520, answer_.body),
+              str(es_, "message"));
+  }
+  json::object es_;
+  SignedAnswer answer_;
+};
+
+TEST_F(SdkEs256Vector, APinnedP256KeyVerifiesTheVectorsAnswerAndAsksForEs256) {
+  auto pinned = parse_pinned_response_key(str(es_, "publicKey"));
+  ASSERT_TRUE(pinned.has_value());
+  EXPECT_EQ(pinned->algorithm, ResponseAlgorithm::kEs256);
+  EXPECT_EQ(pinned->kid.rfind("es256-", 0), 0u);
+  pinned->kid = str(es_, "kid");  // the vector's own kid, not a derived one
+  const std::vector<PinnedResponseKey> keys = {*pinned};
+  EXPECT_EQ(answer_signed_by(keys, answer_), 1795548520);
+  SignedAnswer edited = answer_;
+  edited.body[5] ^= 0x01;
+  EXPECT_FALSE(answer_signed_by(keys, edited));
+  EXPECT_EQ(accept_signature_for(keys), "es256");
+}
+
+TEST(AcceptSignature, AClientPinningAnEd25519KeyOrNoneSendsNoPreference) {
+  EXPECT_EQ(accept_signature_for({}), std::nullopt);
+  const auto ed25519 = parse_pinned_response_key("1N1nwWzbFLvnjcPWimY+7ItavGRxfVWzJzZiRjpr9qs=");
+  ASSERT_TRUE(ed25519.has_value());
+  EXPECT_EQ(accept_signature_for({*ed25519}), std::nullopt);
+}
+
+TEST(ClientCreate, APinnedKeyIsEd25519OrP256AndAnythingElseIsAConfigurationError) {
+  const auto make = [](const std::string& public_key) {
+    ClientConfig c;
+    c.url = "https://licenses.example.com";
+    c.key_id = "k";
+    c.secret = "s";
+    c.license_key = "L";
+    c.machine_id = "m";
+    c.public_key = public_key;
+    std::string error;
+    const bool made = Client::create(std::move(c), error) != nullptr;
+    return std::make_pair(made, error);
+  };
+  const std::string p256 =
+      "BKKOGPlAmUPN/B7TLAwYUDL42uLQKeQNXfUZACKmZsg0Wsdx2MhpzN8Iu97z9adLBULLP7jAoZox3nIBL9jthlE=";
+  EXPECT_TRUE(make(p256).first);
+  EXPECT_TRUE(make("1N1nwWzbFLvnjcPWimY+7ItavGRxfVWzJzZiRjpr9qs=").first);
+  // A point off the curve (its last byte changed), 64 bytes, 33 bytes.
+  std::string off_curve = p256;
+  off_curve[off_curve.size() - 3] = off_curve[off_curve.size() - 3] == 'A' ? 'B' : 'A';
+  for (const std::string& bad : {off_curve, std::string(86, 'A') + "==",
+                                 std::string("AiKOGPlAmUPN/B7TLAwYUDL42uLQKeQNXfUZACKmZsg0")}) {
+    const auto [made, error] = make(bad);
+    EXPECT_FALSE(made) << bad;
+    EXPECT_NE(error.find("public_key"), std::string::npos) << error;
+  }
+}
+
 TEST(ClassifyAnswer, MapsCodesToTheOutcomesOfSection11) {
   EXPECT_EQ(classify_answer(200, R"({"ok":true,"valid":true})", true).outcome, Outcome::kOk);
   EXPECT_EQ(classify_answer(200, R"({"ok":true,"valid":false})", true).outcome,

@@ -29,21 +29,21 @@ int no_passphrase(char*, int, int, void*) {
 struct BioFree {
   void operator()(BIO* b) const { BIO_free(b); }
 };
+struct PkeyCtxFree {
+  void operator()(EVP_PKEY_CTX* c) const { EVP_PKEY_CTX_free(c); }
+};
 
 }  // namespace
 
 Result<ResponseKey> ResponseKey::from_pkey(EVP_PKEY* owned, std::string_view source) {
   ResponseKey key;
   key.pkey_ = std::shared_ptr<EVP_PKEY>(owned, EVP_PKEY_free);
-  if (EVP_PKEY_get_id(owned) != EVP_PKEY_ED25519) {
-    return key_error(std::string(source) + ": not an Ed25519 private key");
+  auto pinned = pinned_key_of(owned);
+  ERR_clear_error();
+  if (!pinned) {
+    return key_error(std::string(source) + ": not an Ed25519 or P-256 (ES256) private key");
   }
-  size_t size = key.public_key_.size();
-  if (EVP_PKEY_get_raw_public_key(owned, key.public_key_.data(), &size) != 1 ||
-      size != key.public_key_.size()) {
-    return key_error(std::string(source) + ": cannot read the Ed25519 public key");
-  }
-  key.kid_ = response_key_id(key.public_key_);
+  key.public_ = std::move(*pinned);
   return key;
 }
 
@@ -57,8 +57,8 @@ Result<ResponseKey> ResponseKey::from_pem(std::string_view pem, std::string_view
   ERR_clear_error();
   if (key == nullptr) {
     return key_error(std::string(source) +
-                     ": not a PEM private key (expected an unencrypted PKCS#8 Ed25519 key, "
-                     "\"-----BEGIN PRIVATE KEY-----\")");
+                     ": not a PEM private key (expected an unencrypted PKCS#8 Ed25519 or P-256 "
+                     "key, \"-----BEGIN PRIVATE KEY-----\")");
   }
   return from_pkey(key, source);
 }
@@ -76,15 +76,17 @@ Result<ResponseKey> ResponseKey::load_file(const std::string& path) {
   return key;
 }
 
-Result<ResponseKey> ResponseKey::generate() {
+Result<ResponseKey> ResponseKey::generate(ResponseAlgorithm algorithm) {
+  const bool es256 = algorithm == ResponseAlgorithm::kEs256;
   EVP_PKEY* key = nullptr;
-  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, nullptr);
-  const bool made = ctx != nullptr && EVP_PKEY_keygen_init(ctx) == 1 &&
-                    EVP_PKEY_keygen(ctx, &key) == 1 && key != nullptr;
-  EVP_PKEY_CTX_free(ctx);
+  const std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> ctx(
+      EVP_PKEY_CTX_new_from_name(nullptr, es256 ? "EC" : "ED25519", nullptr));
+  const bool made = ctx && EVP_PKEY_keygen_init(ctx.get()) == 1 &&
+                    (!es256 || EVP_PKEY_CTX_set_group_name(ctx.get(), "P-256") == 1) &&
+                    EVP_PKEY_keygen(ctx.get(), &key) == 1 && key != nullptr;
   if (!made) {
     ERR_clear_error();
-    return Error::internal("cannot generate an Ed25519 key");
+    return Error::internal("cannot generate an " + std::string(algorithm_name(algorithm)) + " key");
   }
   return from_pkey(key, "generated key");
 }
@@ -112,7 +114,7 @@ Status ResponseKey::write_new_file(const std::string& path) const {
 }
 
 std::string ResponseKey::public_key_base64() const {
-  return base64_encode(public_key_.data(), public_key_.size());
+  return base64_encode(public_.public_key.data(), public_.public_key.size());
 }
 
 }  // namespace licensed

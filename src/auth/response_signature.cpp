@@ -4,7 +4,10 @@
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/ec.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/obj_mac.h>
+#include <openssl/objects.h>
 #include <openssl/param_build.h>
 #include <openssl/pem.h>
 
@@ -128,6 +131,41 @@ Pkey p256_public_key(const std::vector<uint8_t>& point) {
   return Pkey(key);
 }
 
+bool is_p256(EVP_PKEY* key) {
+  char group[64] = {};
+  size_t size = 0;
+  if (!EVP_PKEY_is_a(key, "EC") ||
+      EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group, &size) !=
+          1) {
+    return false;
+  }
+  int nid = OBJ_txt2nid(group);                          // "prime256v1"
+  if (nid == NID_undef) nid = EC_curve_nist2nid(group);  // "P-256"
+  return nid == NID_X9_62_prime256v1;
+}
+
+// The 65-byte uncompressed point of a P-256 key, whatever form it was read in.
+std::optional<std::vector<uint8_t>> p256_point(EVP_PKEY* key) {
+  if (!is_p256(key) ||
+      EVP_PKEY_set_utf8_string_param(key, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                     OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_UNCOMPRESSED) != 1) {
+    return std::nullopt;
+  }
+  std::vector<uint8_t> point(kP256PointSize);
+  size_t size = 0;
+  if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point.data(),
+                                      point.size(), &size) != 1 ||
+      size != kP256PointSize) {
+    return std::nullopt;
+  }
+  return point;
+}
+
+PinnedResponseKey pin_raw(ResponseAlgorithm algorithm, std::vector<uint8_t> public_key) {
+  std::string kid = response_key_id(algorithm, public_key);
+  return {std::move(kid), algorithm, std::move(public_key)};
+}
+
 // ES256's r || s as the DER ECDSA-Sig-Value OpenSSL verifies.
 std::optional<std::vector<uint8_t>> es256_der(const std::array<uint8_t, 64>& raw) {
   const std::unique_ptr<ECDSA_SIG, EcdsaSigFree> sig(ECDSA_SIG_new());
@@ -184,16 +222,31 @@ std::string response_signing_string(std::optional<std::string_view> request_sign
   return out;
 }
 
-std::string response_key_id(const Ed25519PublicKey& public_key) {
+std::string_view algorithm_token(ResponseAlgorithm algorithm) {
+  return algorithm == ResponseAlgorithm::kEs256 ? "es256" : "ed25519";
+}
+
+std::string_view algorithm_name(ResponseAlgorithm algorithm) {
+  return algorithm == ResponseAlgorithm::kEs256 ? "ES256" : "Ed25519";
+}
+
+std::string response_key_id(ResponseAlgorithm algorithm, const std::vector<uint8_t>& public_key) {
   const Sha256Digest digest =
       sha256(std::string_view(reinterpret_cast<const char*>(public_key.data()), public_key.size()));
-  return "ed25519-" + to_hex(digest.data(), 8);
+  return std::string(algorithm_token(algorithm)) + "-" + to_hex(digest.data(), 8);
+}
+
+std::string response_key_id(const Ed25519PublicKey& public_key) {
+  return response_key_id(ResponseAlgorithm::kEd25519,
+                         std::vector<uint8_t>(public_key.begin(), public_key.end()));
 }
 
 std::string format_response_signature(std::string_view kid, int64_t t,
-                                      const Ed25519Signature& signature) {
+                                      const RawResponseSignature& signature,
+                                      ResponseAlgorithm algorithm) {
   std::string out;
-  out.append("kid=").append(kid).append(", t=").append(std::to_string(t)).append(", ed25519=");
+  out.append("kid=").append(kid).append(", t=").append(std::to_string(t)).append(", ");
+  out.append(algorithm_token(algorithm)).append("=");
   out.append(base64_encode(signature.data(), signature.size()));
   return out;
 }
@@ -227,8 +280,15 @@ std::optional<ParsedResponseSignature> parse_response_signature(std::string_view
 }
 
 PinnedResponseKey pin_ed25519(const Ed25519PublicKey& public_key) {
-  return {response_key_id(public_key), ResponseAlgorithm::kEd25519,
-          std::vector<uint8_t>(public_key.begin(), public_key.end())};
+  return pin_raw(ResponseAlgorithm::kEd25519,
+                 std::vector<uint8_t>(public_key.begin(), public_key.end()));
+}
+
+std::optional<PinnedResponseKey> pinned_key_of(EVP_PKEY* key) {
+  if (key == nullptr) return std::nullopt;
+  if (const auto ed25519 = raw_public_key(key)) return pin_ed25519(*ed25519);
+  if (auto point = p256_point(key)) return pin_raw(ResponseAlgorithm::kEs256, std::move(*point));
+  return std::nullopt;
 }
 
 std::optional<int64_t> verify_response_signature(const std::vector<PinnedResponseKey>& pinned,
@@ -270,6 +330,26 @@ std::optional<Ed25519PublicKey> parse_response_public_key(std::string_view text)
   if (!bytes || bytes->size() != out.size()) return std::nullopt;
   std::copy(bytes->begin(), bytes->end(), out.begin());
   return out;
+}
+
+std::optional<PinnedResponseKey> parse_pinned_response_key(std::string_view text) {
+  if (text.find("-----BEGIN") != std::string_view::npos) {
+    const std::unique_ptr<BIO, BioFree> bio(
+        BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
+    if (!bio) return std::nullopt;
+    const Pkey key(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
+    ERR_clear_error();
+    return pinned_key_of(key.get());
+  }
+  auto bytes = base64_decode(text);
+  if (!bytes) return std::nullopt;
+  if (bytes->size() == 32) return pin_raw(ResponseAlgorithm::kEd25519, std::move(*bytes));
+  // fromdata checks that the point is on the curve.
+  if (!p256_public_key(*bytes)) {
+    ERR_clear_error();
+    return std::nullopt;
+  }
+  return pin_raw(ResponseAlgorithm::kEs256, std::move(*bytes));
 }
 
 }  // namespace licensed
