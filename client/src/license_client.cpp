@@ -399,9 +399,10 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
 
 Answer Client::activate(std::stop_token stop) {
   SignedAnswer signed_answer;
+  const uint64_t asked_at = machine_changes();
   Answer a = call("activate", body(true), config_.timeout, &signed_answer, std::move(stop));
   if (a.ok()) activated_ = true;
-  keep_or_drop("activate", a, signed_answer);
+  keep_or_drop("activate", a, signed_answer, asked_at);
   if (a.ok()) forget_startup_answer();
   explain(a);
   return a;
@@ -409,19 +410,21 @@ Answer Client::activate(std::stop_token stop) {
 
 Answer Client::heartbeat(std::stop_token stop) {
   SignedAnswer signed_answer;
+  const uint64_t asked_at = machine_changes();
   Answer a = call("heartbeat", body(false), config_.timeout, &signed_answer, stop);
   if (a.code == 1707 && activated_ && !a.bound_to_dash) return activate(std::move(stop));
   if (a.ok()) activated_ = true;
-  keep_or_drop("heartbeat", a, signed_answer);
+  keep_or_drop("heartbeat", a, signed_answer, asked_at);
   explain(a);
   return a;
 }
 
 Answer Client::deactivate(std::stop_token stop) {
   SignedAnswer signed_answer;
+  const uint64_t asked_at = machine_changes();
   Answer a = call("deactivate", body(false), config_.timeout, &signed_answer, std::move(stop));
   if (a.ok() || a.code == 1707) activated_ = false;
-  keep_or_drop("deactivate", a, signed_answer);
+  keep_or_drop("deactivate", a, signed_answer, asked_at);
   if (a.ok()) forget_startup_answer();
   explain(a);
   return a;
@@ -435,6 +438,7 @@ Answer Client::status(std::stop_token stop) {
 
 Answer Client::status_within(milliseconds budget, std::stop_token stop) {
   SignedAnswer signed_answer;
+  const uint64_t asked_at = machine_changes();
   Answer a = call("status", body(false), budget, &signed_answer, std::move(stop));
   if (a.ok() &&
       !status_is_about(a.body, config_.license_key, config_.machine_id, config_.product)) {
@@ -444,7 +448,7 @@ Answer Client::status_within(milliseconds budget, std::stop_token stop) {
     a.message = "the license server's answer is not about this computer and product";
     return a;
   }
-  keep_or_drop("status", a, signed_answer);
+  keep_or_drop("status", a, signed_answer, asked_at);
   return a;
 }
 
@@ -453,7 +457,20 @@ int64_t Client::trusted_now() const {
   return std::max(now, cache_.latest_time().value_or(now));
 }
 
-void Client::keep_or_drop(std::string_view endpoint, Answer& a, const SignedAnswer& signed_answer) {
+uint64_t Client::machine_changes() const {
+  MutexLock lock(cache_mu_);
+  return machine_changes_;
+}
+
+void Client::keep_or_drop(std::string_view endpoint, Answer& a, const SignedAnswer& signed_answer,
+                          uint64_t asked_at) {
+  if (config_.answer_arrived) config_.answer_arrived(endpoint);
+  MutexLock lock(cache_mu_);
+  const bool changes_machine = a.ok() && (endpoint == "activate" || endpoint == "deactivate");
+  if (changes_machine) ++machine_changes_;
+  // A status asked before this process activated or deactivated the machine answered
+  // an older question: the cache already holds what the change made of it.
+  if (endpoint == "status" && asked_at != machine_changes_) return;
   // Without a pinned key nothing could tell a file we wrote from a hand-written one; an
   // answer bound to "-" says nothing about the license (docs/protocol.md §13.6).
   if (pinned_.empty() || a.source != Source::kNetwork || a.bound_to_dash) return;

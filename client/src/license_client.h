@@ -69,6 +69,8 @@ struct ClientConfig {
   std::chrono::milliseconds refresh_after{std::chrono::hours(1)};
   // For tests: HttpRequestSpec::resolver_start, for every request.
   std::function<void()> resolver_start;
+  // For tests: called with the endpoint when its answer arrived, before it is kept.
+  std::function<void(std::string_view endpoint)> answer_arrived;
 };
 
 class Client : public std::enable_shared_from_this<Client> {
@@ -132,7 +134,12 @@ class Client : public std::enable_shared_from_this<Client> {
   // What a verified answer of `endpoint` (bound to our request) does to the cache: a yes
   // about this machine is stored, a no (valid:false, 1703, 1704) drops it. Also tells
   // the answer how long it stays good.
-  void keep_or_drop(std::string_view endpoint, Answer& a, const SignedAnswer& signed_answer);
+  // `asked_at` is machine_changes_ when the request was sent: a status answer older than
+  // this process's last activation or deactivation is not kept (it would bring back an
+  // answer the deactivation removed).
+  void keep_or_drop(std::string_view endpoint, Answer& a, const SignedAnswer& signed_answer,
+                    uint64_t asked_at) EXCLUDES(cache_mu_);
+  uint64_t machine_changes() const EXCLUDES(cache_mu_);
   // True when a 200 of `endpoint` (status or activate) says this machine may use the
   // license: status_is_about or activation_is_about with this client's configuration.
   bool answer_allows_use(std::string_view endpoint, const std::string& body) const;
@@ -155,6 +162,10 @@ class Client : public std::enable_shared_from_this<Client> {
   std::vector<PinnedResponseKey> pinned_;  // empty: answers are not verified
   std::filesystem::path cache_dir_;
   AnswerCache cache_;
+  // Orders the cache's writes against activations and deactivations; held for file I/O
+  // only, never across the network, and never taken by a reader.
+  mutable Mutex cache_mu_;
+  uint64_t machine_changes_ GUARDED_BY(cache_mu_) = 0;  // activations + deactivations done
   mutable Mutex mu_;  // guards offset_ and startup_; never held across the network
   int64_t offset_ GUARDED_BY(mu_) = 0;
   std::atomic<bool> activated_{false};  // this client's machine held a slot when last asked

@@ -10,6 +10,7 @@
 #include <openssl/evp.h>
 
 #include <fstream>
+#include <future>
 #include <latch>
 #include <sstream>
 #include <thread>
@@ -271,6 +272,36 @@ TEST_F(SdkOneCheckPerProcess, ActivatingOrDeactivatingInTheProcessReplacesItsAns
   ASSERT_TRUE(plugin->deactivate().ok());
   const Answer after = Client::shared(config, error)->check_at_startup();
   EXPECT_FALSE(after.ok()) << "the next instance sees the deactivation: " << Describe(after);
+}
+
+// A background refresh whose "valid" left the server before a deactivation but arrives
+// after it must not write the cache the deactivation emptied (seen as a flaky
+// InstalledPackage test: the next process found the machine licensed offline).
+TEST_F(SdkOneCheckPerProcess, ARefreshAnsweredBeforeADeactivationDoesNotBringBackTheCache) {
+  Start();
+  const std::string license = NewLicense(3);
+  ClientConfig config = Config(license);
+  config.public_key = SigningPublicKey();
+  std::promise<void> refresh_arrived;
+  std::promise<void> deactivated;
+  auto released = deactivated.get_future().share();
+  std::atomic<bool> first_status{true};
+  config.answer_arrived = [&](std::string_view endpoint) {
+    if (endpoint != "status" || !first_status.exchange(false)) return;
+    refresh_arrived.set_value();
+    released.wait_for(seconds(20));
+  };
+  auto plugin = Make(config);
+  ASSERT_TRUE(plugin->activate().ok());
+  const Answer startup = plugin->check_at_startup();
+  EXPECT_EQ(startup.source, Source::kCache) << Describe(startup);
+  ASSERT_EQ(refresh_arrived.get_future().wait_for(seconds(20)), std::future_status::ready);
+  EXPECT_TRUE(plugin->deactivate().ok());
+  deactivated.set_value();
+  ASSERT_TRUE(plugin->wait_for_background(seconds(20)));
+  EXPECT_FALSE(AnswerCache(CacheDir()).load(license, config.machine_id).has_value())
+      << "the late refresh wrote the deactivated machine's answer back";
+  EXPECT_FALSE(Make(config)->check_cached().ok()) << "a new process is not licensed offline";
 }
 
 TEST_F(SdkOneCheckPerProcess, AGoodCachedAnswerAnswersAtOnceAndIsRefreshedInTheBackground) {
