@@ -21,7 +21,7 @@ class PgTx final : public StoreTx {
                                              int64_t limit) override;
   Result<Product> insert_product(std::string_view slug, std::string_view name,
                                  UnixMillis now) override;
-  Result<License> insert_license(const NewLicense& license) override;
+  Result<License> insert_license(const NewLicense& n) override;
   Status update_license(const License& license) override;
   Result<std::optional<Activation>> find_activation(int64_t license_id,
                                                     std::string_view machine_id) override;

@@ -20,7 +20,7 @@ class SqliteTx final : public StoreTx {
   Result<std::vector<Product>> list_products() override;
   Result<Product> insert_product(std::string_view slug, std::string_view name,
                                  UnixMillis now) override;
-  Result<License> insert_license(const NewLicense& license) override;
+  Result<License> insert_license(const NewLicense& n) override;
   Status update_license(const License& license) override;
   Result<std::vector<License>> list_licenses(const LicenseFilter& filter, int64_t after_id,
                                              int64_t limit) override;
