@@ -90,8 +90,7 @@ std::unique_ptr<void, KeyDestroy> p256_public_key(const std::vector<uint8_t>& po
   std::memcpy(blob.data() + sizeof header, point.data() + 1, 2 * kP256CoordinateSize);
   BCRYPT_KEY_HANDLE key = nullptr;
   if (!BCRYPT_SUCCESS(BCryptImportKeyPair(ecdsa_p256_provider(), nullptr, BCRYPT_ECCPUBLIC_BLOB,
-                                          &key, blob.data(), static_cast<ULONG>(blob.size()),
-                                          0))) {
+                                          &key, blob.data(), static_cast<ULONG>(blob.size()), 0))) {
     return nullptr;
   }
   return std::unique_ptr<void, KeyDestroy>(key);
@@ -190,8 +189,7 @@ bool verify_es256(const std::vector<uint8_t>& public_key, const std::array<uint8
   const auto key = p256_public_key(public_key);
   if (!key || !sha256(message, digest)) return false;
   // CNG takes ECDSA signatures as r || s already, and verifies a digest.
-  return BCryptVerifySignature(key.get(), nullptr, digest.data(),
-                               static_cast<ULONG>(digest.size()),
+  return BCryptVerifySignature(key.get(), nullptr, digest.data(), static_cast<ULONG>(digest.size()),
                                const_cast<PUCHAR>(signature.data()),
                                static_cast<ULONG>(signature.size()), 0) == 0;
 }

@@ -233,8 +233,8 @@ bool ed25519_available() {
 
 bool verify_ed25519(const std::array<uint8_t, 32>& public_key,
                     const std::array<uint8_t, 64>& signature, std::string_view message) {
-  const Pkey key(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, public_key.data(),
-                                             public_key.size()));
+  const Pkey key(
+      EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, public_key.data(), public_key.size()));
   return verify_with(key.get(), nullptr, signature.data(), signature.size(), message);
 }
 
@@ -247,7 +247,8 @@ bool verify_es256(const std::vector<uint8_t>& public_key, const std::array<uint8
 
 std::optional<RawPublicKey> public_key_from_pem(std::string_view pem) {
   if (pem.size() > INT_MAX) return std::nullopt;
-  const std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
+  const std::unique_ptr<BIO, BioFree> bio(
+      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   if (!bio) return std::nullopt;
   const Pkey key(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
   if (!key) return std::nullopt;

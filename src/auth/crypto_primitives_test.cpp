@@ -69,8 +69,9 @@ TEST(CryptoPrimitives, HmacSha256GivesRfc4231sAnswersAndTheSigningVectorsSignatu
   EXPECT_EQ(hmac_text("Jefe", "what do ya want for nothing?"),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
   // A key longer than the block size is hashed first (RFC 4231 case 6).
-  EXPECT_EQ(hmac_text(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First"),
-            "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
+  EXPECT_EQ(
+      hmac_text(std::string(131, '\xaa'), "Test Using Larger Than Block-Size Key - Hash Key First"),
+      "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
   const auto vectors = load_spec_file("signing-vectors.json");
   for (const auto& v : vectors.at("vectors").as_array()) {
     EXPECT_EQ("v1=" + hmac_text(str(v, "secret"), str(v, "canonical")), str(v, "signature"));
@@ -195,7 +196,8 @@ TEST(CryptoPrimitives, APemPublicKeyGivesItsRawBytesForEd25519AndP256Only) {
   const size_t in_the_oid = damaged.find('\n') + 17;
   damaged[in_the_oid] = damaged[in_the_oid] == 'A' ? 'B' : 'A';
   EXPECT_FALSE(crypto::public_key_from_pem(damaged).has_value());
-  EXPECT_FALSE(crypto::public_key_from_pem("11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=").has_value());
+  EXPECT_FALSE(
+      crypto::public_key_from_pem("11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=").has_value());
 }
 
 // Item 5 of the Windows SDK issue: what one ES256 verification costs here (natively with
