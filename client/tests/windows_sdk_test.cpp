@@ -207,8 +207,11 @@ class WindowsSdk : public SdkTest {
   static std::string Licensectl() {
     return (WindowsBuildDir() / "bin" / "licensectl.exe").string();
   }
-  static std::string Host() {
-    return (WindowsBuildDir() / "build" / "startup_check_host.exe").string();
+  // The start-up check host with the DLL, or with the static library linked in.
+  static std::string Host(bool dll = true) {
+    return (WindowsBuildDir() / "build" /
+            (dll ? "startup_check_host.exe" : "startup_check_host_static.exe"))
+        .string();
   }
 
   static EnvVars WineEnv(EnvVars env) {
@@ -257,15 +260,16 @@ class WindowsSdk : public SdkTest {
 
   // startup_check_host.exe: the start-up check of a plugin loading license_client.dll.
   CommandResult RunHost(const std::string& url, const std::string& license,
-                        const std::string& machine, const std::string& public_key) const {
-    return RunWine({Host()}, {{"LICENSE_SERVER_URL", url},
-                              {"LICENSE_KEY_ID", bb::kPluginKey.id},
-                              {"LICENSE_SECRET", bb::kPluginKey.secret},
-                              {"LICENSE_KEY", license},
-                              {"LICENSE_MACHINE_ID", machine},
-                              {"LICENSE_PUBLIC_KEY", public_key},
-                              {"LICENSE_CACHE_DIR", WinePath(CacheDir())},
-                              {"LICENSE_STARTUP_BUDGET_MS", "5000"}});
+                        const std::string& machine, const std::string& public_key,
+                        const std::string& host = Host()) const {
+    return RunWine({host}, {{"LICENSE_SERVER_URL", url},
+                            {"LICENSE_KEY_ID", bb::kPluginKey.id},
+                            {"LICENSE_SECRET", bb::kPluginKey.secret},
+                            {"LICENSE_KEY", license},
+                            {"LICENSE_MACHINE_ID", machine},
+                            {"LICENSE_PUBLIC_KEY", public_key},
+                            {"LICENSE_CACHE_DIR", WinePath(CacheDir())},
+                            {"LICENSE_STARTUP_BUDGET_MS", "5000"}});
   }
 
   static std::string* wine_;
@@ -384,6 +388,58 @@ TEST_F(WindowsSdk, TheStartupCheckIsServedFromTheCacheWhenTheServerIsDown) {
   const CommandResult edited = RunHost(url, license, "windows-plugin-01", key);
   EXPECT_EQ(edited.exit_code, 5) << edited.Describe();
   EXPECT_EQ(edited.out.find("source=cache"), std::string::npos) << edited.Describe();
+}
+
+// The one-file option: the static library linked into the host, nothing beside it.
+TEST_F(WindowsSdk, TheSdkLinkedStaticallyIntoAHostChecksLikeTheDll) {
+  Start();
+  const std::string license = NewLicense(1);
+  const std::string key = Es256PublicKey();
+  ASSERT_EQ(
+      RunLicensectl(For(license, "windows-static-1", {"--public-key", key, "activate"})).exit_code,
+      0);
+  const CommandResult r = RunHost(Url(), license, "windows-static-1", key, Host(/*dll=*/false));
+  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_NE(r.out.find("source=network"), std::string::npos) << r.Describe();
+}
+
+// docs/sdk-windows.md's osslsigncode recipe, with a self-signed certificate and no
+// timestamp (no network here): the signed DLL verifies and still loads and checks.
+TEST_F(WindowsSdk, ACodeSignedDllLoadsAndChecksLikeTheUnsignedOne) {
+  const std::string osslsigncode = OnPath("osslsigncode");
+  const std::string openssl = OnPath("openssl");
+  if (osslsigncode.empty() || openssl.empty()) {
+    GTEST_SKIP() << "osslsigncode or openssl is not installed";
+  }
+  Start();
+  const std::string license = NewLicense(1);
+  const std::string key = Es256PublicKey();
+  ASSERT_EQ(
+      RunLicensectl(For(license, "windows-signed-1", {"--public-key", key, "activate"})).exit_code,
+      0);
+  const auto signed_dir = dir().path() / "signed";
+  std::filesystem::create_directories(signed_dir);
+  const auto cert = (signed_dir / "cert.pem").string();
+  const auto private_key = (signed_dir / "key.pem").string();
+  const CommandResult made =
+      bb::RunCommand({openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                      private_key, "-out", cert, "-days", "2", "-subj",
+                      "/CN=licensed test code signing", "-addext", "extendedKeyUsage=codeSigning"});
+  ASSERT_EQ(made.exit_code, 0) << made.Describe();
+  const auto dll = signed_dir / "license_client.dll";
+  const CommandResult signed_dll = bb::RunCommand(
+      {osslsigncode, "sign", "-certs", cert, "-key", private_key, "-h", "sha256", "-n",
+       "license_client", "-in", (WindowsBuildDir() / "bin" / "license_client.dll").string(), "-out",
+       dll.string()});
+  ASSERT_EQ(signed_dll.exit_code, 0) << signed_dll.Describe();
+  const CommandResult verified =
+      bb::RunCommand({osslsigncode, "verify", "-CAfile", cert, "-in", dll.string()});
+  EXPECT_EQ(verified.exit_code, 0) << verified.Describe();
+  std::filesystem::copy_file(Host(), signed_dir / "startup_check_host.exe");
+  const CommandResult r = RunHost(Url(), license, "windows-signed-1", key,
+                                  (signed_dir / "startup_check_host.exe").string());
+  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_NE(r.out.find("source=network"), std::string::npos) << r.Describe();
 }
 
 TEST_F(WindowsSdk, ASilentServerMakesLicensectlGiveUpWithinItsTimeout) {
