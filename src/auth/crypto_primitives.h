@@ -72,6 +72,11 @@ bool verify_ed25519(const std::array<uint8_t, 32>& public_key,
 bool verify_es256(const std::vector<uint8_t>& public_key, const std::array<uint8_t, 64>& signature,
                   std::string_view message);
 
+// True when `point` is a P-256 public key as ES256 pins it: 65 bytes, 04 || X || Y, on
+// the curve as far as the library checks (OpenSSL does; Wine's CNG takes any X and Y,
+// and then verifies nothing with them).
+bool is_p256_public_key(const std::vector<uint8_t>& point);
+
 // The public keys a client may pin, as their raw bytes: Ed25519's 32, or P-256's
 // 65-byte uncompressed point.
 enum class PublicKeyType { kEd25519, kP256 };

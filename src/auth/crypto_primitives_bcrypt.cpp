@@ -194,6 +194,10 @@ bool verify_es256(const std::vector<uint8_t>& public_key, const std::array<uint8
                                static_cast<ULONG>(signature.size()), 0) == 0;
 }
 
+bool is_p256_public_key(const std::vector<uint8_t>& point) {
+  return p256_public_key(point) != nullptr;  // CNG refuses a point off the curve
+}
+
 std::optional<RawPublicKey> public_key_from_pem(std::string_view pem) {
   const auto body = pem_body(pem);
   const auto der = body ? base64_decode(*body) : std::nullopt;

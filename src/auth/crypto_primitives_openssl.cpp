@@ -4,6 +4,7 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <openssl/pem.h>
@@ -243,6 +244,12 @@ bool verify_es256(const std::vector<uint8_t>& public_key, const std::array<uint8
   const Pkey key = p256_public_key(public_key);
   const auto der = es256_der(signature);
   return key && der && verify_with(key.get(), EVP_sha256(), der->data(), der->size(), message);
+}
+
+bool is_p256_public_key(const std::vector<uint8_t>& point) {
+  const bool valid = p256_public_key(point) != nullptr;  // fromdata checks the curve
+  ERR_clear_error();
+  return valid;
 }
 
 std::optional<RawPublicKey> public_key_from_pem(std::string_view pem) {
