@@ -45,13 +45,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (parsed->tree) {
       require(parsed->tree->size >= 1 && parsed->tree->size <= 4096, "tree size out of range");
       require(parsed->tree->index < parsed->tree->size, "index past the tree");
-    } else if (parsed->algorithm == ResponseAlgorithm::kEd25519) {
-      Ed25519Signature signature{};
-      std::copy(parsed->signature.begin(), parsed->signature.end(), signature.begin());
-      const auto again =
-          parse_response_signature(format_response_signature(parsed->kid, parsed->t, signature));
+    } else {
+      // Either algorithm: the server formats ES256 answers with the same function.
+      const auto again = parse_response_signature(
+          format_response_signature(parsed->kid, parsed->t, parsed->signature, parsed->algorithm));
       require(again && again->kid == parsed->kid && again->t == parsed->t &&
-                  again->signature == parsed->signature && !again->tree,
+                  again->algorithm == parsed->algorithm && again->signature == parsed->signature &&
+                  !again->tree,
               "a parsed plain header does not survive formatting");
     }
   }

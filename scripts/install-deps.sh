@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libboost1.81-dev libboost-json1.81-dev libssl-dev libsqlite3-dev
   libspdlog-dev libfmt-dev libcli11-dev libtomlplusplus-dev
-  libgtest-dev libgmock-dev libbenchmark-dev sqlite3 curl python3 python3-yaml
+  libgtest-dev libgmock-dev libbenchmark-dev sqlite3 curl python3 python3-yaml python3-cryptography
   libcurl4-openssl-dev
   clang-14 libclang-rt-14-dev
   libhiredis-dev redis-server nginx

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <thread>
 
@@ -215,17 +216,48 @@ Result<VolatileState> make_volatile_state(const ServeConfig& config, const Clock
   return s;
 }
 
-// Without --response-key the store's own key signs: read it, and make it on the first
-// start (in a write transaction, so servers starting together on one store agree).
-Result<ResponseKey> store_response_key(Store& store, const Clock& clock) {
-  auto found =
-      run_blocking(store, TxKind::kRead, [](StoreTx& tx) { return find_stored_response_key(tx); });
+// Without a --response-key of `algorithm` the store's own key of it signs: read it, and
+// make it on the first start (in a write transaction, so servers starting together on
+// one store agree).
+Result<ResponseKey> store_response_key(Store& store, const Clock& clock,
+                                       ResponseAlgorithm algorithm) {
+  auto found = run_blocking(store, TxKind::kRead, [algorithm](StoreTx& tx) {
+    return find_stored_response_key(tx, algorithm);
+  });
   if (!found.ok()) return found.error();
   if (found.value()) return std::move(*found.value());
-  auto made = run_blocking(store, TxKind::kWrite,
-                           [&](StoreTx& tx) { return stored_response_key(tx, clock.now_ms()); });
+  auto made = run_blocking(store, TxKind::kWrite, [&](StoreTx& tx) {
+    return stored_response_key(tx, algorithm, clock.now_ms());
+  });
   if (made.ok()) spdlog::info("made response key {} and kept it in the store", made->kid());
   return made;
+}
+
+bool has_key_of(const std::vector<ResponseKey>& keys, ResponseAlgorithm algorithm) {
+  return std::any_of(keys.begin(), keys.end(),
+                     [algorithm](const ResponseKey& k) { return k.algorithm() == algorithm; });
+}
+
+// The configured keys, then the store's key of each algorithm none of them has, so that
+// the server always signs in both (docs/protocol.md §13.4).
+Status add_store_response_keys(std::vector<ResponseKey>& keys, Store& store, const Clock& clock) {
+  for (const ResponseAlgorithm a : {ResponseAlgorithm::kEd25519, ResponseAlgorithm::kEs256}) {
+    if (has_key_of(keys, a)) continue;
+    auto key = store_response_key(store, clock, a);
+    if (!key.ok()) return key.error();
+    keys.push_back(std::move(key.value()));
+  }
+  return Ok{};
+}
+
+// "ed25519-... (Ed25519), es256-... (ES256)": the keys that sign, for the start-up log.
+std::string signing_kids(const ResponseSigner& signer) {
+  std::string out;
+  for (const ResponseAlgorithm a : signer.algorithms()) {
+    if (!out.empty()) out += ", ";
+    out += signer.signing_key(a)->kid() + " (" + std::string(algorithm_name(a)) + ")";
+  }
+  return out;
 }
 
 // The connection cap the descriptors allow, after raising their soft limit to the hard
@@ -330,19 +362,15 @@ int serve(const ServeConfig& config) {
   auto nonce_purge = std::make_unique<RememberedNoncePurge>(
       *store.value(), clock, std::chrono::seconds(config.timestamp_window));
 
-  if (response_keys.empty()) {
-    auto key = store_response_key(*store.value(), clock);
-    if (!key.ok()) {
-      std::cerr << "licensed: cannot keep a response key in the store "
-                << redact_url_credentials(config.store) << ": " << key.error().message
-                << "; give one with --response-key FILE\n";
-      return exit_code_of(key.error().code, CliStage::kRunning);
-    }
-    response_keys.push_back(std::move(key.value()));
+  if (auto kept = add_store_response_keys(response_keys, *store.value(), clock); !kept.ok()) {
+    std::cerr << "licensed: cannot keep a response key in the store "
+              << redact_url_credentials(config.store) << ": " << kept.error().message
+              << "; give one of each algorithm with --response-key FILE\n";
+    return exit_code_of(kept.error().code, CliStage::kRunning);
   }
   const ResponseSigner response_signer(std::move(response_keys));
-  spdlog::info("answers are signed with response key {} ({} key(s) published)",
-               response_signer.signing_key().kid(), response_signer.keys().size());
+  spdlog::info("answers are signed with response keys {} ({} key(s) published)",
+               signing_kids(response_signer), response_signer.keys().size());
   KeyRing keys(config.signing_keys);
   Store* store_ptr = store.value().get();
   metrics.add_gauge({"licensed_store_queue_depth", "Store jobs queued or running.",

@@ -1,6 +1,7 @@
 // Signed responses (docs/protocol.md §13): what signing one answer costs the server, with the
 // per-thread signing context it keeps (ResponseSigner) and with a context made per
 // answer, which is what the per-thread context saves. The Ed25519 arithmetic dominates.
+// ES256 (docs/protocol.md §13.4) for comparison: its context is initialised per answer.
 #include <benchmark/benchmark.h>
 #include <openssl/evp.h>
 
@@ -19,8 +20,8 @@ const std::string kStatusBody =
     R"({"valid":true,"status":"active","product":"bench-plugin","expiresAt":null,)"
     R"("activations":3,"max":5,"machineTtl":null})";
 
-ResponseKey bench_key() {
-  auto key = ResponseKey::generate();
+ResponseKey bench_key(ResponseAlgorithm algorithm = ResponseAlgorithm::kEd25519) {
+  auto key = ResponseKey::generate(algorithm);
   if (!key.ok()) std::abort();
   return key.value();
 }
@@ -29,9 +30,20 @@ ResponseKey bench_key() {
 // header value.
 void BM_SignAnswer(benchmark::State& state) {
   const ResponseSigner signer({bench_key()});
-  for (auto _ : state) benchmark::DoNotOptimize(signer.sign(kBound, 200, kT, kStatusBody));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(
+        signer.sign(ResponseAlgorithm::kEd25519, kBound, 200, kT, kStatusBody));
 }
 BENCHMARK(BM_SignAnswer);
+
+// The same answer signed in ES256 (ECDSA P-256, SHA-256, DER converted to r || s).
+void BM_SignAnswerEs256(benchmark::State& state) {
+  const ResponseSigner signer({bench_key(ResponseAlgorithm::kEs256)});
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(signer.sign(ResponseAlgorithm::kEs256, kBound, 200, kT, kStatusBody));
+  }
+}
+BENCHMARK(BM_SignAnswerEs256);
 
 // The same signature with a context initialised for each answer.
 void BM_SignAnswerFreshContext(benchmark::State& state) {
@@ -53,8 +65,10 @@ BENCHMARK(BM_SignAnswerFreshContext);
 // What a client pays to check one answer (the SDK and licensectl with a pinned key).
 void BM_VerifyAnswer(benchmark::State& state) {
   const ResponseSigner signer({bench_key()});
-  const std::string header = signer.sign(kBound, 200, kT, kStatusBody).value();
-  const std::vector<PinnedResponseKey> pinned = {pin_ed25519(signer.signing_key().public_key())};
+  const std::string header =
+      signer.sign(ResponseAlgorithm::kEd25519, kBound, 200, kT, kStatusBody).value();
+  const std::vector<PinnedResponseKey> pinned = {
+      signer.signing_key(ResponseAlgorithm::kEd25519)->pinned()};
   for (auto _ : state) {
     benchmark::DoNotOptimize(verify_response_signature(pinned, header, kBound, 200, kStatusBody));
   }

@@ -131,7 +131,8 @@ int run_licensectl(int argc, char** argv) {
   app.add_option("--machine-name", o.machine_name, "shown to the customer")
       ->envname("LICENSE_MACHINE_NAME");
   app.add_option("--public-key", o.public_key,
-                 "pinned response key: base64 of the raw 32 bytes, or a PEM file")
+                 "pinned response key: Ed25519 (base64 of the raw 32 bytes) or P-256 for ES256 "
+                 "answers (base64 of the 65-byte uncompressed point), or a PEM file of either")
       ->envname("LICENSE_PUBLIC_KEY");
   app.add_option("--timeout", o.timeout, "bounds the whole command, retries included")
       ->capture_default_str();

@@ -178,6 +178,31 @@ struct CrackedUrl {
   std::wstring path;  // path and query
 };
 
+// An IPv6 literal's host ("::1", for WinHttpConnect), port and path, read from the URL
+// itself: Wine's WinHttpCrackUrl takes "http://[::1]:8080/" for the host "[" and port 0.
+bool read_ipv6_literal(const std::wstring& url, CrackedUrl& out) {
+  const size_t open = url.find(L"://[");
+  const size_t close = open == std::wstring::npos ? open : url.find(L']', open);
+  if (close == std::wstring::npos) return false;
+  out.host = url.substr(open + 4, close - open - 4);
+  out.port = out.secure ? INTERNET_DEFAULT_HTTPS_PORT : INTERNET_DEFAULT_HTTP_PORT;
+  size_t at = close + 1;
+  if (at < url.size() && url[at] == L':') {
+    unsigned long port = 0;
+    size_t digits = 0;
+    for (++at; at < url.size() && url[at] >= L'0' && url[at] <= L'9'; ++at, ++digits) {
+      port = port * 10 + static_cast<unsigned long>(url[at] - L'0');
+      if (port > 65535) return false;
+    }
+    if (digits == 0) return false;
+    out.port = static_cast<INTERNET_PORT>(port);
+  }
+  if (at < url.size() && url[at] != L'/' && url[at] != L'?') return false;
+  out.path = at < url.size() ? url.substr(at) : L"/";
+  if (out.path.front() == L'?') out.path.insert(0, L"/");
+  return !out.host.empty();
+}
+
 std::optional<CrackedUrl> crack(const std::string& url) {
   const std::wstring text = wide(url);
   URL_COMPONENTS parts{};
@@ -196,6 +221,9 @@ std::optional<CrackedUrl> crack(const std::string& url) {
   out.path.assign(parts.lpszUrlPath, parts.dwUrlPathLength);
   out.path.append(parts.lpszExtraInfo, parts.dwExtraInfoLength);
   if (out.path.empty()) out.path = L"/";
+  if (!out.host.empty() && out.host.front() == L'[' && !read_ipv6_literal(text, out)) {
+    return std::nullopt;
+  }
   return out;
 }
 

@@ -153,14 +153,23 @@ std::shared_ptr<Client> Client::create(ClientConfig config, std::string& error) 
   }
   std::vector<PinnedResponseKey> pinned;
   if (!config.public_key.empty()) {
-    const auto key = parse_response_public_key(config.public_key);
+    auto key = parse_pinned_response_key(config.public_key);
     if (!key) {
       error =
-          "the pinned public key (public_key) cannot be read: it is neither base64 of 32 "
-          "bytes nor a PEM Ed25519 public key";
+          "the pinned public key (public_key) cannot be read: it is neither an Ed25519 key "
+          "(base64 of 32 bytes) nor a P-256 key (base64 of the 65-byte uncompressed point), "
+          "nor a PEM public key of either";
       return nullptr;
     }
-    pinned.push_back(pin_ed25519(*key));
+    if (key->algorithm == ResponseAlgorithm::kEd25519 && !crypto::ed25519_available()) {
+      // Windows's CNG has no Ed25519 (docs/sdk-windows.md): every answer would fail.
+      error =
+          "the pinned public key (public_key) is an Ed25519 key, which this system's crypto "
+          "library cannot verify: pin the server's ES256 key instead (alg \"ES256\" in "
+          "/api/v1/license/public-keys)";
+      return nullptr;
+    }
+    pinned.push_back(std::move(*key));
   }
   // The defaults are one per process, so that clients of equal options are equal
   // (Client::identity), and never destroyed (a detached thread may outlive exit).
@@ -207,6 +216,14 @@ HeaderList signed_request_headers(std::string_view key_id, std::string_view secr
           {"X-License-Signature", std::move(signature)}};
 }
 
+std::optional<std::string> accept_signature_for(const std::vector<PinnedResponseKey>& pinned) {
+  for (const PinnedResponseKey& key : pinned) {
+    if (key.algorithm == ResponseAlgorithm::kEs256)
+      return std::string(algorithm_token(key.algorithm));
+  }
+  return std::nullopt;
+}
+
 std::optional<int64_t> answer_signed_by(const std::vector<PinnedResponseKey>& pinned,
                                         const SignedAnswer& a) {
   if (!a.signature || a.request_signature.size() != 64) return std::nullopt;
@@ -251,6 +268,9 @@ Client::Exchange Client::exchange(const std::string& path, const std::string& bo
   HeaderList headers =
       signed_request_headers(config_.key_id, config_.secret, path, timestamp, nonce, body);
   std::string request_signature = bound_signature_of(headers);
+  if (auto accept = accept_signature_for(pinned_)) {
+    headers.emplace_back(std::string(kAcceptSignatureHeader), std::move(*accept));
+  }
   HttpReply reply = bounded_exchange(
       {config_.url + path, std::move(headers), body, std::move(stop), config_.resolver_start},
       remaining);

@@ -1,5 +1,6 @@
 // The SDK's C++ core: signs and sends the four calls of the contract, retries what is
-// transient within a deadline, verifies answers against a pinned Ed25519 key, and keeps
+// transient within a deadline, verifies answers against a pinned key (Ed25519, or P-256
+// for ES256 answers, which it then asks for), and keeps
 // the last good answer for offline start-up. The C ABI (c_api.cpp) and licensectl are
 // thin layers over this class.
 //
@@ -40,7 +41,9 @@ struct ClientConfig {
   std::string license_key;
   std::string machine_id;  // "" => derived (machine_id.h)
   std::optional<std::string> machine_name;
-  // Pinned response key: base64 of the raw 32 bytes, or PEM text. "" => answers are not
+  // Pinned response key: base64 of Ed25519's raw 32 bytes or of P-256's 65-byte
+  // uncompressed point, or PEM "PUBLIC KEY" text of either. With a P-256 key every request
+  // asks for ES256 answers (X-License-Accept-Signature: es256). "" => answers are not
   // verified, plain http:// is refused unless to a loopback host, and there is no cache
   // (offline grace needs a key: an unverifiable file would unlock the plugin).
   std::string public_key;
@@ -168,6 +171,10 @@ class Client : public std::enable_shared_from_this<Client> {
 HeaderList signed_request_headers(std::string_view key_id, std::string_view secret,
                                   std::string_view path, std::string_view timestamp,
                                   std::string_view nonce, std::string_view body);
+
+// The X-License-Accept-Signature value a client pinning `pinned` sends: "es256" when it
+// pins a P-256 key; nullopt (no header: Ed25519 answers) otherwise (docs/protocol.md §13.4).
+std::optional<std::string> accept_signature_for(const std::vector<PinnedResponseKey>& pinned);
 
 // The signed time `t` when `a` carries a signature by one of `pinned` over its request
 // signature, status and body (plain or batched); nullopt otherwise.

@@ -32,6 +32,7 @@ struct AdminArgs {
   std::string ttl_value;
   std::string out_file;
   std::string token_name;
+  std::string algorithm = "ed25519";  // response-key generate --alg
   bool read_only = false;
   bool json = false;
 };
@@ -421,23 +422,33 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   });
 
   // Response keys (docs/protocol.md §14) are files, not store rows: this needs no store.
-  auto* rkey = admin.add_subcommand("response-key", "Ed25519 keys that sign the server's answers")
+  auto* rkey = admin
+                   .add_subcommand("response-key",
+                                   "Ed25519 and ES256 (P-256) keys that sign the server's answers")
                    ->require_subcommand(1);
   auto* rgenerate = rkey->add_subcommand(
       "generate", "write a new PKCS#8 PEM key (mode 0600) and print its kid and public key");
   rgenerate->add_option("--out", a->out_file, "file to create; an existing one is never replaced")
       ->required();
+  rgenerate
+      ->add_option("--alg", a->algorithm,
+                   "ed25519, or es256 (ECDSA P-256) for clients that verify with the operating "
+                   "system's crypto library")
+      ->check(CLI::IsMember({"ed25519", "es256"}))
+      ->capture_default_str();
   rgenerate->add_flag("--json", a->json, "print {\"kid\", \"alg\", \"publicKey\"}");
   rgenerate->callback([a, chosen] {
     *chosen = [a] {
-      auto key = ResponseKey::generate();
+      auto key = ResponseKey::generate(a->algorithm == "es256" ? ResponseAlgorithm::kEs256
+                                                               : ResponseAlgorithm::kEd25519);
       if (!key.ok()) return report(key.error());
       if (auto written = key->write_new_file(a->out_file); !written.ok()) {
         return report(written.error());
       }
       if (a->json) {
-        const boost::json::object o{
-            {"kid", key->kid()}, {"alg", "Ed25519"}, {"publicKey", key->public_key_base64()}};
+        const boost::json::object o{{"kid", key->kid()},
+                                    {"alg", algorithm_name(key->algorithm())},
+                                    {"publicKey", key->public_key_base64()}};
         std::cout << boost::json::serialize(o) << "\n";
       } else {
         std::cout << "kid        " << key->kid() << "\n"

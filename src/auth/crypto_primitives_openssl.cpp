@@ -258,10 +258,12 @@ std::optional<RawPublicKey> public_key_from_pem(std::string_view pem) {
       BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   if (!bio) return std::nullopt;
   const Pkey key(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
-  if (!key) return std::nullopt;
-  if (EVP_PKEY_get_id(key.get()) == EVP_PKEY_ED25519) return raw_ed25519(key.get());
-  if (EVP_PKEY_get_id(key.get()) == EVP_PKEY_EC) return raw_p256(key.get());
-  return std::nullopt;
+  std::optional<RawPublicKey> raw;
+  if (key && EVP_PKEY_get_id(key.get()) == EVP_PKEY_ED25519) raw = raw_ed25519(key.get());
+  if (key && EVP_PKEY_get_id(key.get()) == EVP_PKEY_EC) raw = raw_p256(key.get());
+  // A text that is not such a key must not leave its errors for a later, unrelated check.
+  ERR_clear_error();
+  return raw;
 }
 
 void keep_state_until_process_end() {

@@ -75,6 +75,11 @@ std::optional<TreePosition> parse_tree(std::string_view tree, std::string_view p
   return out;
 }
 
+PinnedResponseKey pin_raw(ResponseAlgorithm algorithm, std::vector<uint8_t> public_key) {
+  std::string kid = response_key_id(algorithm, public_key);
+  return {std::move(kid), algorithm, std::move(public_key)};
+}
+
 }  // namespace
 
 bool verify_message_signature(const PinnedResponseKey& key,
@@ -98,16 +103,31 @@ std::string response_signing_string(std::optional<std::string_view> request_sign
   return out;
 }
 
-std::string response_key_id(const Ed25519PublicKey& public_key) {
+std::string_view algorithm_token(ResponseAlgorithm algorithm) {
+  return algorithm == ResponseAlgorithm::kEs256 ? "es256" : "ed25519";
+}
+
+std::string_view algorithm_name(ResponseAlgorithm algorithm) {
+  return algorithm == ResponseAlgorithm::kEs256 ? "ES256" : "Ed25519";
+}
+
+std::string response_key_id(ResponseAlgorithm algorithm, const std::vector<uint8_t>& public_key) {
   const Sha256Digest digest =
       sha256(std::string_view(reinterpret_cast<const char*>(public_key.data()), public_key.size()));
-  return "ed25519-" + to_hex(digest.data(), 8);
+  return std::string(algorithm_token(algorithm)) + "-" + to_hex(digest.data(), 8);
+}
+
+std::string response_key_id(const Ed25519PublicKey& public_key) {
+  return response_key_id(ResponseAlgorithm::kEd25519,
+                         std::vector<uint8_t>(public_key.begin(), public_key.end()));
 }
 
 std::string format_response_signature(std::string_view kid, int64_t t,
-                                      const Ed25519Signature& signature) {
+                                      const RawResponseSignature& signature,
+                                      ResponseAlgorithm algorithm) {
   std::string out;
-  out.append("kid=").append(kid).append(", t=").append(std::to_string(t)).append(", ed25519=");
+  out.append("kid=").append(kid).append(", t=").append(std::to_string(t)).append(", ");
+  out.append(algorithm_token(algorithm)).append("=");
   out.append(base64_encode(signature.data(), signature.size()));
   return out;
 }
@@ -141,8 +161,8 @@ std::optional<ParsedResponseSignature> parse_response_signature(std::string_view
 }
 
 PinnedResponseKey pin_ed25519(const Ed25519PublicKey& public_key) {
-  return {response_key_id(public_key), ResponseAlgorithm::kEd25519,
-          std::vector<uint8_t>(public_key.begin(), public_key.end())};
+  return pin_raw(ResponseAlgorithm::kEd25519,
+                 std::vector<uint8_t>(public_key.begin(), public_key.end()));
 }
 
 std::optional<int64_t> verify_response_signature(const std::vector<PinnedResponseKey>& pinned,
@@ -183,6 +203,21 @@ std::optional<Ed25519PublicKey> parse_response_public_key(std::string_view text)
   if (!bytes || bytes->size() != out.size()) return std::nullopt;
   std::copy(bytes->begin(), bytes->end(), out.begin());
   return out;
+}
+
+std::optional<PinnedResponseKey> parse_pinned_response_key(std::string_view text) {
+  if (text.find("-----BEGIN") != std::string_view::npos) {
+    auto key = crypto::public_key_from_pem(text);
+    if (!key) return std::nullopt;
+    const bool p256 = key->type == crypto::PublicKeyType::kP256;
+    return pin_raw(p256 ? ResponseAlgorithm::kEs256 : ResponseAlgorithm::kEd25519,
+                   std::move(key->bytes));
+  }
+  auto bytes = base64_decode(text);
+  if (!bytes) return std::nullopt;
+  if (bytes->size() == 32) return pin_raw(ResponseAlgorithm::kEd25519, std::move(*bytes));
+  if (!crypto::is_p256_public_key(*bytes)) return std::nullopt;
+  return pin_raw(ResponseAlgorithm::kEs256, std::move(*bytes));
 }
 
 }  // namespace licensed

@@ -1,8 +1,13 @@
-// The response signature (docs/protocol.md §13) against tests/vectors/response-signatures.json,
-// whose expected values the openssl command line made, not this code.
+// The response signature (docs/protocol.md §13) as the server signs it, against
+// tests/vectors/response-signatures.json, whose expected values the openssl command line
+// made, not this code, and the server's keys as clients pin them. The verifier alone,
+// against the contract's tree and ES256 vectors, is response_verification_test.cpp.
 #include "auth/response_signature.h"
 
 #include <gtest/gtest.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
 
 #include <boost/json.hpp>
 #include <fstream>
@@ -13,7 +18,6 @@
 #include "auth/request_signature.h"
 #include "auth/response_key.h"
 #include "auth/response_signer.h"
-#include "auth/response_tree.h"
 
 namespace licensed {
 namespace {
@@ -28,17 +32,6 @@ boost::json::object load_json(const std::string& path) {
 // Ours, made with the openssl command line (tests/vectors/README.md).
 boost::json::object load_vectors() {
   return load_json(std::string(LICENSED_TEST_VECTORS_DIR) + "/response-signatures.json");
-}
-
-// The contract's batched and ES256 vectors, made by an independent generator.
-boost::json::object load_tree_vectors() {
-  return load_json(std::string(LICENSED_SPEC_DIR) + "/response-tree-vectors.json");
-}
-
-std::vector<uint8_t> bytes_of(const std::string& b64) {
-  const auto bytes = base64_decode(b64);
-  EXPECT_TRUE(bytes.has_value()) << b64;
-  return bytes.value_or(std::vector<uint8_t>{});
 }
 
 std::string str(const boost::json::value& v, const char* key) {
@@ -93,7 +86,7 @@ class ResponseSignatureVectors : public ::testing::Test {
 
 TEST_F(ResponseSignatureVectors, KeyLoadsWithThePublishedPublicKeyAndKid) {
   EXPECT_EQ(key_->public_key_base64(), str(vectors_, "publicKey"));
-  EXPECT_EQ(key_->public_key(), public_key_);
+  EXPECT_EQ(key_->public_key(), std::vector<uint8_t>(public_key_.begin(), public_key_.end()));
   EXPECT_EQ(key_->kid(), str(vectors_, "kid"));
   EXPECT_EQ(response_key_id(public_key_), str(vectors_, "kid"));
   EXPECT_EQ(pinned_.front().kid, str(vectors_, "kid"));
@@ -107,10 +100,13 @@ TEST_F(ResponseSignatureVectors, SigningStringSignatureAndHeaderMatchEveryCase) 
     const auto bound = request_signature_of(c);
     EXPECT_EQ(response_signing_string(view(bound), status_of(c), t_of(c), str(c, "body")),
               str(c, "signingString"));
-    const auto signature = signer.sign_message(str(c, "signingString"));
+    const auto signature =
+        signer.sign_message(ResponseAlgorithm::kEd25519, str(c, "signingString"));
     ASSERT_TRUE(signature.has_value());
     EXPECT_EQ(base64_encode(signature->data(), signature->size()), str(c, "signature"));
-    EXPECT_EQ(signer.sign(view(bound), status_of(c), t_of(c), str(c, "body")), str(c, "header"));
+    EXPECT_EQ(signer.sign(ResponseAlgorithm::kEd25519, view(bound), status_of(c), t_of(c),
+                          str(c, "body")),
+              str(c, "header"));
   }
 }
 
@@ -152,9 +148,9 @@ TEST_F(ResponseSignatureVectors, VerifierRefusesAnyChangedInput) {
       EXPECT_FALSE(verifies(header, view(bound), status, body.substr(1)));
     }
     // Another key under the same kid, and this key under another kid.
-    const auto other = ResponseKey::generate();
+    const auto other = ResponseKey::generate(ResponseAlgorithm::kEd25519);
     ASSERT_TRUE(other.ok());
-    PinnedResponseKey impostor = pin_ed25519(other->public_key());
+    PinnedResponseKey impostor = other->pinned();
     impostor.kid = str(vectors_, "kid");
     EXPECT_FALSE(verify_response_signature({impostor}, header, view(bound), status, body));
     PinnedResponseKey renamed = pinned_.front();
@@ -212,134 +208,12 @@ TEST_F(ResponseSignatureVectors, MalformedHeadersAreRefused) {
   EXPECT_FALSE(ok(header + ", tree=0/1, path="));
 }
 
-// Batched and ES256 answer signatures (docs/protocol.md §13.3, §13.4) against the contract's
-// response-tree-vectors.json: every case verifies, every must-fail case fails.
-class ResponseTreeVectors : public ::testing::Test {
- protected:
-  void SetUp() override {
-    vectors_ = load_tree_vectors();
-    pinned_ = {PinnedResponseKey{str(vectors_, "kid"), ResponseAlgorithm::kEd25519,
-                                 bytes_of(str(vectors_, "publicKey"))}};
-  }
-  std::optional<int64_t> verify(const boost::json::value& c, const std::string& header) const {
-    return verify_response_signature(pinned_, header, view(request_signature_of(c)), status_of(c),
-                                     str(c, "body"));
-  }
-
-  boost::json::object vectors_;
-  std::vector<PinnedResponseKey> pinned_;
-};
-
-TEST_F(ResponseTreeVectors, ThePlainAnswerVerifiesAndItsSigningStringMatches) {
-  const auto& c = vectors_.at("plain");
-  EXPECT_EQ(response_signing_string(view(request_signature_of(c)), status_of(c),
-                                    std::stoll(str(c, "t")), str(c, "body")),
-            str(c, "signingString"));
-  EXPECT_EQ(verify(c, str(c, "header")), std::stoll(str(c, "t")));
-}
-
-TEST_F(ResponseTreeVectors, EveryLeafFoldsToItsRootAndItsHeaderVerifies) {
-  const auto& cases = vectors_.at("cases").as_array();
-  ASSERT_GE(cases.size(), 19u);
-  for (const auto& c : cases) {
-    const auto size = static_cast<uint64_t>(c.at("treeSize").as_int64());
-    const auto index = static_cast<uint64_t>(c.at("index").as_int64());
-    SCOPED_TRACE(std::to_string(index) + "/" + std::to_string(size));
-    const std::string signing = response_signing_string(view(request_signature_of(c)), status_of(c),
-                                                        std::stoll(str(c, "t")), str(c, "body"));
-    EXPECT_EQ(signing, str(c, "signingString"));
-    const TreeHash leaf = tree_leaf_hash(signing);
-    EXPECT_EQ(to_hex(leaf.data(), leaf.size()), str(c, "leafHash"));
-    std::vector<TreeHash> path;
-    for (const auto& h : c.at("path").as_array()) {  // lowercase hex, one per hash
-      const std::string hex(h.as_string());
-      ASSERT_EQ(hex.size(), 64u);
-      TreeHash node{};
-      for (size_t i = 0; i < node.size(); ++i) {
-        node[i] = static_cast<uint8_t>(std::stoi(hex.substr(2 * i, 2), nullptr, 16));
-      }
-      path.push_back(node);
-    }
-    const auto root = tree_root_from_path(leaf, index, size, path);
-    ASSERT_TRUE(root.has_value());
-    EXPECT_EQ(to_hex(root->data(), root->size()), str(c, "rootHash"));
-    EXPECT_EQ(tree_signing_string(size, *root), str(c, "treeString"));
-    EXPECT_EQ(verify(c, str(c, "header")), std::stoll(str(c, "t")));
-  }
-}
-
-TEST_F(ResponseTreeVectors, EveryMustFailCaseFailsToVerify) {
-  const auto& cases = vectors_.at("mustFail").as_array();
-  ASSERT_GE(cases.size(), 12u);
-  for (const auto& c : cases) {
-    SCOPED_TRACE(str(c, "why"));
-    EXPECT_FALSE(verify(c, str(c, "header")).has_value());
-  }
-}
-
-TEST_F(ResponseTreeVectors, APathOfTheWrongLengthFoldsToNoRoot) {
-  const TreeHash leaf = tree_leaf_hash("x");
-  EXPECT_FALSE(tree_root_from_path(leaf, 0, 2, {}).has_value());
-  EXPECT_FALSE(tree_root_from_path(leaf, 0, 1, {leaf}).has_value());
-  EXPECT_FALSE(tree_root_from_path(leaf, 2, 2, {leaf}).has_value());
-  EXPECT_EQ(tree_root_from_path(leaf, 0, 1, {}), leaf);
-}
-
-TEST_F(ResponseTreeVectors, TheEs256SignatureVerifiesAndItsAlteredCopiesFail) {
-  const auto& es = vectors_.at("es256").as_object();
-  const std::vector<PinnedResponseKey> pinned = {
-      {str(es, "kid"), ResponseAlgorithm::kEs256, bytes_of(str(es, "publicKey"))}};
-  auto signature_of = [](const std::string& b64) {
-    std::array<uint8_t, 64> out{};
-    const auto bytes = base64_decode(b64);
-    if (!bytes || bytes->size() != out.size()) return std::optional<std::array<uint8_t, 64>>();
-    std::copy(bytes->begin(), bytes->end(), out.begin());
-    return std::optional(out);
-  };
-  auto verifies = [&](const std::string& b64, const std::string& message) {
-    const auto signature = signature_of(b64);
-    return signature && verify_message_signature(pinned.front(), *signature, message);
-  };
-  EXPECT_TRUE(verifies(str(es, "signature"), str(es, "message")));
-  for (const auto& bad : es.at("mustFail").as_array()) {
-    SCOPED_TRACE(str(bad, "why"));
-    const std::string message =
-        bad.as_object().contains("message") ? str(bad, "message") : str(es, "message");
-    EXPECT_FALSE(verifies(str(bad, "signature"), message));
-  }
-  // As an answer header: the vector's message is the first case's signing string.
-  const auto& c = vectors_.at("cases").as_array().at(0);
-  ASSERT_EQ(str(es, "message"), str(c, "signingString"));
-  const std::string prefix = "kid=" + str(es, "kid") + ", t=" + str(c, "t") + ", ";
-  EXPECT_TRUE(verify_response_signature(pinned, prefix + "es256=" + str(es, "signature"),
-                                        view(request_signature_of(c)), status_of(c),
-                                        str(c, "body")));
-  // The same bytes named as Ed25519 are not an ES256 signature.
-  EXPECT_FALSE(verify_response_signature(pinned, prefix + "ed25519=" + str(es, "signature"),
-                                         view(request_signature_of(c)), status_of(c),
-                                         str(c, "body")));
-}
-
-TEST(ResponseSignature, Base64IsStrictAndCanonical) {
-  const std::string text = "hello";
-  const auto* bytes = reinterpret_cast<const uint8_t*>(text.data());
-  EXPECT_EQ(base64_encode(bytes, 5), "aGVsbG8=");
-  EXPECT_EQ(base64_encode(bytes, 4), "aGVsbA==");
-  EXPECT_EQ(base64_encode(bytes, 3), "aGVs");
-  EXPECT_EQ(base64_encode(bytes, 0), "");
-  EXPECT_EQ(base64_decode("aGVsbG8="), std::vector<uint8_t>(bytes, bytes + 5));
-  EXPECT_EQ(base64_decode("aGVsbA=="), std::vector<uint8_t>(bytes, bytes + 4));
-  EXPECT_EQ(base64_decode(""), std::vector<uint8_t>());
-  for (const char* bad : {"aGVsbG8", "aGVsbG9=", "aGVsbB==", "aGV=bG8=", "aGVs bG8=", " aGVsbG8=",
-                          "aGVsbG8=\n", "a===", "====", "aGVsbG8_", "aGVsbA=a"}) {
-    EXPECT_FALSE(base64_decode(bad).has_value()) << bad;
-  }
-}
-
 TEST(ResponseSignature, PublicKeyParsesFromBase64OrPem) {
-  const auto key = ResponseKey::generate();
+  const auto key = ResponseKey::generate(ResponseAlgorithm::kEd25519);
   ASSERT_TRUE(key.ok());
-  EXPECT_EQ(parse_response_public_key(key->public_key_base64()), key->public_key());
+  const auto parsed = parse_response_public_key(key->public_key_base64());
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(std::vector<uint8_t>(parsed->begin(), parsed->end()), key->public_key());
   EXPECT_FALSE(parse_response_public_key("AAAA").has_value());
   EXPECT_FALSE(parse_response_public_key("not base64").has_value());
   // The SubjectPublicKeyInfo of an Ed25519 key is a fixed 12-byte prefix and the raw key.
@@ -349,38 +223,192 @@ TEST(ResponseSignature, PublicKeyParsesFromBase64OrPem) {
   der.insert(der.end(), key->public_key().begin(), key->public_key().end());
   const std::string pem = "-----BEGIN PUBLIC KEY-----\n" + base64_encode(der.data(), der.size()) +
                           "\n-----END PUBLIC KEY-----\n";
-  EXPECT_EQ(parse_response_public_key(pem), key->public_key());
+  EXPECT_EQ(parse_response_public_key(pem), parsed);
 }
 
 TEST(ResponseSignature, SignerIsDeterministicAcrossThreadsAndSigners) {
-  const auto a = ResponseKey::generate();
-  const auto b = ResponseKey::generate();
+  const auto a = ResponseKey::generate(ResponseAlgorithm::kEd25519);
+  const auto b = ResponseKey::generate(ResponseAlgorithm::kEd25519);
   ASSERT_TRUE(a.ok() && b.ok());
   const ResponseSigner first({a.value(), b.value()});
   const ResponseSigner second({b.value()});
-  EXPECT_EQ(first.signing_key().kid(), a->kid());
-  const auto expected = first.sign(kOtherRequest, 200, 1795339800, "body");
+  EXPECT_EQ(first.signing_key(ResponseAlgorithm::kEd25519)->kid(), a->kid());
+  const auto expected =
+      first.sign(ResponseAlgorithm::kEd25519, kOtherRequest, 200, 1795339800, "body");
   ASSERT_TRUE(expected.has_value());
   EXPECT_EQ(expected->rfind("kid=" + a->kid() + ", t=1795339800, ed25519=", 0), 0u);
   // Alternating signers on one thread must not mix up their per-thread contexts.
   for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(first.sign(kOtherRequest, 200, 1795339800, "body"), expected);
-    const auto other = second.sign(kOtherRequest, 200, 1795339800, "body");
+    EXPECT_EQ(first.sign(ResponseAlgorithm::kEd25519, kOtherRequest, 200, 1795339800, "body"),
+              expected);
+    const auto other =
+        second.sign(ResponseAlgorithm::kEd25519, kOtherRequest, 200, 1795339800, "body");
     ASSERT_TRUE(other.has_value());
-    EXPECT_TRUE(verify_response_signature({pin_ed25519(b->public_key())}, *other, kOtherRequest,
-                                          200, "body"));
+    EXPECT_TRUE(verify_response_signature({b->pinned()}, *other, kOtherRequest, 200, "body"));
   }
   std::vector<std::thread> threads;
   std::atomic<int> mismatches{0};
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < 20; ++i) {
-        if (first.sign(kOtherRequest, 200, 1795339800, "body") != expected) ++mismatches;
+        if (first.sign(ResponseAlgorithm::kEd25519, kOtherRequest, 200, 1795339800, "body") !=
+            expected)
+          ++mismatches;
       }
     });
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(mismatches.load(), 0);
+}
+
+// A PEM "PUBLIC KEY" of `key`; the point compressed when asked.
+std::string public_pem(EVP_PKEY* key, bool compressed = false) {
+  if (compressed) {
+    EVP_PKEY_set_utf8_string_param(key, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                   OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_COMPRESSED);
+  }
+  BIO* out = BIO_new(BIO_s_mem());
+  PEM_write_bio_PUBKEY(out, key);
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(out, &data);
+  std::string pem(data, static_cast<size_t>(size));
+  BIO_free(out);
+  return pem;
+}
+
+TEST(ResponseSignature, APinnedKeyOfEitherAlgorithmParsesFromBase64OrPem) {
+  for (const ResponseAlgorithm a : {ResponseAlgorithm::kEd25519, ResponseAlgorithm::kEs256}) {
+    SCOPED_TRACE(algorithm_token(a));
+    const auto key = ResponseKey::generate(a);
+    ASSERT_TRUE(key.ok());
+    const auto from_base64 = parse_pinned_response_key(key->public_key_base64());
+    ASSERT_TRUE(from_base64.has_value());
+    EXPECT_EQ(from_base64->kid, key->kid());
+    EXPECT_EQ(from_base64->algorithm, a);
+    EXPECT_EQ(from_base64->public_key, key->public_key());
+    const auto from_pem = parse_pinned_response_key(public_pem(key->pkey()));
+    ASSERT_TRUE(from_pem.has_value());
+    EXPECT_EQ(from_pem->kid, key->kid());
+    EXPECT_EQ(from_pem->public_key, key->public_key());
+  }
+}
+
+TEST(ResponseSignature, AP256PemWithACompressedPointPinsTheUncompressedPoint) {
+  const auto key = ResponseKey::generate(ResponseAlgorithm::kEs256);
+  ASSERT_TRUE(key.ok());
+  EVP_PKEY* copy = EVP_PKEY_dup(key->pkey());
+  ASSERT_NE(copy, nullptr);
+  const std::string pem = public_pem(copy, true);
+  EVP_PKEY_free(copy);
+  const auto pinned = parse_pinned_response_key(pem);
+  ASSERT_TRUE(pinned.has_value());
+  EXPECT_EQ(pinned->public_key, key->public_key());
+  EXPECT_EQ(pinned->kid, key->kid());
+}
+
+TEST(ResponseSignature, APinnedKeyThatIsNeitherAlgorithmIsRefused) {
+  const auto key = ResponseKey::generate(ResponseAlgorithm::kEs256);
+  ASSERT_TRUE(key.ok());
+  std::vector<uint8_t> compressed(33, 0x11);
+  compressed[0] = 0x02;
+  std::vector<uint8_t> off_curve(65, 0x00);
+  off_curve[0] = 0x04;
+  std::vector<uint8_t> wrong_prefix = key->public_key();
+  wrong_prefix[0] = 0x05;
+  EVP_PKEY* p384 = EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-384");
+  ASSERT_NE(p384, nullptr);
+  const std::string p384_pem = public_pem(p384);
+  EVP_PKEY_free(p384);
+  EVP_PKEY* x25519 = EVP_PKEY_Q_keygen(nullptr, nullptr, "X25519");
+  ASSERT_NE(x25519, nullptr);
+  const std::string x25519_pem = public_pem(x25519);
+  EVP_PKEY_free(x25519);
+  for (const std::string& text :
+       {base64_encode(compressed.data(), compressed.size()),
+        base64_encode(off_curve.data(), off_curve.size()),
+        base64_encode(wrong_prefix.data(), wrong_prefix.size()),
+        base64_encode(key->public_key().data(), 64), p384_pem, x25519_pem, std::string("AAAA"),
+        std::string("not base64"), std::string("-----BEGIN PUBLIC KEY-----\nAAAA\n")}) {
+    EXPECT_FALSE(parse_pinned_response_key(text).has_value()) << text;
+  }
+}
+
+TEST(ResponseSignature, Es256SignaturesAreRawRAndSThatTheSharedVerifierAccepts) {
+  const auto key = ResponseKey::generate(ResponseAlgorithm::kEs256);
+  ASSERT_TRUE(key.ok());
+  const ResponseSigner signer({key.value()});
+  // Several messages on one thread: a context reused must not carry the last message.
+  for (int i = 0; i < 4; ++i) {
+    const std::string body = "body " + std::to_string(i);
+    const auto header =
+        signer.sign(ResponseAlgorithm::kEs256, kOtherRequest, 200, 1795339800, body);
+    ASSERT_TRUE(header.has_value());
+    EXPECT_EQ(header->rfind("kid=" + key->kid() + ", t=1795339800, es256=", 0), 0u) << *header;
+    const auto parsed = parse_response_signature(*header);
+    ASSERT_TRUE(parsed.has_value()) << *header;
+    EXPECT_EQ(parsed->algorithm, ResponseAlgorithm::kEs256);
+    EXPECT_EQ(verify_response_signature({key->pinned()}, *header, kOtherRequest, 200, body),
+              1795339800);
+    EXPECT_FALSE(
+        verify_response_signature({key->pinned()}, *header, kOtherRequest, 200, body + "x"));
+    EXPECT_FALSE(verify_response_signature({key->pinned()}, *header, std::nullopt, 200, body));
+  }
+  // Randomised: two signatures of one message differ, and both verify.
+  const auto a = signer.sign_message(ResponseAlgorithm::kEs256, "message");
+  const auto b = signer.sign_message(ResponseAlgorithm::kEs256, "message");
+  ASSERT_TRUE(a && b);
+  EXPECT_NE(*a, *b);
+  EXPECT_TRUE(verify_message_signature(key->pinned(), *a, "message"));
+  EXPECT_TRUE(verify_message_signature(key->pinned(), *b, "message"));
+  EXPECT_FALSE(verify_message_signature(key->pinned(), *a, "another message"));
+}
+
+TEST(ResponseSignature, Es256SigningFromManyThreadsAlwaysVerifies) {
+  const auto key = ResponseKey::generate(ResponseAlgorithm::kEs256);
+  ASSERT_TRUE(key.ok());
+  const ResponseSigner signer({key.value()});
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i) {
+        const std::string message = "thread " + std::to_string(t) + " message " + std::to_string(i);
+        const auto signature = signer.sign_message(ResponseAlgorithm::kEs256, message);
+        if (!signature || !verify_message_signature(key->pinned(), *signature, message)) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+}
+
+TEST(ResponseSignature, PerAlgorithmTheFirstKeyOfThatAlgorithmSigns) {
+  std::vector<ResponseKey> keys;
+  for (const ResponseAlgorithm a : {ResponseAlgorithm::kEs256, ResponseAlgorithm::kEd25519,
+                                    ResponseAlgorithm::kEs256, ResponseAlgorithm::kEd25519}) {
+    auto key = ResponseKey::generate(a);
+    ASSERT_TRUE(key.ok());
+    keys.push_back(key.value());
+  }
+  const ResponseSigner signer(keys);
+  EXPECT_EQ(signer.algorithms(), (std::vector<ResponseAlgorithm>{ResponseAlgorithm::kEd25519,
+                                                                 ResponseAlgorithm::kEs256}));
+  EXPECT_EQ(signer.signing_key(ResponseAlgorithm::kEs256)->kid(), keys[0].kid());
+  EXPECT_EQ(signer.signing_key(ResponseAlgorithm::kEd25519)->kid(), keys[1].kid());
+  for (const ResponseAlgorithm a : {ResponseAlgorithm::kEd25519, ResponseAlgorithm::kEs256}) {
+    const auto header = signer.sign(a, std::nullopt, 404, 1795339800, "{}");
+    ASSERT_TRUE(header.has_value());
+    EXPECT_TRUE(verify_response_signature({signer.signing_key(a)->pinned()}, *header, std::nullopt,
+                                          404, "{}"));
+  }
+
+  const ResponseSigner ed25519_only({keys[1]});
+  EXPECT_EQ(ed25519_only.algorithms(),
+            (std::vector<ResponseAlgorithm>{ResponseAlgorithm::kEd25519}));
+  EXPECT_EQ(ed25519_only.signing_key(ResponseAlgorithm::kEs256), nullptr);
+  EXPECT_FALSE(ed25519_only.sign(ResponseAlgorithm::kEs256, std::nullopt, 200, 1, "{}"));
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
-// Signs the License API's answers (docs/protocol.md §13) with the first of the configured
-// response keys; every key is published so clients can move to the next one before it
-// signs. Immutable after construction and shared by every network and store thread:
-// sign() is called from many threads at once.
+// Signs the License API's answers (docs/protocol.md §13) with the response keys: per
+// algorithm (Ed25519, ES256), the first key of that algorithm signs; every key is
+// published so clients can move to the next one before it signs. The caller chooses the
+// algorithm (choose_response_algorithm, auth/accept_signature.h, for an answer), so files
+// and trees can sign with the one their request asked for too. Immutable after
+// construction and shared by every network and store thread: sign() is called from many
+// threads at once.
 #pragma once
 
 #include <cstdint>
@@ -16,24 +19,32 @@ namespace licensed {
 
 class ResponseSigner {
  public:
-  // `keys` must not be empty; the first signs.
+  // `keys` must not be empty; per algorithm the first of that algorithm signs. They are
+  // published in this order.
   explicit ResponseSigner(std::vector<ResponseKey> keys);
 
   const std::vector<ResponseKey>& keys() const { return keys_; }
-  const ResponseKey& signing_key() const { return keys_.front(); }
+  // The algorithms there is a key for: Ed25519 first when there is one.
+  const std::vector<ResponseAlgorithm>& algorithms() const { return algorithms_; }
+  // The key that signs in `algorithm`; nullptr when there is none of that algorithm.
+  const ResponseKey* signing_key(ResponseAlgorithm algorithm) const;
 
   // The X-License-Response-Signature value (plain form) for an answer with this status
-  // and body, signed at Unix time `t`, to a request whose valid signature was
-  // `request_signature` (64 lowercase hex digits; nullopt binds to "-"). Nullopt only
-  // when OpenSSL fails.
-  std::optional<std::string> sign(std::optional<std::string_view> request_signature,
+  // and body, signed in `algorithm` at Unix time `t`, to a request whose valid signature
+  // was `request_signature` (64 lowercase hex digits; nullopt binds to "-"). Nullopt
+  // when there is no key of that algorithm, or OpenSSL fails.
+  std::optional<std::string> sign(ResponseAlgorithm algorithm,
+                                  std::optional<std::string_view> request_signature,
                                   unsigned status, int64_t t, std::string_view body) const;
-  // The raw Ed25519 signature of `message`.
-  std::optional<Ed25519Signature> sign_message(std::string_view message) const;
+  // The raw signature of `message` by the key that signs in `algorithm`: Ed25519's 64
+  // bytes, or ES256's r || s over its SHA-256.
+  std::optional<RawResponseSignature> sign_message(ResponseAlgorithm algorithm,
+                                                   std::string_view message) const;
 
  private:
   std::vector<ResponseKey> keys_;
-  // Tells this signer's per-thread context from another's (tests make several).
+  std::vector<ResponseAlgorithm> algorithms_;
+  // Tells this signer's per-thread contexts from another's (tests make several).
   uint64_t id_;
 };
 

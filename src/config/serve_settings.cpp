@@ -215,8 +215,9 @@ const SettingSpec kSettings[] = {
      .set = add_signing_key, .read_toml = read_signing_key_tables, .check = check_signing_key_ids},
     {.flag = "response-key", .env = "LICENSED_RESPONSE_KEYS", .toml = "response_keys",
      .kind = K::kList, .value_name = "FILE",
-     .help = "PKCS#8 PEM Ed25519 key file that signs answers: the first signs, all are published",
-     .default_help = "a key kept in the store", .set = add_response_key},
+     .help = "PKCS#8 PEM key file, Ed25519 or P-256 (ES256), that signs answers: per algorithm "
+             "the first signs, all are published",
+     .default_help = "the store's key, for each algorithm no file gives", .set = add_response_key},
     {.flag = "dashboard-url", .env = "LICENSED_DASHBOARD_URL", .toml = "dashboard_url",
      .value_name = "URL", .help = "where a customer frees a slot (the 409 hint)",
      .default_help = "none", .set = set_dashboard_url},

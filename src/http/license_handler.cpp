@@ -2,6 +2,7 @@
 
 #include <boost/beast/http/field.hpp>
 
+#include "auth/accept_signature.h"
 #include "core/operations.h"
 #include "http/license_api_error.h"
 #include "http/response_signing.h"
@@ -32,6 +33,16 @@ std::optional<std::string_view> signing_header(const HttpRequestHeader& req,
   return header(req, name);
 }
 
+// X-License-Accept-Signature as one list: a list header sent in several fields is the
+// same as their values joined by commas (RFC 9110 5.3). Nullopt when absent.
+std::optional<std::string> accept_signature_of(const HttpRequestHeader& req) {
+  auto [it, end] = req.equal_range(kAcceptSignatureHeader);
+  if (it == end) return std::nullopt;
+  std::string joined(it->value().data(), it->value().size());
+  for (++it; it != end; ++it) joined.append(",").append(it->value().data(), it->value().size());
+  return joined;
+}
+
 // Paths an answer of the License API's own is signed on: the client endpoints, and any
 // other path under theirs (a 404 of step 1 there is bound to "-" like a 405).
 bool is_license_api_path(std::string_view path) {
@@ -55,8 +66,9 @@ boost::json::object public_keys_json(const ResponseSigner* signer) {
   boost::json::array keys;
   if (signer != nullptr) {
     for (const ResponseKey& key : signer->keys()) {
-      keys.push_back(boost::json::object{
-          {"kid", key.kid()}, {"alg", "Ed25519"}, {"publicKey", key.public_key_base64()}});
+      keys.push_back(boost::json::object{{"kid", key.kid()},
+                                         {"alg", algorithm_name(key.algorithm())},
+                                         {"publicKey", key.public_key_base64()}});
     }
   }
   return boost::json::object{{"keys", std::move(keys)}};
@@ -74,7 +86,14 @@ ApiResult<Route> LicenseHandler::route(std::string_view method, std::string_view
   return Route{endpoint, endpoint_name(endpoint)};
 }
 
-void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader* /*request*/,
+ResponseAlgorithm LicenseHandler::answer_algorithm(const HttpRequestHeader* request) const {
+  if (config_.response_signer == nullptr) return ResponseAlgorithm::kEd25519;  // not signed
+  const std::optional<std::string> accept =
+      request != nullptr ? accept_signature_of(*request) : std::nullopt;
+  return choose_response_algorithm(accept, config_.response_signer->algorithms());
+}
+
+void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader* request,
                                      const Route& route, std::string_view path) const {
   if (config_.response_signer == nullptr || is_signed(res)) return;
   // What handle() did not answer: the server's own answers of step 2 to a routed
@@ -82,15 +101,17 @@ void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader*
   // 400 to a header it could not parse), which may have been meant for one of the
   // endpoints. docs/protocol.md §13.5 binds them to "-" without checking the signature.
   if (!answers_for_license_api(route, path)) return;
-  sign_response(res, *config_.response_signer, *config_.pipeline.clock, std::nullopt);
+  sign_response(res, *config_.response_signer, answer_algorithm(request), *config_.pipeline.clock,
+                std::nullopt);
 }
 
-HttpReply LicenseHandler::bound_to(AnswerBinding binding, HttpReply reply) const {
+HttpReply LicenseHandler::bound_to(AnswerBinding binding, ResponseAlgorithm algorithm,
+                                   HttpReply reply) const {
   const ResponseSigner* signer = config_.response_signer;
   if (signer == nullptr) return reply;
   const Clock* clock = config_.pipeline.clock;
-  return [signer, clock, binding, reply = std::move(reply)](HttpResponse res) {
-    sign_response(res, *signer, *clock, binding);
+  return [signer, algorithm, clock, binding, reply = std::move(reply)](HttpResponse res) {
+    sign_response(res, *signer, algorithm, *clock, binding);
     reply(std::move(res));
   };
 }
@@ -112,24 +133,27 @@ void LicenseHandler::serve(const Route& route, const HttpRequest& req, const Req
   in.signing.timestamp = signing_header(req, "X-License-Timestamp");
   in.signing.nonce = signing_header(req, "X-License-Nonce");
   in.signing.signature = signing_header(req, "X-License-Signature");
-  handle(route.as<Endpoint>(), in, std::string(ctx.request_id), ctx.executor, std::move(reply));
+  handle(route.as<Endpoint>(), in, std::string(ctx.request_id), ctx.executor,
+         answer_algorithm(&req), std::move(reply));
 }
 
 void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,
-                            const ConnectionExecutor& executor, HttpReply reply) const {
+                            const ConnectionExecutor& executor, ResponseAlgorithm algorithm,
+                            HttpReply reply) const {
   run_pipeline(config_.pipeline, endpoint, in, executor,
-               [this, endpoint, ip = std::string(in.client_ip), request_id = std::move(request_id),
+               [this, endpoint, algorithm, ip = std::string(in.client_ip),
+                request_id = std::move(request_id),
                 reply = std::move(reply)](PipelineOutcome outcome) mutable {
-                 answer(endpoint, std::move(outcome), std::move(ip), std::move(request_id),
-                        std::move(reply));
+                 answer(endpoint, std::move(outcome), algorithm, std::move(ip),
+                        std::move(request_id), std::move(reply));
                });
 }
 
-void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, std::string client_ip,
-                            std::string request_id, HttpReply reply) const {
+void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, ResponseAlgorithm algorithm,
+                            std::string client_ip, std::string request_id, HttpReply reply) const {
   ErrorReporter* const reporter = config_.error_reporter;
   const Clock* clock = config_.pipeline.clock;
-  reply = bound_to(outcome.binding, std::move(reply));
+  reply = bound_to(outcome.binding, algorithm, std::move(reply));
   if (!outcome.request.ok()) {
     ApiError error = std::move(outcome.request.error());
     if (error.code == ErrorCode::kRateLimited && config_.metrics) {

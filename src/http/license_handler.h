@@ -1,7 +1,8 @@
 // The License API endpoints: runs the pipeline, then the operation on a store thread,
 // and hands the answer back. Thin: all decisions live in the pipeline and operations.
 // Also publishes the response keys (GET /api/v1/license/public-keys) and signs every
-// answer of the endpoints (docs/protocol.md §13): handle() binds its answers to the request's
+// answer of the endpoints (docs/protocol.md §13) in the algorithm the request's
+// X-License-Accept-Signature chose (§13.4): handle() binds its answers to the request's
 // signature, and finish_response signs the server's own answers bound to "-".
 #pragma once
 
@@ -44,15 +45,22 @@ class LicenseHandler final : public HttpService {
 
   // `reply` is called exactly once, possibly on a store thread. A request that parks on
   // Redis resumes on `executor` (its connection's thread; empty: where Redis answered).
+  // The answer is signed in `algorithm` (when answers are signed).
   void handle(Endpoint endpoint, const IncomingRequest& in, std::string request_id,
-              const ConnectionExecutor& executor, HttpReply reply) const;
+              const ConnectionExecutor& executor, ResponseAlgorithm algorithm,
+              HttpReply reply) const;
 
  private:
+  // The algorithm an answer to `request` is signed in: the first of its
+  // X-License-Accept-Signature the signer has a key for; Ed25519 without that header, or
+  // without a request header (one that could not be parsed: nothing was asked).
+  ResponseAlgorithm answer_algorithm(const HttpRequestHeader* request) const;
   // Answers the pipeline's refusal, or runs the accepted request's operation.
-  void answer(Endpoint endpoint, PipelineOutcome outcome, std::string client_ip,
-              std::string request_id, HttpReply reply) const;
-  // `reply`, signing each answer bound to `binding` first (when answers are signed).
-  HttpReply bound_to(AnswerBinding binding, HttpReply reply) const;
+  void answer(Endpoint endpoint, PipelineOutcome outcome, ResponseAlgorithm algorithm,
+              std::string client_ip, std::string request_id, HttpReply reply) const;
+  // `reply`, signing each answer in `algorithm` bound to `binding` first (when answers
+  // are signed).
+  HttpReply bound_to(AnswerBinding binding, ResponseAlgorithm algorithm, HttpReply reply) const;
 
   LicenseHandlerConfig config_;
   boost::json::object public_keys_;  // the /public-keys answer, made once

@@ -61,10 +61,12 @@ std::string header_of(const HttpResponse& res, std::string_view name) {
 class SignedAnswers : public ::testing::Test {
  protected:
   SignedAnswers() : keys_(std::vector<SigningKeyConfig>{{"k1", "secret-1", {}}}) {
-    auto key = ResponseKey::generate();
-    auto next = ResponseKey::generate();
-    EXPECT_TRUE(key.ok() && next.ok());
-    signer_ = std::make_unique<ResponseSigner>(std::vector<ResponseKey>{key.value(), next.value()});
+    auto key = ResponseKey::generate(ResponseAlgorithm::kEd25519);
+    auto next = ResponseKey::generate(ResponseAlgorithm::kEd25519);
+    auto es256 = ResponseKey::generate(ResponseAlgorithm::kEs256);
+    EXPECT_TRUE(key.ok() && next.ok() && es256.ok());
+    signer_ = std::make_unique<ResponseSigner>(
+        std::vector<ResponseKey>{key.value(), next.value(), es256.value()});
     auto store = open_store("sqlite::memory:");
     EXPECT_TRUE(store.ok());
     store_ = std::move(store.value());
@@ -86,8 +88,10 @@ class SignedAnswers : public ::testing::Test {
     return all.empty() ? HttpResponse{} : all.front();
   }
 
-  bool verifies(const HttpResponse& res, std::optional<std::string_view> bound) const {
-    return verify_response_signature({pin_ed25519(signer_->signing_key().public_key())},
+  // Signed by the key that signs in `algorithm`, bound to `bound`.
+  bool verifies(const HttpResponse& res, std::optional<std::string_view> bound,
+                ResponseAlgorithm algorithm = ResponseAlgorithm::kEd25519) const {
+    return verify_response_signature({signer_->signing_key(algorithm)->pinned()},
                                      header_of(res, kResponseSignatureHeader), bound,
                                      res.result_int(), res.body())
         .has_value();
@@ -112,9 +116,10 @@ TEST_F(SignedAnswers, AnAnswerIsBoundToTheRequestsValidSignature) {
   const auto h = sign_headers("/api/v1/license/activate", "{}", "nonce-0123456789abcdef");
   const HttpResponse res = one(post("/api/v1/license/activate", h.text, "{}"));
   EXPECT_EQ(res.result_int(), 400u) << res.body();
-  EXPECT_EQ(header_of(res, kResponseSignatureHeader)
-                .rfind("kid=" + signer_->signing_key().kid() + ", t=", 0),
-            0u);
+  EXPECT_EQ(
+      header_of(res, kResponseSignatureHeader)
+          .rfind("kid=" + signer_->signing_key(ResponseAlgorithm::kEd25519)->kid() + ", t=", 0),
+      0u);
   EXPECT_TRUE(verifies(res, h.bound));
   EXPECT_FALSE(verifies(res, std::nullopt));
   EXPECT_FALSE(verifies(res, std::string(64, '0')));
@@ -218,6 +223,60 @@ TEST_F(SignedAnswers, PipelinedAnswersAreEachBoundToTheirOwnRequest) {
   EXPECT_FALSE(verifies(all[1], first.bound));
 }
 
+TEST_F(SignedAnswers, AnAnswerToARequestAskingForEs256IsSignedWithTheEs256Key) {
+  const auto h = sign_headers("/api/v1/license/activate", "{}", "nonce-0123456789abcdef");
+  const HttpResponse res =
+      one(post("/api/v1/license/activate", h.text + "X-License-Accept-Signature: es256\r\n", "{}"));
+  EXPECT_EQ(res.result_int(), 400u) << res.body();
+  const std::string header = header_of(res, kResponseSignatureHeader);
+  EXPECT_EQ(
+      header.rfind("kid=" + signer_->signing_key(ResponseAlgorithm::kEs256)->kid() + ", t=", 0), 0u)
+      << header;
+  EXPECT_NE(header.find(", es256="), std::string::npos) << header;
+  EXPECT_TRUE(verifies(res, h.bound, ResponseAlgorithm::kEs256));
+  EXPECT_FALSE(verifies(res, std::nullopt, ResponseAlgorithm::kEs256));
+  EXPECT_FALSE(verifies(res, h.bound, ResponseAlgorithm::kEd25519));
+}
+
+TEST_F(SignedAnswers, TheFirstAcceptedAlgorithmSignsAndAnythingElseGetsEd25519) {
+  const std::vector<std::pair<std::string, ResponseAlgorithm>> cases = {
+      {"", ResponseAlgorithm::kEd25519},
+      {"X-License-Accept-Signature: ed25519\r\n", ResponseAlgorithm::kEd25519},
+      {"X-License-Accept-Signature: ed25519, es256\r\n", ResponseAlgorithm::kEd25519},
+      {"X-License-Accept-Signature: rsa, ES256 , ed25519\r\n", ResponseAlgorithm::kEs256},
+      {"X-License-Accept-Signature: rsa, ps256\r\n", ResponseAlgorithm::kEd25519},
+      // Two fields are one list, in order.
+      {"X-License-Accept-Signature: rsa\r\nX-License-Accept-Signature: es256\r\n",
+       ResponseAlgorithm::kEs256},
+  };
+  int n = 0;
+  for (const auto& [accept, algorithm] : cases) {
+    SCOPED_TRACE(accept);
+    const std::string nonce = "nonce-accept-00000" + std::to_string(n++);
+    const auto h = sign_headers("/api/v1/license/status", "{}", nonce);
+    const HttpResponse res = one(post("/api/v1/license/status", h.text + accept, "{}"));
+    EXPECT_TRUE(verifies(res, h.bound, algorithm)) << header_of(res, kResponseSignatureHeader);
+  }
+}
+
+TEST_F(SignedAnswers, RefusalsBeforeTheHandlerAreSignedInTheAskedAlgorithmToo) {
+  const std::string es256 = "X-License-Accept-Signature: es256\r\n";
+  // 405: routed but another method.
+  HttpResponse res = one("GET /api/v1/license/heartbeat HTTP/1.1\r\nHost: x\r\n" + es256 + "\r\n");
+  EXPECT_EQ(res.result_int(), 405u);
+  EXPECT_TRUE(verifies(res, std::nullopt, ResponseAlgorithm::kEs256));
+  // 413 on the declared length.
+  res = one("POST /api/v1/license/deactivate HTTP/1.1\r\nHost: x\r\n" + es256 +
+            "Content-Length: 20000\r\n\r\n");
+  EXPECT_EQ(res.result_int(), 413u);
+  EXPECT_TRUE(verifies(res, std::nullopt, ResponseAlgorithm::kEs256));
+  // 431: the header never parsed, so nothing was asked: Ed25519.
+  res = one("POST /api/v1/license/activate HTTP/1.1\r\n" + es256 +
+            "X-Big: " + std::string(limits_.max_header_bytes, 'a') + "\r\n\r\n");
+  EXPECT_EQ(res.result_int(), 431u);
+  EXPECT_TRUE(verifies(res, std::nullopt, ResponseAlgorithm::kEd25519));
+}
+
 TEST_F(SignedAnswers, PublicKeysListsEveryKeyInOrderAndIsCacheable) {
   const HttpResponse res =
       one("GET /api/v1/license/public-keys HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -228,13 +287,14 @@ TEST_F(SignedAnswers, PublicKeysListsEveryKeyInOrderAndIsCacheable) {
   const auto body = boost::json::parse(res.body()).as_object();
   EXPECT_EQ(body.size(), 1u);
   const auto& keys = body.at("keys").as_array();
-  ASSERT_EQ(keys.size(), 2u);
+  ASSERT_EQ(keys.size(), 3u);
   for (size_t i = 0; i < keys.size(); ++i) {
     const ResponseKey& key = signer_->keys()[i];
-    EXPECT_EQ(keys[i].as_object(),
-              (boost::json::object{
-                  {"kid", key.kid()}, {"alg", "Ed25519"}, {"publicKey", key.public_key_base64()}}));
+    EXPECT_EQ(keys[i].as_object(), (boost::json::object{{"kid", key.kid()},
+                                                        {"alg", algorithm_name(key.algorithm())},
+                                                        {"publicKey", key.public_key_base64()}}));
   }
+  EXPECT_EQ(keys[2].at("alg"), "ES256");
   const HttpResponse post_res = one(post("/api/v1/license/public-keys", "", "{}"));
   EXPECT_EQ(post_res.result_int(), 405u);
   EXPECT_EQ(header_of(post_res, "Allow"), "GET");

@@ -8,17 +8,19 @@ namespace licensed {
 
 namespace http = boost::beast::http;
 
-void sign_response(HttpResponse& res, const ResponseSigner& signer, const Clock& clock,
-                   const AnswerBinding& binding) {
+void sign_response(HttpResponse& res, const ResponseSigner& signer, ResponseAlgorithm algorithm,
+                   const Clock& clock, const AnswerBinding& binding) {
   if (res.find(http::field::date) == res.end()) res.set(http::field::date, http_date_now());
   const int64_t t = clock.now_seconds();
   std::optional<std::string> bound;
   if (binding) bound = to_hex(*binding);
-  const auto signature = signer.sign(bound, res.result_int(), t, res.body());
+  const auto signature = signer.sign(algorithm, bound, res.result_int(), t, res.body());
   if (!signature) {
     res.erase(kResponseSignatureHeader);
-    spdlog::error("cannot sign an answer with response key {}; it goes out unsigned",
-                  signer.signing_key().kid());
+    const ResponseKey* key = signer.signing_key(algorithm);
+    spdlog::error(
+        "cannot sign an answer with response key {}; it goes out unsigned",
+        key != nullptr ? key->kid() : "(none for " + std::string(algorithm_name(algorithm)) + ")");
     return;
   }
   res.set(kResponseSignatureHeader, *signature);

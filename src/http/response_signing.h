@@ -15,13 +15,13 @@ namespace licensed {
 // the request as received, nullopt ("-") otherwise (docs/protocol.md §13.5).
 using AnswerBinding = std::optional<Sha256Digest>;
 
-// Sets X-License-Response-Signature over `res` as it stands, signed at `clock`'s current
-// Unix second (the header's `t`: the clock the timestamp checks and serverTime read),
-// bound to `binding`. When OpenSSL fails the answer goes out
-// unsigned (logged): a client that pins the key treats it as no answer, which is what it
-// is.
-void sign_response(HttpResponse& res, const ResponseSigner& signer, const Clock& clock,
-                   const AnswerBinding& binding);
+// Sets X-License-Response-Signature over `res` as it stands, signed in `algorithm` (the
+// one the request negotiated, docs/protocol.md §13.4) at `clock`'s current Unix second
+// (the header's `t`: the clock the timestamp checks and serverTime read), bound to
+// `binding`. When OpenSSL fails the answer goes out unsigned (logged): a client that pins
+// the key treats it as no answer, which is what it is.
+void sign_response(HttpResponse& res, const ResponseSigner& signer, ResponseAlgorithm algorithm,
+                   const Clock& clock, const AnswerBinding& binding);
 
 // True when `res` already carries a response signature.
 bool is_signed(const HttpResponse& res);

@@ -101,10 +101,11 @@ class StoreTx : public LicenseTx {
   virtual Result<bool> delete_admin_token(std::string_view name) = 0;
   virtual Status touch_admin_token(int64_t id, UnixMillis now) = 0;
 
-  // The response key the server made for itself on its first start without
-  // --response-key (docs/protocol.md §14): the oldest stored one, as PKCS#8 PEM, or nullopt
-  // when none was made yet.
-  virtual Result<std::optional<std::string>> find_response_key() = 0;
+  // The response keys the server made for itself on its first start, one per algorithm
+  // it was given no --response-key of (docs/protocol.md §14): every stored one as PKCS#8
+  // PEM, oldest first (the key says its algorithm). In a write transaction the table stays
+  // locked until it ends, so servers starting together agree on one key per algorithm.
+  virtual Result<std::vector<std::string>> find_response_keys() = 0;
   virtual Status insert_response_key(std::string_view private_key_pem, UnixMillis now) = 0;
 
   // Export and import (`licensed admin export|import`, src/admin/store_transfer.h):

@@ -320,17 +320,17 @@ TEST_P(StoreConformance, NoncesAreRememberedReplacedLoadedAndPurged) {
   EXPECT_EQ(after.value()[0].nonce, "n1");
 }
 
-TEST_P(StoreConformance, TheOldestResponseKeyIsTheOneFound) {
-  auto none = Read([](StoreTx& tx) { return tx.find_response_key(); });
+TEST_P(StoreConformance, ResponseKeysAreFoundOldestFirst) {
+  auto none = Read([](StoreTx& tx) { return tx.find_response_keys(); });
   ASSERT_TRUE(none.ok());
-  EXPECT_FALSE(none->has_value());
+  EXPECT_TRUE(none->empty());
   ASSERT_TRUE(Write([](StoreTx& tx) { return tx.insert_response_key("first pem", kT0); }).ok());
   ASSERT_TRUE(Write([](StoreTx& tx) { return tx.insert_response_key("second pem", kT0); }).ok());
   for (TxKind kind : {TxKind::kRead, TxKind::kWrite}) {
     auto found =
-        licensed::run_blocking(store(), kind, [](StoreTx& tx) { return tx.find_response_key(); });
+        licensed::run_blocking(store(), kind, [](StoreTx& tx) { return tx.find_response_keys(); });
     ASSERT_TRUE(found.ok()) << found.error().message;
-    EXPECT_EQ(*found.value(), "first pem");
+    EXPECT_EQ(found.value(), (std::vector<std::string>{"first pem", "second pem"}));
   }
 }
 

@@ -315,12 +315,17 @@ HttpResponse BlackboxTest::GetPublicKeys() const {
 }
 
 std::string BlackboxTest::SigningPublicKey() const {
+  return PublishedKey("Ed25519").second;
+}
+
+std::pair<std::string, std::string> BlackboxTest::PublishedKey(std::string_view alg) const {
   const HttpResponse r = GetPublicKeys();
   if (r.status != 200) throw std::runtime_error("public-keys answered\n" + r.Describe());
   const json::value v = ParseJson(r.body);
-  const auto& keys = Arr(v, "keys");
-  if (keys.empty()) throw std::runtime_error("no key published\n" + r.Describe());
-  return Str(keys.front(), "publicKey");
+  for (const auto& key : Arr(v, "keys")) {
+    if (Str(key, "alg") == alg) return {Str(key, "kid"), Str(key, "publicKey")};
+  }
+  throw std::runtime_error("no " + std::string(alg) + " key published\n" + r.Describe());
 }
 
 std::vector<json::value> BlackboxTest::AuditRecords(const std::string& license,

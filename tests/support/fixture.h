@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "support/admin.h"
@@ -131,8 +132,11 @@ class BlackboxTest : public ::testing::Test {
 
   // GET /api/v1/license/public-keys (docs/protocol.md §14).
   HttpResponse GetPublicKeys() const;
-  // The base64 public key that signs this server's answers: the first one published.
+  // The base64 public key that signs this server's Ed25519 answers: the first Ed25519
+  // key published.
   std::string SigningPublicKey() const;
+  // The first published key whose alg is `alg` ("Ed25519" or "ES256"): {kid, publicKey}.
+  std::pair<std::string, std::string> PublishedKey(std::string_view alg) const;
 
   // Audit records of `license` with that action.
   std::vector<json::value> AuditRecords(const std::string& license, std::string_view action) const;

@@ -75,7 +75,10 @@ typedef struct lc_options {
   const char* license_key;  /* required */
   const char* machine_id;   /* default: derived from the OS machine GUID and the vendor */
   const char* machine_name; /* optional */
-  /* Pinned Ed25519 key: base64 raw or PEM text. NULL: answers are unverified, plain
+  /* Pinned response key: Ed25519 (base64 of the raw 32 bytes) or P-256 (base64 of the
+   * 65-byte uncompressed point), or PEM "PUBLIC KEY" text of either. With a P-256 key the
+   * client asks for ES256 answers (X-License-Accept-Signature: es256), which operating
+   * systems' own crypto libraries can verify. NULL: answers are unverified, plain
    * http:// is refused unless to a loopback host, and there is NO offline cache (no
    * grace period): without a key a hand-written cache file could not be told apart. */
   const char* public_key;

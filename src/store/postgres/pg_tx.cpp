@@ -323,17 +323,18 @@ Status PgTx::touch_admin_token(int64_t id, UnixMillis now) {
                    PgParams().add(now).add(id), "touch admin token");
 }
 
-Result<std::optional<std::string>> PgTx::find_response_key() {
+Result<std::vector<std::string>> PgTx::find_response_keys() {
   // Servers starting together on one database must agree on one key: the first to make
   // it holds this lock until it commits, and the others then find its key.
   if (write_) {
     RETURN_IF_ERROR(conn_.run("LOCK TABLE response_keys IN SHARE ROW EXCLUSIVE MODE", PgParams(),
                               "lock response keys"));
   }
-  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT private_key FROM response_keys ORDER BY id LIMIT 1",
-                                       PgParams(), "find response key"));
-  if (r.rows() == 0) return std::optional<std::string>();
-  return std::optional<std::string>(r.text(0, 0));
+  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT private_key FROM response_keys ORDER BY id",
+                                       PgParams(), "find response keys"));
+  std::vector<std::string> out;
+  for (int row = 0; row < r.rows(); ++row) out.push_back(r.text(row, 0));
+  return out;
 }
 
 Status PgTx::insert_response_key(std::string_view private_key_pem, UnixMillis now) {

@@ -321,13 +321,13 @@ Status SqliteTx::touch_admin_token(int64_t id, UnixMillis now) {
   return s->bind(1, now).bind(2, id).run("touch admin token");
 }
 
-Result<std::optional<std::string>> SqliteTx::find_response_key() {
-  ASSIGN_OR_RETURN(auto s,
-                   conn_.prepare("SELECT private_key FROM response_keys ORDER BY id LIMIT 1"));
-  const int rc = s->step();
-  if (rc == SQLITE_DONE) return std::optional<std::string>();
-  if (rc != SQLITE_ROW) return s->failure(rc, "find response key");
-  return std::optional<std::string>(s->text(0));
+Result<std::vector<std::string>> SqliteTx::find_response_keys() {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT private_key FROM response_keys ORDER BY id"));
+  std::vector<std::string> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(s->text(0));
+  if (rc != SQLITE_DONE) return s->failure(rc, "find response keys");
+  return out;
 }
 
 Status SqliteTx::insert_response_key(std::string_view private_key_pem, UnixMillis now) {

@@ -46,7 +46,7 @@ class SqliteTx final : public StoreTx {
   Result<std::vector<AdminToken>> list_admin_tokens() override;
   Result<bool> delete_admin_token(std::string_view name) override;
   Status touch_admin_token(int64_t id, UnixMillis now) override;
-  Result<std::optional<std::string>> find_response_key() override;
+  Result<std::vector<std::string>> find_response_keys() override;
   Status insert_response_key(std::string_view private_key_pem, UnixMillis now) override;
   Result<std::vector<DumpRow>> dump_rows(const DumpTable& table) override;
   Result<bool> table_is_empty(const DumpTable& table) override;
