@@ -5,10 +5,10 @@
 // and no redirect followed.
 //
 // Stopping: WinHTTP ends a blocked synchronous call when its request handle is closed
-// from another thread. A stop request (the caller cancelling, bounded_exchange giving up
-// at its deadline, or the process exiting) closes the handle then if the exchange is
-// inside such a call, and otherwise only marks it cancelled: the exchange checks before
-// each call and never touches a handle closed under it.
+// from another thread. A stop request (the caller cancelling, or bounded_exchange giving
+// up at its deadline) closes the handle then if the exchange is inside such a call, and
+// otherwise only marks it stopped: the exchange checks before each call and never
+// touches a handle closed under it. The process exiting only marks it stopped.
 #include <windows.h>
 // windows.h first: winhttp.h needs its types.
 #include <winhttp.h>
@@ -146,6 +146,13 @@ class RequestHandle {
     MutexLock lock(mu_);
     stopped_ = true;
     if (in_call_) close_locked();
+  }
+  // The exchange makes no further call, but a blocked one is left alone: for the
+  // process's exit, whose handlers run under the loader lock in a DLL, where calling into
+  // WinHTTP is not safe (the process ends the thread anyway).
+  void stop_without_closing() {
+    MutexLock lock(mu_);
+    stopped_ = true;
   }
   bool stopped() const {
     MutexLock lock(mu_);
@@ -343,7 +350,8 @@ HttpReply http_exchange(const HttpRequestSpec& spec, std::chrono::milliseconds t
       WINHTTP_NO_REFERER, WINHTTP_DEFAULT_ACCEPT_TYPES, url->secure ? WINHTTP_FLAG_SECURE : 0));
   // Destroyed before `request`: no stop reaches the handle once the exchange is over.
   const std::stop_callback on_stop(spec.stop, [&request] { request.stop(); });
-  const std::stop_callback on_exit(process_exit_token(), [&request] { request.stop(); });
+  const std::stop_callback on_exit(process_exit_token(),
+                                   [&request] { request.stop_without_closing(); });
   if (!set_request_options(request, narrow(url->host), timeout) ||
       !send_and_receive(request, spec)) {
     return failed(request);

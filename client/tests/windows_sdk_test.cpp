@@ -261,7 +261,7 @@ class WindowsSdk : public SdkTest {
   // startup_check_host.exe: the start-up check of a plugin loading license_client.dll.
   CommandResult RunHost(const std::string& url, const std::string& license,
                         const std::string& machine, const std::string& public_key,
-                        const std::string& host = Host()) const {
+                        const std::string& host = Host(), int budget_ms = 5000) const {
     return RunWine({host}, {{"LICENSE_SERVER_URL", url},
                             {"LICENSE_KEY_ID", bb::kPluginKey.id},
                             {"LICENSE_SECRET", bb::kPluginKey.secret},
@@ -269,7 +269,7 @@ class WindowsSdk : public SdkTest {
                             {"LICENSE_MACHINE_ID", machine},
                             {"LICENSE_PUBLIC_KEY", public_key},
                             {"LICENSE_CACHE_DIR", WinePath(CacheDir())},
-                            {"LICENSE_STARTUP_BUDGET_MS", "5000"}});
+                            {"LICENSE_STARTUP_BUDGET_MS", std::to_string(budget_ms)}});
   }
 
   static std::string* wine_;
@@ -452,6 +452,22 @@ TEST_F(WindowsSdk, ASilentServerMakesLicensectlGiveUpWithinItsTimeout) {
   EXPECT_GE(silent.accepted(), 1);
   std::cout << "licensectl.exe --timeout 2s against a silent server: exit " << r.exit_code
             << " after " << took << " s (Wine's start included)\n";
+}
+
+// The plugin's start-up check against a server that accepts and never answers: the DLL
+// gives up when its budget is spent (WinHTTP's blocked call is ended from the waiting
+// side), and freeing the client and exiting do not wait for the network.
+TEST_F(WindowsSdk, TheStartupCheckReturnsWhenItsBudgetIsSpentOnASilentServer) {
+  const LoopbackServer silent;
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult r = RunHost(silent.Url(), bb::RandomUuidV4(), "windows-silent-2",
+                                  /*public_key=*/"", Host(), /*budget_ms=*/800);
+  const double took = SecondsSince(start);
+  EXPECT_EQ(r.exit_code, 5) << r.Describe();
+  EXPECT_NE(r.out.find("source=none"), std::string::npos) << r.Describe();
+  EXPECT_GE(silent.accepted(), 1);
+  std::cout << "start-up check under wine, budget 800 ms, silent server: " << r.out
+            << "  (the whole process, free and exit included: " << took << " s)\n";
 }
 
 TEST_F(WindowsSdk, HeartbeatEveryEndsWithExit0OnCtrlC) {
