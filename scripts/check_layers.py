@@ -16,10 +16,11 @@ import sys
 LAYER_CALL = re.compile(r"licensed_layer\((\w+)([^)]*)\)", re.S)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([a-z_]+)/([^"]+)"', re.M)
 KEYWORDS = {"USES", "LIBS", "EXTRA_SOURCES"}
-# What the SDK compiles of src/: CMakeLists.txt's LICENSED_SIGNING_SOURCES, their headers,
-# header-only helpers of core, and core/timestamp (compiled into licensed_signing).
+# What the SDK compiles of src/: cmake/LicensedSigning.cmake's LICENSED_SIGNING_SOURCES,
+# their headers (the crypto seam among them), header-only helpers of core, and
+# core/timestamp (compiled into licensed_signing).
 CLIENT_ALLOWED = re.compile(
-    r"^(auth/(base64|request_signature|response_signature|response_tree)\.h"
+    r"^(auth/(base64|crypto_primitives|request_signature|response_signature|response_tree)\.h"
     r"|core/(clock|hex|mutex|text|thread_annotations|timestamp)\.h)$")
 
 

@@ -11,7 +11,7 @@ packages=(
   clang-14 libclang-rt-14-dev
   libhiredis-dev redis-server nginx
   chromium nodejs
-  g++-mingw-w64-x86-64-posix wine wine64
+  g++-mingw-w64-x86-64-posix wine wine64 osslsigncode
   "$@"
   libpq-dev postgresql-15
 )

@@ -3,8 +3,9 @@
 # can: client/src/platform/ (machine identity from the registry, the cache directory
 # under %LOCALAPPDATA%, atomic file replace, wide-character paths) cross-compiled with
 # Debian's mingw-w64 and its unit tests run under Debian's wine, in a Wine prefix of
-# their own made in WORK_DIR (nothing is downloaded). libcurl and OpenSSL for Windows are
-# not in Debian, so the rest of the SDK is not built here (docs/sdk.md).
+# their own made in WORK_DIR (nothing is downloaded). The whole SDK for Windows (WinHTTP
+# and CNG) is scripts/build-windows.sh's, tested by scripts/test-windows-sdk.sh and
+# client/tests/windows_sdk_test.cpp (docs/sdk-windows.md).
 #   scripts/test-windows-platform.sh WORK_DIR
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)

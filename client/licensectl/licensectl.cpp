@@ -2,15 +2,14 @@
 
 #include <CLI/CLI.hpp>
 #include <boost/json.hpp>
-#include <csignal>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
 #include "duration.h"
 #include "license_client.h"
+#include "stop_requests.h"
 
 namespace licensed::client {
 
@@ -93,26 +92,20 @@ int report(std::string_view command, const Answer& a, const Options& o,
   return static_cast<int>(a.outcome);
 }
 
-// heartbeat --every: one heartbeat per period until SIGTERM or SIGINT. A transient
+// heartbeat --every: one heartbeat per period until asked to stop (stop_requests.h: SIGTERM
+// or SIGINT; Ctrl+C and the like on Windows). A transient
 // failure does not end a long job (the next period tries again); a refusal does. A
 // machine reclaimed as stale (1707) activates again, as docs/protocol.md §10 says: the SDK's
 // heartbeat does that once this client has held the slot; the loop does it for the
 // first beat too, since `activate` ran in an earlier process of the job.
 int heartbeat_loop(Client& client, std::chrono::milliseconds every, const Options& o) {
-  sigset_t stop;
-  sigemptyset(&stop);
-  sigaddset(&stop, SIGTERM);
-  sigaddset(&stop, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  StopRequests stop;
   for (;;) {
     Answer a = client.heartbeat();
     if (a.code == 1707) a = client.activate();
     const int code = report("heartbeat", a, o, client.machine_id());
     if (code != 0 && a.outcome != Outcome::kUnavailable) return code;
-    timespec wait{};
-    wait.tv_sec = static_cast<time_t>(every.count() / 1000);
-    wait.tv_nsec = static_cast<long>(every.count() % 1000) * 1'000'000;
-    if (sigtimedwait(&stop, nullptr, &wait) > 0) return 0;
+    if (stop.wait(every)) return 0;
   }
 }
 
@@ -146,7 +139,8 @@ int run_licensectl(int argc, char** argv) {
   app.add_flag("--json", o.json, "print the server's JSON answer");
   CLI::App* activate = app.add_subcommand("activate", "register this machine");
   CLI::App* heartbeat = app.add_subcommand("heartbeat", "refresh this machine's lastSeenAt");
-  heartbeat->add_option("--every", o.every, "repeat every DURATION until SIGTERM or SIGINT");
+  heartbeat->add_option("--every", o.every,
+                        "repeat every DURATION until SIGTERM or SIGINT (Ctrl+C on Windows)");
   CLI::App* status = app.add_subcommand("status", "exit 0 when valid for this machine");
   CLI::App* deactivate = app.add_subcommand("deactivate", "release this machine's slot");
   try {

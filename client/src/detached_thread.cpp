@@ -6,13 +6,13 @@
 #include <dlfcn.h>
 #endif
 
-#include <openssl/crypto.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
 #include <system_error>
 #include <thread>
+
+#include "auth/crypto_primitives.h"
 
 namespace licensed::client {
 
@@ -41,9 +41,7 @@ void stop_threads_at_exit() {
 void prepare_process() {
   static std::once_flag once;
   std::call_once(once, [] {
-    // No effect when OpenSSL was started before (by the host): then its exit handler is
-    // registered already, and ours, registered after it, runs before it.
-    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr);
+    crypto::keep_state_until_process_end();
     std::atexit(stop_threads_at_exit);
   });
 }

@@ -9,11 +9,12 @@
 //
 // At process exit the threads are ended with the process, but exit first runs the
 // libraries' cleanups, and a thread inside OpenSSL while OpenSSL frees its locks crashes
-// the host on its way out. So the SDK asks OpenSSL not to clean up at exit (when it is
-// the first to start OpenSSL), and otherwise an exit handler of its own, run before
-// OpenSSL's, tells its threads to stop (libcurl's progress callback aborts) and waits for
-// them for at most kExitWait: a thread stuck in a name lookup delays the exit by that
-// much at most, and is not inside OpenSSL.
+// the host on its way out. So the SDK asks its crypto library not to clean up at exit
+// (crypto::keep_state_until_process_end: OpenSSL's OPENSSL_INIT_NO_ATEXIT when it is the
+// first to start OpenSSL; Windows CNG frees nothing at exit), and otherwise an exit
+// handler of its own, run before OpenSSL's, tells its threads to stop (the transport
+// aborts its exchange) and waits for them for at most kExitWait: a thread stuck in a
+// name lookup delays the exit by that much at most, and is not inside OpenSSL.
 #pragma once
 
 #include <chrono>
@@ -29,8 +30,8 @@ bool process_exiting();
 // Requested when the process begins to exit, so that every wait of the SDK wakes.
 std::stop_token process_exit_token();
 
-// What the SDK does once per process before it uses OpenSSL or starts a thread (see
-// above): called first thing when a client is made.
+// What the SDK does once per process before it uses its crypto library or starts a
+// thread (see above): called first thing when a client is made.
 void prepare_process();
 
 // Runs `work` on a new detached thread. False when no thread could be started (then

@@ -1,14 +1,8 @@
+// What both HTTP backends share: the bounded wait on a thread of the SDK's own, and the
+// rule about plain http. The exchange itself is http_transport_curl.cpp's or
+// http_transport_winhttp.cpp's.
 #include "http_transport.h"
 
-#include <curl/curl.h>
-
-#if defined(_WIN32)
-#include <ws2tcpip.h>
-#else
-#include <arpa/inet.h>
-#endif
-
-#include <algorithm>
 #include <condition_variable>
 #include <memory>
 
@@ -19,52 +13,6 @@ namespace licensed::client {
 
 namespace {
 
-size_t append_body(char* data, size_t size, size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
-  return size * count;
-}
-
-std::optional<std::string> header_of(CURL* curl, const char* name) {
-  curl_header* h = nullptr;
-  // -1: the last request of the transfer (there are no redirects, but be exact).
-  if (curl_easy_header(curl, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK || h == nullptr) {
-    return std::nullopt;
-  }
-  return std::string(h->value);
-}
-
-struct CurlUrlFree {
-  void operator()(CURLU* u) const { curl_url_cleanup(u); }
-};
-
-// A URL part curl owns, copied.
-std::optional<std::string> url_part(CURLU* u, CURLUPart part) {
-  char* text = nullptr;
-  if (curl_url_get(u, part, &text, 0) != CURLUE_OK || text == nullptr) return std::nullopt;
-  std::string out(text);
-  curl_free(text);
-  return out;
-}
-
-bool is_loopback_host(const std::string& host) {
-  if (host == "localhost" || host == "[::1]") return true;
-  unsigned char v4[4];
-  return inet_pton(AF_INET, host.c_str(), v4) == 1 && v4[0] == 127;
-}
-
-// CURLOPT_XFERINFOFUNCTION: libcurl calls it about once a second and whenever data
-// moves, name lookup included; non-zero aborts the transfer (a stop request, or the
-// process exiting: detached_thread.h).
-int abort_when_stopped(void* stop, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
-  return static_cast<const std::stop_token*>(stop)->stop_requested() || process_exiting() ? 1 : 0;
-}
-
-// CURLOPT_RESOLVER_START_FUNCTION: the test hook of HttpRequestSpec.
-int call_resolver_start(void*, void*, void* hook) {
-  (*static_cast<const std::function<void()>*>(hook))();
-  return 0;
-}
-
 // What bounded_exchange's worker and its caller share: kept alive by whichever of the two
 // is the last to let go, so a worker that outlives its caller writes into its own copy.
 struct ExchangeSlot {
@@ -73,86 +21,37 @@ struct ExchangeSlot {
   std::optional<HttpReply> reply GUARDED_BY(mu);
 };
 
-struct CurlFree {
-  void operator()(CURL* c) const { curl_easy_cleanup(c); }
-};
-struct SlistFree {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
+// A dotted-decimal IPv4 address's first number, when `host` is exactly four numbers of
+// 0-255 without leading zeros (what inet_pton accepts).
+std::optional<int> first_ipv4_octet(const std::string& host) {
+  int parts = 0;
+  int first = -1;
+  size_t i = 0;
+  while (i <= host.size()) {
+    const size_t end = std::min(host.find('.', i), host.size());
+    const std::string_view part = std::string_view(host).substr(i, end - i);
+    if (part.empty() || part.size() > 3 || (part.size() > 1 && part[0] == '0')) return std::nullopt;
+    int value = 0;
+    for (const char c : part) {
+      if (c < '0' || c > '9') return std::nullopt;
+      value = value * 10 + (c - '0');
+    }
+    if (value > 255) return std::nullopt;
+    if (parts++ == 0) first = value;
+    i = end + 1;
+  }
+  return parts == 4 ? std::optional<int>(first) : std::nullopt;
+}
 
 }  // namespace
-
-void init_http_once() {
-  // curl_global_init is not thread-safe before 7.84 on every platform; once is enough.
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-HttpReply http_exchange(const HttpRequestSpec& request, std::chrono::milliseconds timeout) {
-  const std::string& url = request.url;
-  const HeaderList& headers = request.headers;
-  const std::optional<std::string>& body = request.body;
-  init_http_once();
-  HttpReply reply;
-  const std::unique_ptr<CURL, CurlFree> curl(curl_easy_init());
-  if (!curl) {
-    reply.error = "curl_easy_init failed";
-    return reply;
-  }
-  curl_slist* list = nullptr;
-  for (const auto& [name, value] : headers) {
-    list = curl_slist_append(list, (name + ": " + value).c_str());
-  }
-  // curl adds "Expect: 100-continue" to large POSTs; it only costs a round trip here.
-  list = curl_slist_append(list, "Expect:");
-  const std::unique_ptr<curl_slist, SlistFree> header_list(list);
-  const long ms = std::max<long>(1, static_cast<long>(timeout.count()));
-  CURL* c = curl.get();
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-#if CURL_AT_LEAST_VERSION(7, 87, 0)
-  // Cleanup must not join a lookup thread stuck in getaddrinfo (see the header).
-  curl_easy_setopt(c, CURLOPT_QUICK_EXIT, 1L);
-#endif
-  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, abort_when_stopped);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, const_cast<std::stop_token*>(&request.stop));
-  if (request.resolver_start) {
-    curl_easy_setopt(c, CURLOPT_RESOLVER_START_FUNCTION, call_resolver_start);
-    curl_easy_setopt(c, CURLOPT_RESOLVER_START_DATA,
-                     const_cast<std::function<void()>*>(&request.resolver_start));
-  }
-  curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms);
-  curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, ms);
-  curl_easy_setopt(c, CURLOPT_HTTPHEADER, header_list.get());
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-  if (body) {
-    curl_easy_setopt(c, CURLOPT_POST, 1L);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body->data());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
-  }
-  curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply.body);
-  char error[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
-  const CURLcode rc = curl_easy_perform(c);
-  if (rc != CURLE_OK) {
-    reply.error = error[0] != '\0' ? error : curl_easy_strerror(rc);
-    if (rc == CURLE_ABORTED_BY_CALLBACK) reply.error = "cancelled";
-    reply.body.clear();
-    return reply;
-  }
-  long status = 0;
-  curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-  reply.status = static_cast<int>(status);
-  reply.response_signature = header_of(c, "X-License-Response-Signature");
-  reply.retry_after = header_of(c, "Retry-After");
-  return reply;
-}
 
 HttpReply bounded_exchange(HttpRequestSpec request, std::chrono::milliseconds timeout) {
   auto slot = std::make_shared<ExchangeSlot>();
   const std::stop_token stop = request.stop;
+  // The worker's own stop: requested here when this side stops waiting, so the exchange
+  // ends too (its stop callbacks run on this thread).
+  std::stop_source give_up;
+  request.stop = give_up.get_token();
   const bool started = start_detached([slot, request = std::move(request), timeout] {
     HttpReply reply = http_exchange(request, timeout);
     MutexLock lock(slot->mu);
@@ -164,27 +63,33 @@ HttpReply bounded_exchange(HttpRequestSpec request, std::chrono::milliseconds ti
     none.error = "no thread could be started for the request";
     return none;
   }
-  // A little past libcurl's own timeout, so its (more precise) error wins when it keeps it.
+  // A little past the library's own timeout, so its (more precise) error wins when it
+  // keeps it.
   const auto deadline = std::chrono::steady_clock::now() + timeout + std::chrono::milliseconds(20);
-  MutexLock lock(slot->mu);
-  while (!slot->reply && !stop.stop_requested() && std::chrono::steady_clock::now() < deadline) {
-    lock.wait_until(slot->done_cv, stop, deadline);
+  {
+    MutexLock lock(slot->mu);
+    while (!slot->reply && !stop.stop_requested() && std::chrono::steady_clock::now() < deadline) {
+      lock.wait_until(slot->done_cv, stop, deadline);
+    }
+    if (slot->reply) return std::move(*slot->reply);
   }
-  if (slot->reply) return std::move(*slot->reply);
+  give_up.request_stop();
   none.error = stop.stop_requested() ? "cancelled"
                                      : "no answer within " + std::to_string(timeout.count()) +
                                            " ms (the name lookup or the connection did not finish)";
   return none;
 }
 
+bool is_loopback_host(const std::string& host) {
+  if (host == "localhost" || host == "[::1]" || host == "::1") return true;
+  return first_ipv4_octet(host) == 127;
+}
+
 bool is_plain_http_to_remote_host(const std::string& url) {
-  const std::unique_ptr<CURLU, CurlUrlFree> u(curl_url());
-  if (!u || curl_url_set(u.get(), CURLUPART_URL, url.c_str(), CURLU_GUESS_SCHEME) != CURLUE_OK)
-    return true;
-  const auto scheme = url_part(u.get(), CURLUPART_SCHEME);
-  if (scheme != "http") return false;  // https; anything else curl refuses to send to
-  const auto host = url_part(u.get(), CURLUPART_HOST);
-  return !host || !is_loopback_host(*host);
+  const auto target = url_target(url);
+  if (!target) return true;
+  if (target->scheme != "http") return false;  // https; anything else is never sent to
+  return !is_loopback_host(target->host);
 }
 
 }  // namespace licensed::client

@@ -1,10 +1,9 @@
 #include "license_client.h"
 
-#include <openssl/rand.h>
-
 #include <boost/json.hpp>
 #include <limits>
 
+#include "auth/crypto_primitives.h"
 #include "auth/request_signature.h"
 #include "core/text.h"
 #include "detached_thread.h"
@@ -20,15 +19,18 @@ namespace {
 
 constexpr std::string_view kApiPrefix = "/api/v1/license/";
 
-std::string fresh_nonce() {
-  uint8_t bytes[16] = {0};  // 128 bits, as the contract asks
-  RAND_bytes(bytes, sizeof(bytes));
+// 128 random bits, as the contract asks; nullopt when the system's generator failed (a
+// predictable nonce is never sent).
+std::optional<std::string> fresh_nonce() {
+  uint8_t bytes[16] = {0};
+  if (!crypto::random_bytes(bytes, sizeof(bytes))) return std::nullopt;
   return to_hex(bytes, sizeof(bytes));
 }
 
+// The backoff's jitter: any fraction will do when the generator fails.
 double random_unit() {
   uint32_t r = 0;
-  RAND_bytes(reinterpret_cast<unsigned char*>(&r), sizeof(r));
+  crypto::random_bytes(reinterpret_cast<uint8_t*>(&r), sizeof(r));
   return static_cast<double>(r) / (static_cast<double>(std::numeric_limits<uint32_t>::max()) + 1);
 }
 
@@ -120,7 +122,7 @@ bool activation_is_about(const std::string& body, std::string_view license_key,
 }
 
 std::shared_ptr<Client> Client::create(ClientConfig config, std::string& error) {
-  prepare_process();  // before any use of OpenSSL or libcurl
+  prepare_process();  // before any use of the crypto library or the HTTP stack
   init_http_once();
   if (config.url.empty())
     error = "no server URL";
@@ -157,6 +159,14 @@ std::shared_ptr<Client> Client::create(ClientConfig config, std::string& error) 
           "the pinned public key (public_key) cannot be read: it is neither an Ed25519 key "
           "(base64 of 32 bytes) nor a P-256 key (base64 of the 65-byte uncompressed point), "
           "nor a PEM public key of either";
+      return nullptr;
+    }
+    if (key->algorithm == ResponseAlgorithm::kEd25519 && !crypto::ed25519_available()) {
+      // Windows's CNG has no Ed25519 (docs/sdk-windows.md): every answer would fail.
+      error =
+          "the pinned public key (public_key) is an Ed25519 key, which this system's crypto "
+          "library cannot verify: pin the server's ES256 key instead (alg \"ES256\" in "
+          "/api/v1/license/public-keys)";
       return nullptr;
     }
     pinned.push_back(std::move(*key));
@@ -248,7 +258,13 @@ Client::Exchange Client::exchange(const std::string& path, const std::string& bo
     offset = offset_;
   }
   const std::string timestamp = std::to_string(config_.clock->now_seconds() + offset);
-  const std::string nonce = fresh_nonce();
+  const auto fresh = fresh_nonce();
+  if (!fresh) {
+    Exchange none;
+    none.reply.error = "the system's random number generator failed (no nonce to sign with)";
+    return none;
+  }
+  const std::string& nonce = *fresh;
   HeaderList headers =
       signed_request_headers(config_.key_id, config_.secret, path, timestamp, nonce, body);
   std::string request_signature = bound_signature_of(headers);

@@ -1,6 +1,6 @@
-// Standard base64 (RFC 4648 section 4, with padding) over OpenSSL's EVP_EncodeBlock and
-// EVP_DecodeBlock, which on their own neither strip padding from the decoded length nor
-// refuse whitespace or non-canonical trailing bits.
+// Standard base64 (RFC 4648 section 4, with padding) and base64url, strict: the decoders
+// refuse whitespace, misplaced padding and non-canonical trailing bits. Plain C++ with no
+// library, so the SDK compiles the same file on every system (docs/architecture.md §1).
 #pragma once
 
 #include <cstddef>

@@ -1,8 +1,12 @@
 #include "auth/response_key.h"
 
 #include <openssl/bio.h>
+#include <openssl/core_names.h>
+#include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/obj_mac.h>
+#include <openssl/objects.h>
 #include <openssl/pem.h>
 
 #include <cerrno>
@@ -33,12 +37,71 @@ struct PkeyCtxFree {
   void operator()(EVP_PKEY_CTX* c) const { EVP_PKEY_CTX_free(c); }
 };
 
+constexpr size_t kP256PointSize = 65;
+
+std::optional<std::vector<uint8_t>> raw_ed25519_key(EVP_PKEY* key) {
+  if (EVP_PKEY_get_id(key) != EVP_PKEY_ED25519) return std::nullopt;
+  std::vector<uint8_t> out(32);
+  size_t size = out.size();
+  if (EVP_PKEY_get_raw_public_key(key, out.data(), &size) != 1 || size != out.size()) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+bool is_p256(EVP_PKEY* key) {
+  char group[64] = {};
+  size_t size = 0;
+  if (!EVP_PKEY_is_a(key, "EC") ||
+      EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group, &size) !=
+          1) {
+    return false;
+  }
+  int nid = OBJ_txt2nid(group);                          // "prime256v1"
+  if (nid == NID_undef) nid = EC_curve_nist2nid(group);  // "P-256"
+  return nid == NID_X9_62_prime256v1;
+}
+
+// The 65-byte uncompressed point of a P-256 key, whatever form it was read in.
+std::optional<std::vector<uint8_t>> p256_point(EVP_PKEY* key) {
+  if (!is_p256(key) ||
+      EVP_PKEY_set_utf8_string_param(key, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
+                                     OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_UNCOMPRESSED) != 1) {
+    return std::nullopt;
+  }
+  std::vector<uint8_t> point(kP256PointSize);
+  size_t size = 0;
+  if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point.data(),
+                                      point.size(), &size) != 1 ||
+      size != kP256PointSize) {
+    return std::nullopt;
+  }
+  return point;
+}
+
+// The public half of `key` (Ed25519 or EC P-256) as a client pins it, under its default
+// id; nullopt for any other kind of key. Sets an EC key's point format to uncompressed.
+// Here rather than beside the verifier: the SDK compiles response_signature.cpp without
+// OpenSSL on Windows.
+std::optional<PinnedResponseKey> public_half(EVP_PKEY* key) {
+  if (key == nullptr) return std::nullopt;
+  if (auto raw = raw_ed25519_key(key)) {
+    std::string kid = response_key_id(ResponseAlgorithm::kEd25519, *raw);
+    return PinnedResponseKey{std::move(kid), ResponseAlgorithm::kEd25519, std::move(*raw)};
+  }
+  if (auto point = p256_point(key)) {
+    std::string kid = response_key_id(ResponseAlgorithm::kEs256, *point);
+    return PinnedResponseKey{std::move(kid), ResponseAlgorithm::kEs256, std::move(*point)};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<ResponseKey> ResponseKey::from_pkey(EVP_PKEY* owned, std::string_view source) {
   ResponseKey key;
   key.pkey_ = std::shared_ptr<EVP_PKEY>(owned, EVP_PKEY_free);
-  auto pinned = pinned_key_of(owned);
+  auto pinned = public_half(owned);
   ERR_clear_error();
   if (!pinned) {
     return key_error(std::string(source) + ": not an Ed25519 or P-256 (ES256) private key");

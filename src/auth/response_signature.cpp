@@ -1,19 +1,9 @@
 #include "auth/response_signature.h"
 
-#include <openssl/bio.h>
-#include <openssl/bn.h>
-#include <openssl/core_names.h>
-#include <openssl/ec.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
-#include <openssl/obj_mac.h>
-#include <openssl/objects.h>
-#include <openssl/param_build.h>
-#include <openssl/pem.h>
-
-#include <memory>
+#include <algorithm>
 
 #include "auth/base64.h"
+#include "auth/crypto_primitives.h"
 #include "auth/request_signature.h"
 #include "auth/response_tree.h"
 #include "core/text.h"
@@ -24,24 +14,6 @@ namespace {
 
 constexpr size_t kMaxKidSize = 64;
 constexpr uint64_t kMaxTreeSize = 4096;
-constexpr size_t kP256PointSize = 65;
-
-struct PkeyFree {
-  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
-};
-struct PkeyCtxFree {
-  void operator()(EVP_PKEY_CTX* c) const { EVP_PKEY_CTX_free(c); }
-};
-struct MdCtxFree {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-struct BioFree {
-  void operator()(BIO* b) const { BIO_free(b); }
-};
-struct EcdsaSigFree {
-  void operator()(ECDSA_SIG* s) const { ECDSA_SIG_free(s); }
-};
-using Pkey = std::unique_ptr<EVP_PKEY, PkeyFree>;
 
 bool is_kid(std::string_view kid) {
   if (kid.empty() || kid.size() > kMaxKidSize) return false;
@@ -103,113 +75,22 @@ std::optional<TreePosition> parse_tree(std::string_view tree, std::string_view p
   return out;
 }
 
-std::optional<Ed25519PublicKey> raw_public_key(EVP_PKEY* key) {
-  if (key == nullptr || EVP_PKEY_get_id(key) != EVP_PKEY_ED25519) return std::nullopt;
-  Ed25519PublicKey out{};
-  size_t size = out.size();
-  if (EVP_PKEY_get_raw_public_key(key, out.data(), &size) != 1 || size != out.size()) {
-    return std::nullopt;
-  }
-  return out;
-}
-
-Pkey p256_public_key(const std::vector<uint8_t>& point) {
-  if (point.size() != kP256PointSize || point[0] != 0x04) return nullptr;
-  char group[] = "prime256v1";
-  OSSL_PARAM params[] = {
-      OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, group, 0),
-      OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, const_cast<uint8_t*>(point.data()),
-                                        point.size()),
-      OSSL_PARAM_construct_end()};
-  const std::unique_ptr<EVP_PKEY_CTX, PkeyCtxFree> ctx(
-      EVP_PKEY_CTX_new_from_name(nullptr, "EC", nullptr));
-  EVP_PKEY* key = nullptr;
-  if (!ctx || EVP_PKEY_fromdata_init(ctx.get()) != 1 ||
-      EVP_PKEY_fromdata(ctx.get(), &key, EVP_PKEY_PUBLIC_KEY, params) != 1) {
-    return nullptr;
-  }
-  return Pkey(key);
-}
-
-bool is_p256(EVP_PKEY* key) {
-  char group[64] = {};
-  size_t size = 0;
-  if (!EVP_PKEY_is_a(key, "EC") ||
-      EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group, &size) !=
-          1) {
-    return false;
-  }
-  int nid = OBJ_txt2nid(group);                          // "prime256v1"
-  if (nid == NID_undef) nid = EC_curve_nist2nid(group);  // "P-256"
-  return nid == NID_X9_62_prime256v1;
-}
-
-// The 65-byte uncompressed point of a P-256 key, whatever form it was read in.
-std::optional<std::vector<uint8_t>> p256_point(EVP_PKEY* key) {
-  if (!is_p256(key) ||
-      EVP_PKEY_set_utf8_string_param(key, OSSL_PKEY_PARAM_EC_POINT_CONVERSION_FORMAT,
-                                     OSSL_PKEY_EC_POINT_CONVERSION_FORMAT_UNCOMPRESSED) != 1) {
-    return std::nullopt;
-  }
-  std::vector<uint8_t> point(kP256PointSize);
-  size_t size = 0;
-  if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point.data(),
-                                      point.size(), &size) != 1 ||
-      size != kP256PointSize) {
-    return std::nullopt;
-  }
-  return point;
-}
-
 PinnedResponseKey pin_raw(ResponseAlgorithm algorithm, std::vector<uint8_t> public_key) {
   std::string kid = response_key_id(algorithm, public_key);
   return {std::move(kid), algorithm, std::move(public_key)};
-}
-
-// ES256's r || s as the DER ECDSA-Sig-Value OpenSSL verifies.
-std::optional<std::vector<uint8_t>> es256_der(const std::array<uint8_t, 64>& raw) {
-  const std::unique_ptr<ECDSA_SIG, EcdsaSigFree> sig(ECDSA_SIG_new());
-  BIGNUM* r = BN_bin2bn(raw.data(), 32, nullptr);
-  BIGNUM* s = BN_bin2bn(raw.data() + 32, 32, nullptr);
-  if (!sig || r == nullptr || s == nullptr || ECDSA_SIG_set0(sig.get(), r, s) != 1) {
-    BN_free(r);
-    BN_free(s);
-    return std::nullopt;
-  }
-  const int size = i2d_ECDSA_SIG(sig.get(), nullptr);
-  if (size <= 0) return std::nullopt;
-  std::vector<uint8_t> der(static_cast<size_t>(size));
-  uint8_t* out = der.data();
-  if (i2d_ECDSA_SIG(sig.get(), &out) != size) return std::nullopt;
-  return der;
-}
-
-// Signature checks are the library's; nothing secret is compared here.
-bool verify_with(EVP_PKEY* key, const EVP_MD* digest, const uint8_t* signature,
-                 size_t signature_size, std::string_view message) {
-  const std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
-  if (key == nullptr || !ctx ||
-      EVP_DigestVerifyInit(ctx.get(), nullptr, digest, nullptr, key) != 1) {
-    return false;
-  }
-  return EVP_DigestVerify(ctx.get(), signature, signature_size,
-                          reinterpret_cast<const unsigned char*>(message.data()),
-                          message.size()) == 1;
 }
 
 }  // namespace
 
 bool verify_message_signature(const PinnedResponseKey& key,
                               const std::array<uint8_t, 64>& signature, std::string_view message) {
-  if (key.algorithm == ResponseAlgorithm::kEd25519) {
-    if (key.public_key.size() != 32) return false;
-    const Pkey pkey(EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, nullptr, key.public_key.data(),
-                                                key.public_key.size()));
-    return verify_with(pkey.get(), nullptr, signature.data(), signature.size(), message);
+  if (key.algorithm == ResponseAlgorithm::kEs256) {
+    return crypto::verify_es256(key.public_key, signature, message);
   }
-  const Pkey pkey = p256_public_key(key.public_key);
-  const auto der = es256_der(signature);
-  return der && verify_with(pkey.get(), EVP_sha256(), der->data(), der->size(), message);
+  Ed25519PublicKey raw{};
+  if (key.public_key.size() != raw.size()) return false;
+  std::copy(key.public_key.begin(), key.public_key.end(), raw.begin());
+  return crypto::verify_ed25519(raw, signature, message);
 }
 
 std::string response_signing_string(std::optional<std::string_view> request_signature,
@@ -284,13 +165,6 @@ PinnedResponseKey pin_ed25519(const Ed25519PublicKey& public_key) {
                  std::vector<uint8_t>(public_key.begin(), public_key.end()));
 }
 
-std::optional<PinnedResponseKey> pinned_key_of(EVP_PKEY* key) {
-  if (key == nullptr) return std::nullopt;
-  if (const auto ed25519 = raw_public_key(key)) return pin_ed25519(*ed25519);
-  if (auto point = p256_point(key)) return pin_raw(ResponseAlgorithm::kEs256, std::move(*point));
-  return std::nullopt;
-}
-
 std::optional<int64_t> verify_response_signature(const std::vector<PinnedResponseKey>& pinned,
                                                  std::string_view header_value,
                                                  std::optional<std::string_view> request_signature,
@@ -318,15 +192,14 @@ std::optional<int64_t> verify_response_signature(const std::vector<PinnedRespons
 }
 
 std::optional<Ed25519PublicKey> parse_response_public_key(std::string_view text) {
-  if (text.find("-----BEGIN") != std::string_view::npos) {
-    const std::unique_ptr<BIO, BioFree> bio(
-        BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
-    if (!bio) return std::nullopt;
-    const Pkey key(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
-    return raw_public_key(key.get());
-  }
-  const auto bytes = base64_decode(text);
   Ed25519PublicKey out{};
+  std::optional<std::vector<uint8_t>> bytes;
+  if (text.find("-----BEGIN") != std::string_view::npos) {
+    auto key = crypto::public_key_from_pem(text);
+    if (key && key->type == crypto::PublicKeyType::kEd25519) bytes = std::move(key->bytes);
+  } else {
+    bytes = base64_decode(text);
+  }
   if (!bytes || bytes->size() != out.size()) return std::nullopt;
   std::copy(bytes->begin(), bytes->end(), out.begin());
   return out;
@@ -334,21 +207,16 @@ std::optional<Ed25519PublicKey> parse_response_public_key(std::string_view text)
 
 std::optional<PinnedResponseKey> parse_pinned_response_key(std::string_view text) {
   if (text.find("-----BEGIN") != std::string_view::npos) {
-    const std::unique_ptr<BIO, BioFree> bio(
-        BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
-    if (!bio) return std::nullopt;
-    const Pkey key(PEM_read_bio_PUBKEY(bio.get(), nullptr, nullptr, nullptr));
-    ERR_clear_error();
-    return pinned_key_of(key.get());
+    auto key = crypto::public_key_from_pem(text);
+    if (!key) return std::nullopt;
+    const bool p256 = key->type == crypto::PublicKeyType::kP256;
+    return pin_raw(p256 ? ResponseAlgorithm::kEs256 : ResponseAlgorithm::kEd25519,
+                   std::move(key->bytes));
   }
   auto bytes = base64_decode(text);
   if (!bytes) return std::nullopt;
   if (bytes->size() == 32) return pin_raw(ResponseAlgorithm::kEd25519, std::move(*bytes));
-  // fromdata checks that the point is on the curve.
-  if (!p256_public_key(*bytes)) {
-    ERR_clear_error();
-    return std::nullopt;
-  }
+  if (!crypto::is_p256_public_key(*bytes)) return std::nullopt;
   return pin_raw(ResponseAlgorithm::kEs256, std::move(*bytes));
 }
 

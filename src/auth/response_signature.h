@@ -2,10 +2,9 @@
 // signs, the X-License-Response-Signature header in its plain and batched (tree) forms,
 // the key id rule, and verification against pinned keys. Everything a client needs and
 // nothing that touches a private key, so the SDK and licensectl link this file as it is
-// and verify exactly what the server signs.
+// and verify exactly what the server signs. Its cryptography is crypto_primitives.h's
+// (OpenSSL, or Windows CNG in the SDK for Windows), so no library's type appears here.
 #pragma once
-
-#include <openssl/types.h>
 
 #include <array>
 #include <cstdint>
@@ -84,9 +83,6 @@ struct PinnedResponseKey {
 
 // A pinned Ed25519 key under its default id.
 PinnedResponseKey pin_ed25519(const Ed25519PublicKey& public_key);
-// The public half of `key` (Ed25519 or EC P-256, public or private) under its default id;
-// nullopt for any other kind of key. Sets an EC key's point format to uncompressed.
-std::optional<PinnedResponseKey> pinned_key_of(EVP_PKEY* key);
 
 // True when `signature` (Ed25519, or ES256's r || s over SHA-256) is `key`'s over
 // `message`. The building block of answer, tree and file verification.

@@ -31,7 +31,11 @@ std::string format_timestamp(UnixMillis t) {
   const auto ms = static_cast<int>(t - secs * 1000);
   const auto tt = static_cast<std::time_t>(secs);
   std::tm tm{};
+#if defined(_WIN32)
+  gmtime_s(&tm, &tt);  // the C runtime's reentrant form, arguments the other way round
+#else
   gmtime_r(&tt, &tm);
+#endif
   char buf[96];  // room for any int the compiler can imagine, silencing -Wformat-truncation
   std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);

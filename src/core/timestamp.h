@@ -12,6 +12,6 @@ namespace licensed {
 
 std::string format_timestamp(UnixMillis t);
 // Accepts `YYYY-MM-DDTHH:MM:SS[.fff]Z` and `+00:00` offsets; nullopt otherwise.
-std::optional<UnixMillis> parse_timestamp(std::string_view text);
+std::optional<UnixMillis> parse_timestamp(std::string_view s);
 
 }  // namespace licensed
