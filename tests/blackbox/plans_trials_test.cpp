@@ -19,7 +19,7 @@ class Plans : public BlackboxTest {
   }
   std::string ProLicense(std::vector<std::string> extra = {}) {
     std::vector<std::string> args{"license", "create", "--product", std::string(kProduct),
-                                  "--plan", "pro"};
+                                  "--plan",  "pro"};
     args.insert(args.end(), extra.begin(), extra.end());
     std::string key = admin().RunOk(args);
     while (!key.empty() && (key.back() == '\n' || key.back() == ' ')) key.pop_back();
@@ -86,8 +86,8 @@ TEST_F(Plans, EveryAnswerListsTheEntitlementsSortedByCodeWithActive) {
   Start();
   ProPlan();
   const std::string key = ProLicense();
-  admin().RunOk({"license", "entitle", key, "old-feature", "--expires-at",
-                 "2020-01-01T00:00:00.000Z"});
+  admin().RunOk(
+      {"license", "entitle", key, "old-feature", "--expires-at", "2020-01-01T00:00:00.000Z"});
   for (const HttpResponse& r : {Activate(key, "machine-ent-001"), Heartbeat(key, "machine-ent-001"),
                                 Status(key, "machine-ent-001")}) {
     ASSERT_OK(r);
@@ -140,8 +140,8 @@ class Trials : public BlackboxTest {
   void OfferTrials(int days = 14) {
     admin().RunOk({"plan", "create", "--product", "reverb", "--code", "trial", "--name", "Trial",
                    "--max", "1", "--entitlement", "pro"});
-    admin().RunOk({"product", "set-trial", "reverb", "--plan", "trial", "--days",
-                   std::to_string(days)});
+    admin().RunOk(
+        {"product", "set-trial", "reverb", "--plan", "trial", "--days", std::to_string(days)});
   }
   static std::string TrialBody(std::string_view machine, std::string_view email = {}) {
     std::string body = R"({"product":"reverb","machineId":")" + std::string(machine) + "\"";
@@ -179,8 +179,8 @@ TEST_F(Trials, TheFirstCallStartsATrialAndTheNextAnswersTheSameLicense) {
 TEST_F(Trials, AProductWithoutTrialsAnswers1703) {
   Start();
   EXPECT_API_ERROR(Trial("trial-machine-0002"), 404, 1703, "LICENSE_API_NOT_FOUND");
-  EXPECT_API_ERROR(Call("trial", R"({"product":"Bad Slug","machineId":"trial-machine-0002"})"),
-                   400, 1702, "LICENSE_API_MALFORMED");
+  EXPECT_API_ERROR(Call("trial", R"({"product":"Bad Slug","machineId":"trial-machine-0002"})"), 400,
+                   1702, "LICENSE_API_MALFORMED");
 }
 
 TEST_F(Trials, ATrialLicenseServesOnlyItsMachineEvenWithAFreeSlot) {
