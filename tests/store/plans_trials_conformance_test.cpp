@@ -188,7 +188,8 @@ TEST_P(PlansTrialsConformance, ATrialIsFoundAgainByItsMachineAndAResetForgetsIt)
   req.machine_id = "trial-machine-01";
   req.email = "ann@example.com";
   auto run = [&](licensed::TrialMode mode) {
-    return Write([&](StoreTx& tx) { return licensed::trial(tx, req, TrialContext(trial_key), mode); });
+    return Write(
+        [&](StoreTx& tx) { return licensed::trial(tx, req, TrialContext(trial_key), mode); });
   };
   auto none = run(licensed::TrialMode::kFindOnly);
   ASSERT_TRUE(none.ok());
