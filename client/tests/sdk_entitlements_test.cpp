@@ -81,8 +81,8 @@ TEST_F(SdkEntitlements, ATrialWithoutTheProductIsAConfigurationError) {
 class LicensectlEntitlements : public SdkEntitlements {
  protected:
   bb::CommandResult Run(const std::vector<std::string>& args) const {
-    std::vector<std::string> argv = {LICENSECTL_BINARY, "--url",    Url(),
-                                     "--key-id",        bb::kPluginKey.id, "--secret",
+    std::vector<std::string> argv = {LICENSECTL_BINARY,    "--url",           Url(),
+                                     "--key-id",           bb::kPluginKey.id, "--secret",
                                      bb::kPluginKey.secret};
     argv.insert(argv.end(), args.begin(), args.end());
     return bb::RunCommand(argv, {{"XDG_CACHE_HOME", (dir().path() / "xdg").string()}},
@@ -101,13 +101,13 @@ TEST_F(LicensectlEntitlements, StatusRequireEntitlementExits3UnlessEachIsActive)
   };
   ASSERT_EQ(with({"activate"}).exit_code, 0);
   EXPECT_EQ(with({"status", "--require-entitlement", "pro"}).exit_code, 0);
-  EXPECT_EQ(with({"status", "--require-entitlement", "pro", "--require-entitlement", "voices"})
-                .exit_code,
-            0);
+  EXPECT_EQ(
+      with({"status", "--require-entitlement", "pro", "--require-entitlement", "voices"}).exit_code,
+      0);
   EXPECT_EQ(with({"status", "--require-entitlement", "updates"}).exit_code, 3) << "expired";
-  EXPECT_EQ(with({"status", "--require-entitlement", "pro", "--require-entitlement", "nope"})
-                .exit_code,
-            3);
+  EXPECT_EQ(
+      with({"status", "--require-entitlement", "pro", "--require-entitlement", "nope"}).exit_code,
+      3);
 }
 
 TEST_F(LicensectlEntitlements, TrialStartsTheMachinesTrialOfTheProduct) {
@@ -118,8 +118,8 @@ TEST_F(LicensectlEntitlements, TrialStartsTheMachinesTrialOfTheProduct) {
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   const auto body = bb::ParseJson(r.out);
   EXPECT_TRUE(bb::Bool(body, "trial"));
-  const bb::CommandResult none = Run({"--machine-id", "ci-trial-0001", "trial", "--product",
-                                      "delay"});
+  const bb::CommandResult none =
+      Run({"--machine-id", "ci-trial-0001", "trial", "--product", "delay"});
   EXPECT_EQ(none.exit_code, 3) << "1703: no such product offers trials " << none.Describe();
 }
 
