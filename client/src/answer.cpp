@@ -16,6 +16,7 @@ Outcome outcome_of_code(int code) {
     case 1703:
     case 1704:
     case 1707:
+    case 1712:  // this email already had a trial of the product
       return Outcome::kNotUsable;
     case 1705:
       return Outcome::kLimitReached;

@@ -82,14 +82,13 @@ TEST_F(AdminPlansApi, PlansAreCreatedListedChangedAndDeleted) {
 
 TEST_F(AdminPlansApi, BadPlansAndEntitlementsAre1702WithTheFieldAndWriteNothing) {
   Start();
-  ExpectMalformed(Api("POST", "/products/reverb/plans", kPlans,
-                      R"({"code":"pro","name":"Pro","max":-1})"),
-                  "max");
+  ExpectMalformed(
+      Api("POST", "/products/reverb/plans", kPlans, R"({"code":"pro","name":"Pro","max":-1})"),
+      "max");
   ExpectMalformed(Api("POST", "/products/reverb/plans", kPlans,
                       R"({"code":"pro","name":"Pro","validFor":"a year"})"),
                   "validFor");
-  ExpectMalformed(Api("POST", "/products/reverb/plans", kPlans,
-                      R"({"code":"Pro!","name":"Pro"})"),
+  ExpectMalformed(Api("POST", "/products/reverb/plans", kPlans, R"({"code":"Pro!","name":"Pro"})"),
                   "code");
   ExpectMalformed(Api("POST", "/products/reverb/plans", kPlans,
                       R"({"code":"pro","name":"Pro","entitlements":[{"code":"a"},{"code":"a"}]})"),
@@ -97,10 +96,9 @@ TEST_F(AdminPlansApi, BadPlansAndEntitlementsAre1702WithTheFieldAndWriteNothing)
   EXPECT_EQ(Arr(BodyJson(Api("GET", "/products/reverb/plans", kPlans)), "items").size(), 0u);
 
   const std::string long_value(300, 'x');
-  for (const std::string& entitlements :
-       {std::string(R"([{"code":"Bad Code"}])"),
-        R"([{"code":"big","value":")" + long_value + R"("}])",
-        std::string(R"([{"code":"pro"},{"code":"pro"}])")}) {
+  for (const std::string& entitlements : {std::string(R"([{"code":"Bad Code"}])"),
+                                          R"([{"code":"big","value":")" + long_value + R"("}])",
+                                          std::string(R"([{"code":"pro"},{"code":"pro"}])")}) {
     ExpectMalformed(Api("POST", "/licenses", "/licenses",
                         R"({"product":"reverb","max":1,"entitlements":)" + entitlements + "}"),
                     "entitlements");
@@ -117,8 +115,9 @@ TEST_F(AdminPlansApi, ALicenseFromAPlanAndAPatchThatReplacesItsEntitlements) {
             201);
   ASSERT_EQ(Api("PATCH", "/products/reverb", "/products/{slug}", R"({"defaultPlan":"pro"})").status,
             200);
-  const HttpResponse made = Api("POST", "/licenses", "/licenses",
-                                R"({"product":"reverb","entitlements":[{"code":"voices","value":8}]})");
+  const HttpResponse made =
+      Api("POST", "/licenses", "/licenses",
+          R"({"product":"reverb","entitlements":[{"code":"voices","value":8}]})");
   ASSERT_EQ(made.status, 201) << made.Describe();
   const json::value license = BodyJson(made);
   EXPECT_EQ(Str(license, "plan"), "pro");
@@ -140,10 +139,10 @@ TEST_F(AdminPlansApi, ALicenseFromAPlanAndAPatchThatReplacesItsEntitlements) {
 
 TEST_F(AdminPlansApi, ATrialOfferedOverTheApiAnswersAsDocumented) {
   Start();
-  ASSERT_EQ(Api("POST", "/products/reverb/plans", kPlans,
-                R"({"code":"trial","name":"Trial","max":1})")
-                .status,
-            201);
+  ASSERT_EQ(
+      Api("POST", "/products/reverb/plans", kPlans, R"({"code":"trial","name":"Trial","max":1})")
+          .status,
+      201);
   ExpectMalformed(Api("PATCH", "/products/reverb", "/products/{slug}",
                       R"({"trial":{"plan":"none-such","days":14}})"),
                   "trial");
@@ -151,8 +150,7 @@ TEST_F(AdminPlansApi, ATrialOfferedOverTheApiAnswersAsDocumented) {
                                    R"({"trial":{"plan":"trial","days":7}})");
   ASSERT_EQ(offered.status, 200) << offered.Describe();
   EXPECT_EQ(Int(BodyJson(offered), "trial.days"), 7);
-  const HttpResponse t =
-      Call("trial", R"({"product":"reverb","machineId":"api-trial-0001"})");
+  const HttpResponse t = Call("trial", R"({"product":"reverb","machineId":"api-trial-0001"})");
   ASSERT_OK(t);
   EXPECT_DOCUMENTED(OpenApi(), "post", "/api/v1/license/trial", t);
   EXPECT_DOCUMENTED(OpenApi(), "post", "/api/v1/license/activate",
