@@ -4,6 +4,7 @@
 // licensectl's status --require-entitlement and trial --product.
 #include <gtest/gtest.h>
 
+#include "license_client/license_client.hpp"
 #include "sdk_fixture.h"
 #include "support/process.h"
 
@@ -76,6 +77,48 @@ TEST_F(SdkEntitlements, ATrialWithoutTheProductIsAConfigurationError) {
   Start();
   auto client = Make(Config(bb::RandomUuidV4()));
   EXPECT_EQ(client->start_trial().outcome, Outcome::kUsage);
+}
+
+// The same through the public C ABI, by way of its C++ wrapper.
+TEST_F(SdkEntitlements, TheCppWrapperAnswersForFeaturesBuildsAndTrials) {
+  Start();
+  const std::string license = LicenseWithEntitlements("2026-01-01T00:00:00.000Z");
+  const std::string url = Url();
+  const std::string cache = CacheDir().string();
+  lc_options o = lc_options_init();
+  o.url = url.c_str();
+  o.key_id = bb::kPluginKey.id.c_str();
+  o.secret = bb::kPluginKey.secret.c_str();
+  o.license_key = license.c_str();
+  o.machine_id = "wrapper-machine-01";
+  o.cache_dir = cache.c_str();
+  license_client::Client client(o);
+  const license_client::Result r = client.activate();
+  ASSERT_TRUE(r.ok()) << r.message();
+  const auto list = r.entitlements();
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_EQ(list[2].code, "voices");
+  EXPECT_EQ(list[2].value, "64");
+  EXPECT_TRUE(r.has_entitlement("pro"));
+  EXPECT_FALSE(r.has_entitlement("updates"));
+  ASSERT_TRUE(list[1].expires_at.has_value());
+  EXPECT_TRUE(r.allowed_for_build("updates", *list[1].expires_at - kDay));
+  EXPECT_FALSE(r.allowed_for_build("updates", *list[1].expires_at + kDay));
+  EXPECT_FALSE(r.trial());
+  EXPECT_FALSE(r.days_left().has_value());
+
+  OfferTrials();
+  lc_options t = o;
+  t.license_key = nullptr;
+  t.product = "reverb";
+  t.machine_id = "wrapper-trial-01";
+  license_client::Client trial_client(t);
+  const license_client::Result trial = trial_client.start_trial();
+  ASSERT_TRUE(trial.ok()) << trial.message();
+  EXPECT_TRUE(trial.trial());
+  EXPECT_EQ(trial.days_left(), 14);
+  ASSERT_TRUE(trial.license_key().has_value());
+  EXPECT_TRUE(bb::IsLowercaseUuidV4(*trial.license_key()));
 }
 
 class LicensectlEntitlements : public SdkEntitlements {

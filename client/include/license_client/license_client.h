@@ -72,7 +72,7 @@ typedef struct lc_options {
   const char* url;          /* required: server base URL */
   const char* key_id;       /* required */
   const char* secret;       /* required */
-  const char* license_key;  /* required */
+  const char* license_key;  /* required, unless product is set for lc_start_trial */
   const char* machine_id;   /* default: derived from the OS machine GUID and the vendor */
   const char* machine_name; /* optional */
   /* Pinned Ed25519 key: base64 raw or PEM text. NULL: answers are unverified, plain
