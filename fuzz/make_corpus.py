@@ -273,10 +273,27 @@ def request_body_seeds():
 
     def b(name, endpoint, text, content_type=None):
         data = text.encode() if isinstance(text, str) else text
+        # Endpoint 8 is trial: byte 0 '8' ('<' with a Content-Type line).
+        first = chr(ord("0") + endpoint + (4 if content_type is not None else 0)).encode()
         if content_type is None:
-            write("request_body", name, str(endpoint).encode() + data)
+            write("request_body", name, first + data)
         else:
-            write("request_body", name, str(endpoint + 4).encode() + content_type.encode() + b"\n" + data)
+            write("request_body", name, first + content_type.encode() + b"\n" + data)
+
+    # Trial bodies (docs/protocol.md §20): product, machineId, machineName?, email?.
+    b("trial-full", 8, '{"product":"reverb","machineId":"machine-0001","machineName":"Studio",'
+                       '"email":"Ann@Example.com"}')
+    b("trial-minimal", 8, '{"product":"reverb","machineId":"machine-0001"}')
+    b("trial-null-email", 8, '{"product":"reverb","machineId":"machine-0001","email":null}')
+    b("trial-bad-email", 8, '{"product":"reverb","machineId":"machine-0001","email":"no-at"}')
+    b("trial-bad-product", 8, '{"product":"Reverb Pro","machineId":"machine-0001"}')
+    b("trial-no-machine", 8, '{"product":"reverb"}')
+    b("trial-license-key-ignored", 8, '{"product":"reverb","machineId":"machine-0001",'
+                                      '"licenseKey":"%s"}' % key)
+    b("trial-duplicate-email", 8, '{"product":"reverb","machineId":"machine-0001",'
+                                  '"email":"a@b.c","email":"d@e.f"}')
+    b("trial-content-type", 8, '{"product":"reverb","machineId":"machine-0001"}',
+      content_type="application/json; charset=utf-8")
 
     b("activate-full", 0, '{"licenseKey":"%s","machineId":"machine-0001","machineName":"Studio PC"}' % key)
     b("activate-no-name", 0, '{"licenseKey":"%s","machineId":"machine-0001"}' % key)

@@ -2,8 +2,9 @@
 // (Content-Type, then the body) as the pipeline calls it at step 8.
 //
 // Byte 0: bits 0-1 the endpoint ('0' activate, '1' heartbeat, '2' status, '3'
-// deactivate); bit 2 set ('4'-'7'): the input goes on with a Content-Type line ending in
-// '\n' and check_body is called; otherwise the rest is the body.
+// deactivate), unless bit 3 is set ('8', '<'): trial (docs/protocol.md §20); bit 2 set
+// ('4'-'7', '<'): the input goes on with a Content-Type line ending in '\n' and
+// check_body is called; otherwise the rest is the body.
 //
 // Invariants, besides crashes, leaks and UB:
 // - Every refusal is 400 1702.
@@ -36,8 +37,47 @@ std::string_view view(const json::string& s) {
   return {s.data(), s.size()};
 }
 
+bool is_slug(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (const char c : s) {
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// An email as the trial accepts it: 3-254 code points without control characters or
+// spaces, an '@' neither first nor last.
+bool is_valid_email(std::string_view s) {
+  if (!is_valid_text(s, 3, 254) || s.find(' ') != std::string_view::npos) return false;
+  const auto at = s.find('@');
+  return at != 0 && at != std::string_view::npos && at + 1 != s.size();
+}
+
+bool optional_member_ok(const json::object& o, std::string_view name,
+                        bool (*valid)(std::string_view)) {
+  const auto* v = o.if_contains(name);
+  return v == nullptr || v->is_null() || (v->is_string() && valid(view(v->get_string())));
+}
+
+// docs/protocol.md §20's trial body, read from the DOM.
+bool spec_accepts_trial(const json::object& o) {
+  const auto* product = o.if_contains("product");
+  if (product == nullptr || !product->is_string() || !is_slug(view(product->get_string()))) {
+    return false;
+  }
+  const auto* id = o.if_contains("machineId");
+  if (id == nullptr || !id->is_string() || !is_valid_machine_id(view(id->get_string()))) {
+    return false;
+  }
+  return optional_member_ok(o, "machineName", &is_valid_machine_name) &&
+         optional_member_ok(o, "email", &is_valid_email);
+}
+
 // docs/protocol.md §4, read from the DOM: would a body with these members be accepted?
 bool spec_accepts(Endpoint endpoint, const json::object& o) {
+  if (endpoint == Endpoint::kTrial) return spec_accepts_trial(o);
   const auto* key = o.if_contains("licenseKey");
   if (key == nullptr || !key->is_string() || !is_uuid_v4(view(key->get_string()))) return false;
   const auto* id = o.if_contains("machineId");
@@ -63,7 +103,22 @@ void check_refusal(const ApiError& e) {
   require(field == nullptr || field->is_string(), "`field` is not a string");
 }
 
+void check_accepted_trial(const LicenseRequest& req, const json::object& o) {
+  require(req.product == std::string(view(o.at("product").get_string())),
+          "accepted product differs from the body's");
+  require(req.machine_id == std::string(view(o.at("machineId").get_string())),
+          "accepted machineId differs from the body's");
+  const auto* email = o.if_contains("email");
+  if (email != nullptr && email->is_string()) {
+    require(req.email == to_lower_ascii(view(email->get_string())),
+            "accepted email is not the body's, lowercased");
+  } else {
+    require(!req.email, "email accepted from nothing");
+  }
+}
+
 void check_accepted(Endpoint endpoint, const LicenseRequest& req, const json::object& o) {
+  if (endpoint == Endpoint::kTrial) return check_accepted_trial(req, o);
   require(is_uuid_v4(req.license_key) && is_lowercase(req.license_key),
           "accepted licenseKey is not a lowercase UUID v4");
   require(req.license_key == to_lower_ascii(view(o.at("licenseKey").get_string())),
@@ -99,7 +154,7 @@ bool names_json_media_type(std::string_view content_type) {
 
 bool same(const LicenseRequest& a, const LicenseRequest& b) {
   return a.license_key == b.license_key && a.machine_id == b.machine_id &&
-         a.machine_name == b.machine_name;
+         a.machine_name == b.machine_name && a.product == b.product && a.email == b.email;
 }
 
 }  // namespace
@@ -109,7 +164,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace licensed;
   using namespace licensed::fuzz;
   if (size == 0) return 0;
-  const auto endpoint = static_cast<Endpoint>(data[0] & 3);
+  const auto endpoint = (data[0] & 8) != 0 ? Endpoint::kTrial : static_cast<Endpoint>(data[0] & 3);
   std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
 
   ApiResult<LicenseRequest> result = LicenseRequest{};

@@ -93,6 +93,11 @@ bool is_valid_machine_name(std::string_view s) {
   return cps && cps->size() <= 100;
 }
 
+bool is_valid_text(std::string_view s, size_t min_code_points, size_t max_code_points) {
+  const auto cps = code_points_if_clean(s);
+  return cps && cps->size() >= min_code_points && cps->size() <= max_code_points;
+}
+
 bool is_valid_key_id(std::string_view s) {
   return !s.empty() && s.size() <= 64 && all_of_set(s, std::string(kAlnum) + "._-");
 }

@@ -22,6 +22,8 @@ bool is_lowercase(std::string_view s);
 // §4: 8-128 code points (machineId), at most 100 (machineName), no controls.
 bool is_valid_machine_id(std::string_view s);
 bool is_valid_machine_name(std::string_view s);
+// Well-formed UTF-8, no control characters, between min and max code points.
+bool is_valid_text(std::string_view s, size_t min_code_points, size_t max_code_points);
 
 // §3.1: the four signing headers.
 bool is_valid_key_id(std::string_view s);     // 1-64 of [A-Za-z0-9._-]

@@ -15,6 +15,7 @@
 #include "auth/response_signer.h"
 #include "auth/same_second_nonces.h"
 #include "auth/stored_response_key.h"
+#include "auth/trial_key.h"
 #include "config/serve_config.h"
 #include "config/serve_settings.h"
 #include "core/private_file.h"
@@ -144,8 +145,10 @@ struct VolatileState {
   std::unique_ptr<SessionStore> dashboard_sessions;
   // In-memory nonce store only: see same_second_nonces.h.
   std::unique_ptr<SameSecondNonces> same_second_nonces;
-  std::unique_ptr<RateLimiter> ip_limiter;   // null: off
-  std::unique_ptr<RateLimiter> key_limiter;  // null: off
+  std::unique_ptr<RateLimiter> ip_limiter;             // null: off
+  std::unique_ptr<RateLimiter> key_limiter;            // null: off
+  std::unique_ptr<RateLimiter> trial_ip_limiter;       // null: off
+  std::unique_ptr<RateLimiter> trial_product_limiter;  // null: off
   std::unique_ptr<RateLimiter> dashboard_session_reads;
   std::unique_ptr<RateLimiter> dashboard_ip_reads;
 };
@@ -167,6 +170,8 @@ void make_rate_limiters(VolatileState& s, const ServeConfig& config, const Clock
   };
   s.ip_limiter = limiter(config.rate_limit_ip, "ip");
   s.key_limiter = limiter(config.rate_limit_key, "key");
+  s.trial_ip_limiter = limiter(config.rate_limit_trial, "trial");
+  s.trial_product_limiter = limiter(config.rate_limit_trial_product, "trial-product");
   s.dashboard_session_reads =
       limiter(RateSpec{kDashboardReadsPerSessionMinute, 60'000}, "dashboard-session");
   s.dashboard_ip_reads = limiter(RateSpec{kDashboardReadsPerIpMinute, 60'000}, "dashboard-ip");
@@ -369,6 +374,15 @@ int serve(const ServeConfig& config) {
     return exit_code_of(kept.error().code, CliStage::kRunning);
   }
   const ResponseSigner response_signer(std::move(response_keys));
+  auto trial_key = run_blocking(*store.value(), TxKind::kWrite, [&clock](StoreTx& tx) {
+    return stored_trial_key(tx, clock.now_ms());
+  });
+  // A store that cannot be written now (read-only) serves without trials: the trial
+  // endpoint answers 1703 until a restart finds the store writable.
+  if (!trial_key.ok()) {
+    spdlog::warn("trial key not available ({}); trials answer 1703 until a restart",
+                 trial_key.error().message);
+  }
   spdlog::info("answers are signed with response keys {} ({} key(s) published)",
                signing_kids(response_signer), response_signer.keys().size());
   KeyRing keys(config.signing_keys);
@@ -403,6 +417,9 @@ int serve(const ServeConfig& config) {
   handler_config.metrics = &metrics;
   handler_config.error_reporter = reporter.get();
   handler_config.response_signer = &response_signer;
+  handler_config.trial_identity = trial_key.ok() ? trial_key.value().get() : nullptr;
+  handler_config.trial_ip_limiter = state.trial_ip_limiter.get();
+  handler_config.trial_product_limiter = state.trial_product_limiter.get();
   const LicenseHandler handler(std::move(handler_config));
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
   // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.

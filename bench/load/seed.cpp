@@ -45,14 +45,21 @@ Result<std::string> random_machine_id() {
 
 // One license and its `machines` activations, as the server would run them.
 Status seed_one_license(StoreTx& tx, size_t machines, const AdminContext& admin) {
-  LicenseSpec spec{kProduct,     static_cast<int64_t>(machines), std::nullopt,
-                   std::nullopt, LicenseStatus::kActive,         ""};
+  LicenseSpec spec{kProduct,
+                   static_cast<int64_t>(machines),
+                   std::nullopt,
+                   std::nullopt,
+                   LicenseStatus::kActive,
+                   "",
+                   {},
+                   {},
+                   {}};
   ASSIGN_OR_RETURN(License license, create_license(tx, spec, admin));
   for (size_t m = 0; m < machines; ++m) {
     const std::string request_id = new_request_id();
     const OperationContext ctx{admin.now, kSeedIp, kSeedKeyId, request_id, nullptr, nullptr};
     ASSIGN_OR_RETURN(std::string machine_id, random_machine_id());
-    const LicenseRequest req{license.key, std::move(machine_id), std::nullopt};
+    const LicenseRequest req{license.key, std::move(machine_id), std::nullopt, {}, {}};
     auto answer = activate(tx, req, ctx);
     // A refusal too is a failed seed.
     if (!answer.ok()) return Error::internal("activate: " + answer.error().message());
@@ -71,7 +78,8 @@ std::vector<std::string> seed_licenses(const std::string& store_url, size_t coun
         std::vector<std::string> out;
         out.reserve(count);
         for (size_t i = 0; i < count; ++i) {
-          LicenseSpec spec{kProduct, max, std::nullopt, std::nullopt, LicenseStatus::kActive, ""};
+          LicenseSpec spec{
+              kProduct, max, std::nullopt, std::nullopt, LicenseStatus::kActive, "", {}, {}, {}};
           ASSIGN_OR_RETURN(License license, create_license(tx, spec, admin));
           out.push_back(std::move(license.key));
         }

@@ -142,7 +142,7 @@ void BM_ActivateNew(benchmark::State& state) {
   const OperationContext ctx = context();
   uint64_t i = 0;
   for (auto _ : state) {
-    LicenseRequest req{db.key(i), "machine-" + std::to_string(i), "Bench"};
+    LicenseRequest req{db.key(i), "machine-" + std::to_string(i), "Bench", {}, {}};
     ++i;
     writer.run(Endpoint::kActivate, req, ctx, state);
   }
@@ -152,7 +152,7 @@ BENCHMARK(BM_ActivateNew);
 // The same machine again: refresh and audit record.
 void BM_ActivateRepeat(benchmark::State& state) {
   Database db(64);
-  const LicenseRequest req{db.key(0), "machine-0", "Bench"};
+  const LicenseRequest req{db.key(0), "machine-0", "Bench", {}, {}};
   activate_all(db, {req});
   WriterBatch writer(db.writer());
   const OperationContext ctx = context();
@@ -164,7 +164,7 @@ void BM_Heartbeat(benchmark::State& state) {
   Database db(64);
   std::vector<LicenseRequest> machines;
   for (size_t i = 0; i < 64; ++i)
-    machines.push_back({db.key(i), "machine-" + std::to_string(i), std::nullopt});
+    machines.push_back({db.key(i), "machine-" + std::to_string(i), std::nullopt, {}, {}});
   activate_all(db, machines);
   WriterBatch writer(db.writer());
   const OperationContext ctx = context();
@@ -180,7 +180,7 @@ void BM_Status(benchmark::State& state) {
   Database db(64);
   std::vector<LicenseRequest> machines;
   for (int64_t i = 0; i < state.range(0); ++i) {
-    machines.push_back({db.key(0), "machine-" + std::to_string(i), std::nullopt});
+    machines.push_back({db.key(0), "machine-" + std::to_string(i), std::nullopt, {}, {}});
   }
   activate_all(db, machines);
   SqliteConnection& reader = db.reader();
@@ -207,7 +207,7 @@ void BM_Deactivate(benchmark::State& state) {
       // Machines to deactivate, activated outside the timed part.
       state.PauseTiming();
       for (int i = 0; i < 4096; ++i, ++made) {
-        pool.push_back({db.key(made), "machine-" + std::to_string(made), std::nullopt});
+        pool.push_back({db.key(made), "machine-" + std::to_string(made), std::nullopt, {}, {}});
       }
       activate_all(db, pool);
       state.ResumeTiming();
@@ -222,12 +222,12 @@ BENCHMARK(BM_Deactivate);
 // write costs when nothing shares its commit (the fsync of synchronous=FULL).
 void BM_HeartbeatOwnCommit(benchmark::State& state) {
   Database db(1);
-  activate_all(db, {{db.key(0), "machine-0", std::nullopt}});
+  activate_all(db, {{db.key(0), "machine-0", std::nullopt, {}, {}}});
   SqliteStoreOptions options;
   options.path = db.path();
   auto store = SqliteStore::open(options);
   if (!store.ok()) throw std::runtime_error("open store");
-  const LicenseRequest req{db.key(0), "machine-0", std::nullopt};
+  const LicenseRequest req{db.key(0), "machine-0", std::nullopt, {}, {}};
   const OperationContext ctx = context();
   for (auto _ : state) {
     auto outcome = run_blocking(*store.value(), TxKind::kWrite,

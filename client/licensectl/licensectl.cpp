@@ -43,6 +43,8 @@ void print_human(std::string_view command, const Answer& a, const std::string& m
   if (a.outcome == Outcome::kOk) {
     std::string line = std::string(command) + ": ok";
     if (a.license_status) line += ", license " + *a.license_status;
+    if (a.trial) line += ", trial " + a.license_key;
+    if (a.days_left) line += ", " + std::to_string(*a.days_left) + " days left";
     if (const auto c = count_text(a); !c.empty()) line += ", " + c + " activated";
     std::cout << line << " (machine " << machine_id << ")\n";
     return;
@@ -142,7 +144,13 @@ int run_licensectl(int argc, char** argv) {
   heartbeat->add_option("--every", o.every,
                         "repeat every DURATION until SIGTERM or SIGINT (Ctrl+C on Windows)");
   CLI::App* status = app.add_subcommand("status", "exit 0 when valid for this machine");
+  std::vector<std::string> required_entitlements;
+  status->add_option("--require-entitlement", required_entitlements,
+                     "exit 3 unless this entitlement is active (repeatable)");
   CLI::App* deactivate = app.add_subcommand("deactivate", "release this machine's slot");
+  std::string trial_product;
+  CLI::App* trial = app.add_subcommand("trial", "start (or find) this machine's trial");
+  trial->add_option("--product", trial_product, "the product's slug")->required();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -168,6 +176,7 @@ int run_licensectl(int argc, char** argv) {
   config.key_id = o.key_id;
   config.secret = o.secret;
   config.license_key = o.license_key;
+  if (trial->parsed()) config.product = trial_product;
   config.machine_id = o.machine_id;
   if (!o.machine_name.empty()) config.machine_name = o.machine_name;
   if (!o.public_key.empty()) config.public_key = public_key_text(o.public_key);
@@ -181,7 +190,18 @@ int run_licensectl(int argc, char** argv) {
     if (every) return heartbeat_loop(*client, *every, o);
     return report("heartbeat", client->heartbeat(), o, client->machine_id());
   }
-  if (status->parsed()) return report("status", client->status(), o, client->machine_id());
+  if (status->parsed()) {
+    Answer a = client->status();
+    for (const auto& code : required_entitlements) {
+      if (a.ok() && !a.has_entitlement(code)) {
+        a.outcome = Outcome::kNotUsable;
+        a.error = "ENTITLEMENT_MISSING";
+        a.message = "the license has no active entitlement " + code;
+      }
+    }
+    return report("status", a, o, client->machine_id());
+  }
+  if (trial->parsed()) return report("trial", client->start_trial(), o, client->machine_id());
   if (deactivate->parsed()) {
     return report("deactivate", client->deactivate(), o, client->machine_id());
   }

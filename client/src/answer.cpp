@@ -16,6 +16,7 @@ Outcome outcome_of_code(int code) {
     case 1703:
     case 1704:
     case 1707:
+    case 1712:  // this email already had a trial of the product
       return Outcome::kNotUsable;
     case 1705:
       return Outcome::kLimitReached;
@@ -137,7 +138,57 @@ std::string refused_text(const Answer& a) {
   return text;
 }
 
+std::vector<EntitlementInfo> entitlements_of(const json::object& o) {
+  std::vector<EntitlementInfo> out;
+  const json::value* list = o.if_contains("entitlements");
+  if (list == nullptr || !list->is_array()) return out;
+  for (const json::value& item : list->as_array()) {
+    if (!item.is_object()) continue;
+    const json::object& e = item.as_object();
+    const json::value* code = e.if_contains("code");
+    if (code == nullptr || !code->is_string()) continue;
+    EntitlementInfo info;
+    info.code = std::string(code->as_string());
+    bool present = false;
+    bool bad = false;
+    info.expires_at = time_member(e, "expiresAt", present, bad);
+    if (bad) continue;  // an expiry that does not parse is no grant
+    const json::value* active = e.if_contains("active");
+    info.active = active != nullptr && active->is_bool() && active->as_bool();
+    if (const json::value* v = e.if_contains("value"); v != nullptr && !v->is_null()) {
+      info.value = json::serialize(*v);
+    }
+    out.push_back(std::move(info));
+  }
+  return out;
+}
+
+// The 200 answer's grant: entitlements, the license it names, and whether it is a trial.
+void read_grant(Answer& a, const json::object& o) {
+  a.entitlements = entitlements_of(o);
+  a.license_key = string_member(o, "licenseKey").value_or("");
+  const json::value* trial = o.if_contains("trial");
+  a.trial = trial != nullptr && trial->is_bool() && trial->as_bool();
+  bool present = false;
+  bool bad = false;
+  a.expires_at = time_member(o, "expiresAt", present, bad);
+}
+
 }  // namespace
+
+bool Answer::has_entitlement(std::string_view code) const {
+  for (const auto& e : entitlements) {
+    if (e.code == code) return e.active;
+  }
+  return false;
+}
+
+bool Answer::allowed_for_build(std::string_view code, int64_t build_date) const {
+  for (const auto& e : entitlements) {
+    if (e.code == code) return !e.expires_at || *e.expires_at >= build_date;
+  }
+  return false;
+}
 
 const char* outcome_name(Outcome o) {
   switch (o) {
@@ -198,6 +249,7 @@ Answer classify_answer(int http_status, const std::string& body, bool status_end
   }
   if (http_status == 200 && o) {
     a.outcome = status_endpoint && !a.valid ? Outcome::kNotUsable : Outcome::kOk;
+    read_grant(a, *o);
   } else if (http_status == 200) {
     a.outcome = Outcome::kUnavailable;
     a.error = "BAD_ANSWER";

@@ -7,8 +7,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace licensed::client {
+
+// One of an answer's entitlements (docs/protocol.md §20), as the server signed it.
+struct EntitlementInfo {
+  std::string code;
+  std::optional<int64_t> expires_at;  // Unix seconds; nullopt: never expires
+  bool active = false;                // as the server judged it when it answered
+  std::optional<std::string> value;   // the value as JSON text ("64", "\"eu\"", "true")
+};
 
 // The numbers are licensectl's exit statuses (docs/protocol.md §16) and the C ABI's codes.
 enum class Outcome : int {
@@ -50,8 +60,22 @@ struct Answer {
   // which it may serve the start-up check offline (offline_until); nullopt otherwise.
   std::optional<int64_t> signed_at;
   std::optional<int64_t> valid_until;
+  // From a 200 answer: the license's entitlements, sorted by code; its key (the answers
+  // name what they answer); and, for a trial (start_trial), `trial` and the whole days
+  // left before its expiresAt (0 once it is over).
+  std::vector<EntitlementInfo> entitlements;
+  std::string license_key;
+  bool trial = false;
+  std::optional<int64_t> expires_at;  // Unix seconds
+  std::optional<int64_t> days_left;
 
   bool ok() const { return outcome == Outcome::kOk; }
+  // True when the answer lists `code` as active.
+  bool has_entitlement(std::string_view code) const;
+  // "Updates until": true when the answer lists `code` and its expiresAt is null or not
+  // before `build_date` (Unix seconds, the plugin's compiled-in release date), active
+  // or not: a build released before the expiry keeps the feature.
+  bool allowed_for_build(std::string_view code, int64_t build_date) const;
 };
 
 const char* outcome_name(Outcome o);

@@ -281,6 +281,9 @@ lc_status lc_status_check(lc_client* c, lc_result** r) {
 lc_status lc_deactivate(lc_client* c, lc_result** r) {
   return run(c, &Client::deactivate, r);
 }
+lc_status lc_start_trial(lc_client* c, lc_result** r) {
+  return run(c, &Client::start_trial, r);
+}
 lc_status lc_check_at_startup(lc_client* c, lc_result** r) {
   return run(c, &Client::check_at_startup, r);
 }
@@ -398,6 +401,42 @@ int64_t lc_result_valid_until(const lc_result* r) {
 }
 int64_t lc_result_signed_at(const lc_result* r) {
   return r != nullptr ? r->answer.signed_at.value_or(0) : 0;
+}
+int lc_result_has_entitlement(const lc_result* r, const char* code) {
+  return r != nullptr && code != nullptr && r->answer.has_entitlement(code) ? 1 : 0;
+}
+int lc_result_allowed_for_build(const lc_result* r, const char* code, int64_t build_date) {
+  return r != nullptr && code != nullptr && r->answer.allowed_for_build(code, build_date) ? 1 : 0;
+}
+uint64_t lc_result_entitlement_count(const lc_result* r) {
+  return r != nullptr ? r->answer.entitlements.size() : 0;
+}
+const char* lc_result_entitlement_code(const lc_result* r, uint64_t i) {
+  if (r == nullptr || i >= r->answer.entitlements.size()) return nullptr;
+  return r->answer.entitlements[i].code.c_str();
+}
+int64_t lc_result_entitlement_expires_at(const lc_result* r, uint64_t i) {
+  if (r == nullptr || i >= r->answer.entitlements.size()) return 0;
+  return r->answer.entitlements[i].expires_at.value_or(0);
+}
+int lc_result_entitlement_active(const lc_result* r, uint64_t i) {
+  if (r == nullptr || i >= r->answer.entitlements.size()) return 0;
+  return r->answer.entitlements[i].active ? 1 : 0;
+}
+const char* lc_result_entitlement_value(const lc_result* r, uint64_t i) {
+  if (r == nullptr || i >= r->answer.entitlements.size()) return nullptr;
+  const auto& v = r->answer.entitlements[i].value;
+  return v ? v->c_str() : nullptr;
+}
+int lc_result_trial(const lc_result* r) {
+  return r != nullptr && r->answer.trial ? 1 : 0;
+}
+int64_t lc_result_days_left(const lc_result* r) {
+  return r != nullptr && r->answer.days_left ? *r->answer.days_left : -1;
+}
+const char* lc_result_license_key(const lc_result* r) {
+  if (r == nullptr || r->answer.license_key.empty()) return nullptr;
+  return r->answer.license_key.c_str();
 }
 
 }  // extern "C"

@@ -130,8 +130,8 @@ std::shared_ptr<Client> Client::create(ClientConfig config, std::string& error) 
     error = "no signing key id";
   else if (config.secret.empty())
     error = "no signing secret";
-  else if (config.license_key.empty())
-    error = "no license key";
+  else if (config.license_key.empty() && config.product.empty())
+    error = "no license key (or, for a trial, no product)";
   else if (config.timeout.count() <= 0)
     error = "the timeout must be positive";
   else if (config.public_key.empty() && is_plain_http_to_remote_host(config.url))
@@ -442,6 +442,27 @@ Answer Client::deactivate(std::stop_token stop) {
   if (a.ok() || a.code == 1707) activated_ = false;
   keep_or_drop("deactivate", a, signed_answer, asked_at);
   if (a.ok()) forget_startup_answer();
+  explain(a);
+  return a;
+}
+
+Answer Client::start_trial(std::stop_token stop) {
+  if (config_.product.empty()) {
+    Answer a;
+    a.outcome = Outcome::kUsage;
+    a.error = "CONFIGURATION";
+    a.message = "a trial needs the product's slug";
+    return a;
+  }
+  json::object o;
+  o["product"] = config_.product;
+  o["machineId"] = config_.machine_id;
+  if (config_.machine_name) o["machineName"] = *config_.machine_name;
+  Answer a = call("trial", json::serialize(o), config_.timeout, nullptr, std::move(stop));
+  if (a.ok() && a.expires_at) {
+    const int64_t left = *a.expires_at - config_.clock->now_seconds();
+    a.days_left = left <= 0 ? 0 : (left + 86'399) / 86'400;
+  }
   explain(a);
   return a;
 }

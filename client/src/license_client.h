@@ -91,6 +91,11 @@ class Client : public std::enable_shared_from_this<Client> {
   Answer heartbeat(std::stop_token stop = {});
   Answer status(std::stop_token stop = {});
   Answer deactivate(std::stop_token stop = {});
+  // Starts this machine's trial of the configured product (docs/protocol.md §20), or finds
+  // the one it already had: the answer carries `trial`, `license_key` (keep it: it is the
+  // key to configure from then on) and `days_left`. Needs `product`; the license key may
+  // be empty for a client made only for this.
+  Answer start_trial(std::stop_token stop = {});
   // The plugin's start-up check, cache first (docs/protocol.md §15):
   // 1. the server's answer this process already has (another instance's check);
   // 2. else a cached signed answer still good (validUntil, expiresAt, grace), at once,

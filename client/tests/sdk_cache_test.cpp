@@ -101,7 +101,9 @@ TEST_F(SdkCache, StartupCheckAnswersFromTheNetworkAndKeepsTheSignedAnswer) {
   EXPECT_TRUE(AnswerCache(CacheDir()).latest_time().has_value());
 }
 
-TEST_F(SdkCache, ServerDownAnswersFromTheCacheWithinTheGracePeriod) {
+// The server signs how long its answer serves (validUntil: 14 days, its default
+// offlineGrace): the SDK's own 7-day grace no longer applies to such an answer.
+TEST_F(SdkCache, ServerDownAnswersFromTheCacheUntilTheSignedValidUntil) {
   StartAndCache("cache-machine-02");
   Stop();
   clock_->advance_ms(std::chrono::duration_cast<milliseconds>(hours(24 * 6)).count());
@@ -113,8 +115,12 @@ TEST_F(SdkCache, ServerDownAnswersFromTheCacheWithinTheGracePeriod) {
   EXPECT_EQ(offline.attempts, 0) << "cache first: the network is not waited for";
 
   clock_->advance_ms(std::chrono::duration_cast<milliseconds>(hours(24 * 2)).count());
+  const Answer past_local_grace = Pinned(license_, "cache-machine-02")->check_at_startup();
+  EXPECT_EQ(past_local_grace.source, Source::kCache) << "8 days old, validUntil is 14 days";
+
+  clock_->advance_ms(std::chrono::duration_cast<milliseconds>(hours(24 * 7)).count());
   const Answer expired = Pinned(license_, "cache-machine-02")->check_at_startup();
-  EXPECT_EQ(expired.outcome, Outcome::kUnavailable) << "8 days old " << Describe(expired);
+  EXPECT_EQ(expired.outcome, Outcome::kUnavailable) << "15 days old " << Describe(expired);
   EXPECT_EQ(expired.source, Source::kNone);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "admin/list_page.h"
+#include "admin/plan_operations.h"
 #include "core/license_json.h"
 #include "core/request_body.h"
 #include "core/text.h"
@@ -114,7 +115,7 @@ RequestResult<AdminAnswer> list_products(StoreTx& tx, const AdminCall& call) {
       rows.push_back(std::move(p));
     }
   }
-  return AdminAnswer{200, page_json(std::move(rows), page.limit, product_json,
+  return AdminAnswer{200, page_json(std::move(rows), page.limit, admin_product_json,
                                     [](const Product& p) { return std::to_string(p.id); })};
 }
 
@@ -124,7 +125,7 @@ RequestResult<AdminAnswer> create_product_call(StoreTx& tx, const AdminCall& cal
   ASSIGN_OR_RETURN(const std::string slug, required_string(body, "slug"));
   ASSIGN_OR_RETURN(const std::string name, required_string(body, "name"));
   ASSIGN_OR_RETURN(const Product p, create_product(tx, slug, name, ctx));
-  return AdminAnswer{201, product_json(p)};
+  return AdminAnswer{201, admin_product_json(p)};
 }
 
 RequestResult<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call,
@@ -172,9 +173,10 @@ RequestResult<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& cal
   ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
   LicenseSpec spec;
   ASSIGN_OR_RETURN(spec.product_slug, required_string(body, "product"));
-  const json::value* max = member(body, "max");
-  if (max == nullptr || max->is_null()) return errors::malformed("max", "max is required");
-  ASSIGN_OR_RETURN(spec.max, integer(*max, "max", 0));
+  // Required unless a plan gives it (create_license says so).
+  if (const json::value* max = member(body, "max"); max != nullptr && !max->is_null()) {
+    ASSIGN_OR_RETURN(spec.max, integer(*max, "max", 0));
+  }
   // null for an optional member means absent (docs/protocol.md §4).
   if (const json::value* v = member(body, "expiresAt"); v != nullptr && !v->is_null()) {
     ASSIGN_OR_RETURN(spec.expires_at, expiry_of(*v));
@@ -184,6 +186,16 @@ RequestResult<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& cal
   }
   if (const json::value* v = member(body, "machineTtl"); v != nullptr && !v->is_null()) {
     ASSIGN_OR_RETURN(spec.machine_ttl_seconds, machine_ttl_of(*v));
+  }
+  if (const json::value* v = member(body, "plan"); v != nullptr && !v->is_null()) {
+    if (!v->is_string()) return wrong("plan", "a plan code");
+    spec.plan = std::string(v->as_string());
+  }
+  if (const json::value* v = member(body, "offlineGrace"); v != nullptr && !v->is_null()) {
+    ASSIGN_OR_RETURN(spec.offline_grace_seconds, duration_member(*v, "offlineGrace"));
+  }
+  if (const json::value* v = member(body, "entitlements"); v != nullptr && !v->is_null()) {
+    ASSIGN_OR_RETURN(spec.entitlements, entitlements_from_body(*v));
   }
   ASSIGN_OR_RETURN(const License l, create_license(tx, spec, ctx));
   return license_answer(tx, l.key, ctx, 201);
@@ -207,6 +219,12 @@ RequestResult<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call
   }
   if (const json::value* v = member(body, "machineTtl"); v != nullptr) {
     ASSIGN_OR_RETURN(patch.machine_ttl_seconds, machine_ttl_of(*v));
+  }
+  if (const json::value* v = member(body, "offlineGrace"); v != nullptr) {
+    ASSIGN_OR_RETURN(patch.offline_grace_seconds, duration_member(*v, "offlineGrace"));
+  }
+  if (const json::value* v = member(body, "entitlements"); v != nullptr) {
+    ASSIGN_OR_RETURN(patch.entitlements, entitlements_from_body(*v));
   }
   AdminContext with_reason = ctx;
   if (const json::value* v = member(body, "reason"); v != nullptr && !v->is_null()) {
@@ -250,6 +268,46 @@ RequestResult<AdminAnswer> list_audit(StoreTx& tx, const AdminCall& call) {
                                     [](const AuditEntry& e) { return std::to_string(e.id); })};
 }
 
+// ---- products and plans (docs/protocol.md §20) -------------------------------------
+
+RequestResult<AdminAnswer> product_call(StoreTx& tx, const AdminCall& call) {
+  if (call.route == AdminRoute::kGetProduct) {
+    ASSIGN_OR_RETURN(const Product p, find_product_by_slug(tx, call.product_slug));
+    return AdminAnswer{200, admin_product_json(p)};
+  }
+  ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
+  ASSIGN_OR_RETURN(const Product p, patch_product(tx, call.product_slug, body));
+  return AdminAnswer{200, admin_product_json(p)};
+}
+
+RequestResult<AdminAnswer> plan_call(StoreTx& tx, const AdminCall& call, const AdminContext& ctx) {
+  switch (call.route) {
+    case AdminRoute::kListPlans: {
+      ASSIGN_OR_RETURN(const auto plans, list_plans(tx, call.product_slug));
+      json::array items;
+      for (const auto& p : plans) items.push_back(plan_json(p));
+      return AdminAnswer{200, json::object{{"items", std::move(items)}, {"nextCursor", nullptr}}};
+    }
+    case AdminRoute::kCreatePlan: {
+      ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
+      ASSIGN_OR_RETURN(const Plan p, create_plan(tx, call.product_slug, body, ctx));
+      return AdminAnswer{201, plan_json(p)};
+    }
+    case AdminRoute::kPatchPlan: {
+      ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
+      ASSIGN_OR_RETURN(const Plan p, patch_plan(tx, call.product_slug, call.plan_code, body));
+      return AdminAnswer{200, plan_json(p)};
+    }
+    case AdminRoute::kDeletePlan:
+      RETURN_IF_ERROR(delete_plan(tx, call.product_slug, call.plan_code));
+      return AdminAnswer{200, json::object{{"ok", true}}};
+    default: {
+      ASSIGN_OR_RETURN(const Plan p, find_plan(tx, call.product_slug, call.plan_code));
+      return AdminAnswer{200, plan_json(p)};
+    }
+  }
+}
+
 }  // namespace
 
 bool changes_data(AdminRoute route) {
@@ -259,7 +317,14 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kGetLicense:
     case AdminRoute::kListActivations:
     case AdminRoute::kListAudit:
+    case AdminRoute::kGetProduct:
+    case AdminRoute::kListPlans:
+    case AdminRoute::kGetPlan:
       return false;
+    case AdminRoute::kPatchProduct:
+    case AdminRoute::kCreatePlan:
+    case AdminRoute::kPatchPlan:
+    case AdminRoute::kDeletePlan:
     case AdminRoute::kCreateProduct:
     case AdminRoute::kCreateLicense:
     case AdminRoute::kPatchLicense:
@@ -304,6 +369,15 @@ RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
       return license_answer(tx, call.license_key, ctx);
     case AdminRoute::kListAudit:
       return list_audit(tx, call);
+    case AdminRoute::kGetProduct:
+    case AdminRoute::kPatchProduct:
+      return product_call(tx, call);
+    case AdminRoute::kListPlans:
+    case AdminRoute::kCreatePlan:
+    case AdminRoute::kGetPlan:
+    case AdminRoute::kPatchPlan:
+    case AdminRoute::kDeletePlan:
+      return plan_call(tx, call, ctx);
   }
   return Error::internal("no admin call for this route");
 }

@@ -27,6 +27,13 @@ enum class AdminRoute {
   kListActivations,
   kRemoveActivation,
   kListAudit,
+  kGetProduct,
+  kPatchProduct,
+  kListPlans,
+  kCreatePlan,
+  kGetPlan,
+  kPatchPlan,
+  kDeletePlan,
 };
 
 // True for the routes that change data: a read-only token may not call them.
@@ -36,6 +43,8 @@ struct AdminCall {
   AdminRoute route = AdminRoute::kListProducts;
   std::string license_key;                                 // path parameter, percent-decoded
   std::string machine_id;                                  // path parameter, percent-decoded
+  std::string product_slug;                                // path parameter, percent-decoded
+  std::string plan_code;                                   // path parameter, percent-decoded
   std::vector<std::pair<std::string, std::string>> query;  // percent-decoded
   std::string body;                                        // JSON for POST and PATCH
 };

@@ -8,6 +8,8 @@
 #include "admin/admin_operations.h"
 #include "admin/admin_tokens.h"
 #include "admin/cli_status.h"
+#include "admin/plan_cli.h"
+#include "admin/plan_operations.h"
 #include "admin/store_transfer.h"
 #include "auth/response_key.h"
 #include "core/license_json.h"
@@ -35,6 +37,9 @@ struct AdminArgs {
   std::string algorithm = "ed25519";  // response-key generate --alg
   bool read_only = false;
   bool json = false;
+  std::string plan;
+  std::string offline_grace;
+  std::vector<std::string> entitlements;
 };
 
 int report(const Error& e) {
@@ -111,7 +116,12 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   auto* license = admin.add_subcommand("license", "manage licenses")->require_subcommand(1);
   auto* lcreate = license->add_subcommand("create", "create a license");
   lcreate->add_option("--product", a->product, "product slug")->required();
-  lcreate->add_option("--max", a->max, "cap on distinct machines")->required();
+  lcreate->add_option("--max", a->max,
+                      "cap on distinct machines (required unless a plan gives it)");
+  lcreate->add_option("--plan", a->plan, "copy this plan (default: the product's defaultPlan)");
+  lcreate->add_option("--entitlement", a->entitlements, "CODE[@TS][=VALUE], repeatable");
+  lcreate->add_option("--offline-grace", a->offline_grace,
+                      "how long a cached answer serves offline (default 14d)");
   lcreate->add_option("--expires-at", a->expires_at, "RFC 3339 timestamp");
   lcreate->add_option("--machine-ttl", a->machine_ttl,
                       "reclaim machines unseen this long (90s, 10m, 7d)");
@@ -121,9 +131,24 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
     *chosen = [a] {
       LicenseSpec spec;
       spec.product_slug = a->product;
-      const auto max = parse_max(a->max);
-      if (!max) return kExitRefused;
-      spec.max = *max;
+      if (!a->max.empty()) {
+        const auto max = parse_max(a->max);
+        if (!max) return kExitRefused;
+        spec.max = *max;
+      }
+      if (!a->plan.empty()) spec.plan = a->plan;
+      if (!a->entitlements.empty()) {
+        auto list = parse_license_entitlement_flags(a->entitlements);
+        if (!list.ok()) return report(list.error());
+        spec.entitlements = std::move(list.value());
+      }
+      if (!a->offline_grace.empty()) {
+        spec.offline_grace_seconds = parse_duration_seconds(a->offline_grace);
+        if (!spec.offline_grace_seconds) {
+          std::cerr << "licensed admin: --offline-grace is a whole number and a unit: 3d, 12h\n";
+          return kExitRefused;
+        }
+      }
       if (!a->expires_at.empty()) {
         spec.expires_at = parse_timestamp(a->expires_at);
         if (!spec.expires_at) {
@@ -152,6 +177,11 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return create_license(tx, spec, admin_context());
         });
+        // No --max and no plan to give one: a usage error, as a missing flag is.
+        if (!r.ok() && !spec.max && r.error().subject == "max") {
+          std::cerr << "licensed admin: --max is required (no plan gives it)\n";
+          return kExitUsage;
+        }
         if (!r.ok()) return report(r.error());
         print_license(r.value(), a->json);
         return kExitOk;
@@ -180,6 +210,9 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
                   << "max         " << o.at("max").as_int64() << "\n"
                   << "expiresAt   " << boost::json::serialize(o.at("expiresAt")) << "\n"
                   << "machineTtl  " << boost::json::serialize(o.at("machineTtl")) << "\n"
+                  << "plan        " << boost::json::serialize(o.at("plan")) << "\n"
+                  << "offlineGrace " << o.at("offlineGrace").as_int64() << "s\n"
+                  << "entitlements " << boost::json::serialize(o.at("entitlements")) << "\n"
                   << "deletedAt   " << boost::json::serialize(o.at("deletedAt")) << "\n"
                   << "activations " << o.at("activationCount").as_int64() << "\n";
         for (const auto& m : o.at("activations").as_array()) {
@@ -278,6 +311,8 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
       });
     };
   });
+
+  add_plan_commands(admin, *product, *license, &a->store, chosen);
 
   auto* audit = admin.add_subcommand("audit", "a license's audit records, oldest first");
   audit->add_option("KEY", a->key, "license key")->required();

@@ -2,9 +2,11 @@
 
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <boost/json/serialize.hpp>
 #include <charconv>
 
+#include "admin/plan_operations.h"
 #include "auth/request_signature.h"
 #include "core/license_json.h"
 #include "core/text.h"
@@ -150,21 +152,59 @@ Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_v
   return tx.insert_product(slug, name, ctx.now);
 }
 
+namespace {
+
+// The plan a license is made from: the one asked for, else the product's default.
+Result<std::optional<Plan>> plan_for(StoreTx& tx, const Product& product, const LicenseSpec& spec) {
+  const auto code = spec.plan ? spec.plan : product.default_plan;
+  if (!code) return std::optional<Plan>();
+  ASSIGN_OR_RETURN(auto plan, tx.find_plan(product.id, *code));
+  if (!plan) return refused("plan", "product " + product.slug + " has no plan " + *code);
+  return plan;
+}
+
+// The spec's own entitlements over the plan's: same code replaced, others added.
+void merge_entitlements(std::vector<Entitlement>& into, const std::vector<Entitlement>& given) {
+  for (const auto& e : given) {
+    auto it = std::find_if(into.begin(), into.end(),
+                           [&](const Entitlement& x) { return x.code == e.code; });
+    if (it == into.end()) {
+      into.push_back(e);
+    } else {
+      *it = e;
+    }
+  }
+}
+
+}  // namespace
+
 Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const AdminContext& ctx) {
-  if (spec.max < 0) return refused("max", "max must be >= 0");
+  if (spec.max && *spec.max < 0) return refused("max", "max must be >= 0");
   if (spec.machine_ttl_seconds && *spec.machine_ttl_seconds <= 0) {
     return refused("machineTtl", "machineTtl must be > 0 seconds, or null for never");
   }
+  if (spec.offline_grace_seconds && *spec.offline_grace_seconds <= 0) {
+    return refused("offlineGrace", "offlineGrace must be > 0 seconds");
+  }
+  if (spec.entitlements) RETURN_IF_ERROR(check_entitlements(*spec.entitlements, "entitlements"));
   ASSIGN_OR_RETURN(auto product, tx.find_product(spec.product_slug));
   if (!product) return refused("product", "unknown product " + spec.product_slug);
-  NewLicense n;
+  ASSIGN_OR_RETURN(const auto plan, plan_for(tx, *product, spec));
+  if (!spec.max && !(plan && plan->max))
+    return refused("max", "max is required (no plan gives it)");
+  NewLicense n = plan ? license_from_plan(*plan, ctx.now) : NewLicense{};
   n.key = spec.key.empty() ? generate_license_key() : spec.key;
   if (n.key.empty()) return Error::internal("no random bytes for a license key");
   n.product_id = product->id;
   n.status = spec.status;
-  n.expires_at = spec.expires_at;
-  n.max = spec.max;
-  n.machine_ttl_seconds = spec.machine_ttl_seconds;
+  if (spec.expires_at) {
+    n.expires_at = spec.expires_at;
+    n.valid_for_pending_seconds.reset();
+  }
+  if (spec.max) n.max = *spec.max;
+  if (spec.machine_ttl_seconds) n.machine_ttl_seconds = spec.machine_ttl_seconds;
+  if (spec.offline_grace_seconds) n.offline_grace_seconds = spec.offline_grace_seconds;
+  if (spec.entitlements) merge_entitlements(n.entitlements, *spec.entitlements);
   n.created_at = ctx.now;
   ASSIGN_OR_RETURN(License l, tx.insert_license(n));
   RETURN_IF_ERROR(audit(tx, audit_action::kCreate, l, ctx));
@@ -270,9 +310,13 @@ Result<License> set_license_expiry(StoreTx& tx, std::string_view key,
 
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx) {
-  if (!patch.status && !patch.max && !patch.expires_at && !patch.machine_ttl_seconds) {
-    return refused("", "nothing to change: give status, max, expiresAt or machineTtl");
+  if (!patch.status && !patch.max && !patch.expires_at && !patch.machine_ttl_seconds &&
+      !patch.entitlements && !patch.offline_grace_seconds) {
+    return refused("",
+                   "nothing to change: give status, max, expiresAt, machineTtl, "
+                   "offlineGrace or entitlements");
   }
+  if (patch.entitlements) RETURN_IF_ERROR(check_entitlements(*patch.entitlements, "entitlements"));
   RETURN_IF_ERROR(check_reason(ctx.reason));
   // Each change is its own audit record, all in the caller's one transaction.
   ASSIGN_OR_RETURN(License l, load_live(tx, key));
@@ -287,6 +331,12 @@ Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePa
   }
   if (patch.machine_ttl_seconds) {
     ASSIGN_OR_RETURN(l, set_license_machine_ttl(tx, key, *patch.machine_ttl_seconds, ctx));
+  }
+  if (patch.offline_grace_seconds) {
+    ASSIGN_OR_RETURN(l, set_license_offline_grace(tx, key, *patch.offline_grace_seconds, ctx));
+  }
+  if (patch.entitlements) {
+    ASSIGN_OR_RETURN(l, set_license_entitlements(tx, key, *patch.entitlements, ctx));
   }
   return l;
 }

@@ -41,12 +41,19 @@ std::optional<int64_t> parse_duration_seconds(std::string_view text);
 
 struct LicenseSpec {
   std::string product_slug;
-  int64_t max = 0;
+  // Required unless a plan (given, or the product's defaultPlan) supplies it.
+  std::optional<int64_t> max;
   std::optional<UnixMillis> expires_at;
   std::optional<int64_t> machine_ttl_seconds;
   LicenseStatus status = LicenseStatus::kActive;
   // Empty: a fresh random key. Set by fixtures whose seed requests name their licenses.
   std::string key;
+  // The plan to copy (docs/protocol.md §20); nullopt: the product's defaultPlan, if any.
+  // The members above and below, when given, override the plan's.
+  std::optional<std::string> plan;
+  // Given: replace the plan's entitlements of the same codes, and add the others.
+  std::optional<std::vector<Entitlement>> entitlements;
+  std::optional<int64_t> offline_grace_seconds;
 };
 
 Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
@@ -73,6 +80,8 @@ Result<License> set_license_expiry(StoreTx& tx, std::string_view key,
 // The admin API's PATCH: each member given is one of the changes above (an inner
 // nullopt clears expiresAt / machineTtl), applied in the caller's transaction.
 struct LicensePatch {
+  std::optional<std::vector<Entitlement>> entitlements;         // replaces the list
+  std::optional<std::optional<int64_t>> offline_grace_seconds;  // inner nullopt: the default
   std::optional<LicenseStatus> status;
   std::optional<int64_t> max;
   std::optional<std::optional<UnixMillis>> expires_at;

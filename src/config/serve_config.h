@@ -37,7 +37,10 @@ struct ServeConfig {
   std::optional<std::string> dashboard_url;
   std::optional<RateSpec> rate_limit_key;  // nullopt: off
   std::optional<RateSpec> rate_limit_ip;   // nullopt: off
-  int64_t timestamp_window = 0;            // seconds
+  // New trials per client IP and per product (docs/protocol.md §20); nullopt: off.
+  std::optional<RateSpec> rate_limit_trial;
+  std::optional<RateSpec> rate_limit_trial_product;
+  int64_t timestamp_window = 0;  // seconds
   std::vector<std::string> trusted_proxies;
   size_t threads = 0;  // 0: one per core
   // Health and metrics listener; nullopt when turned off. When it is not configured and

@@ -26,6 +26,8 @@ std::string_view error_name(ErrorCode code) {
       return "LICENSE_API_UNAVAILABLE";
     case ErrorCode::kInternal:
       return "LICENSE_API_INTERNAL";
+    case ErrorCode::kTrialUsed:
+      return "LICENSE_API_TRIAL_USED";
   }
   return "LICENSE_API_INTERNAL";
 }
@@ -51,6 +53,8 @@ int http_status_of(ErrorCode code) {
       return 503;
     case ErrorCode::kInternal:
       return 500;
+    case ErrorCode::kTrialUsed:
+      return 409;
   }
   return 500;
 }
@@ -192,6 +196,10 @@ ApiError rate_limited(std::string_view bucket, int64_t retry_after_seconds) {
 
 ApiError machine_not_activated() {
   return make(ErrorCode::kMachineNotActivated, "this machine is not activated; call activate");
+}
+
+ApiError trial_used() {
+  return make(ErrorCode::kTrialUsed, "this email already had a trial of this product");
 }
 
 ApiError unavailable(int64_t retry_after_seconds, std::string message) {

@@ -23,6 +23,7 @@ enum class ErrorCode : int {
   kMachineNotActivated = 1707,
   kUnavailable = 1708,
   kInternal = 1709,
+  kTrialUsed = 1712,
 };
 
 // An error as the client sees it (why it happened, for the operator, is the internal
@@ -81,6 +82,8 @@ ApiError limit_reached(int64_t activations, int64_t max,
                        const std::optional<std::string>& dashboard_url);
 ApiError rate_limited(std::string_view bucket, int64_t retry_after_seconds);
 ApiError machine_not_activated();
+// 1712: this email already had a trial of the product, on another machine.
+ApiError trial_used();
 ApiError unavailable(int64_t retry_after_seconds, std::string message);
 ApiError internal();
 }  // namespace errors

@@ -1,5 +1,7 @@
 #include "core/license.h"
 
+#include <algorithm>
+
 namespace licensed {
 
 std::string_view to_string(LicenseStatus status) {
@@ -39,6 +41,16 @@ bool is_effectively_active(const License& license, UnixMillis now) {
 std::optional<UnixMillis> stale_before(const License& license, UnixMillis now) {
   if (!license.machine_ttl_seconds) return std::nullopt;
   return now - *license.machine_ttl_seconds * 1000;
+}
+
+int64_t offline_grace_seconds(const License& license) {
+  if (license.offline_grace_seconds) return *license.offline_grace_seconds;
+  return license.trial ? kDefaultTrialOfflineGraceSeconds : kDefaultOfflineGraceSeconds;
+}
+
+UnixMillis valid_until(const License& license, UnixMillis now) {
+  const UnixMillis grace = now + offline_grace_seconds(license) * 1000;
+  return license.expires_at ? std::min(*license.expires_at, grace) : grace;
 }
 
 std::string_view to_string(Actor actor) {

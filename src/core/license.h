@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/entitlement.h"
 
 namespace licensed {
 
@@ -16,10 +17,18 @@ enum class LicenseStatus { kActive, kSuspended, kRefunded, kRevoked };
 std::string_view to_string(LicenseStatus status);
 std::optional<LicenseStatus> parse_license_status(std::string_view text);
 
+// A product's trial offer (docs/protocol.md §19): licenses made from `plan`, `days` long.
+struct TrialOffer {
+  std::string plan;
+  int64_t days = 0;
+};
+
 struct Product {
   int64_t id = 0;
   std::string slug;
   std::string name;
+  std::optional<std::string> default_plan;  // the plan of a license created without one
+  std::optional<TrialOffer> trial;          // nullopt: no trials
 };
 
 struct License {
@@ -32,7 +41,23 @@ struct License {
   std::optional<int64_t> machine_ttl_seconds;  // null: machines never go stale
   UnixMillis created_at = 0;
   std::optional<UnixMillis> deleted_at;
+  std::optional<std::string> plan;  // the code of the plan it was made from
+  std::vector<Entitlement> entitlements;
+  std::optional<int64_t> offline_grace_seconds;  // null: the default (kDefaultOfflineGrace...)
+  bool trial = false;
+  // Set by a plan valid from the first activation: that activation sets expiresAt to
+  // its time plus this many seconds, and clears this.
+  std::optional<int64_t> valid_for_pending_seconds;
 };
+
+inline constexpr int64_t kDefaultOfflineGraceSeconds = 14 * 86400;
+inline constexpr int64_t kDefaultTrialOfflineGraceSeconds = 3 * 86400;
+
+// The license's offlineGrace in seconds, its default when it has none.
+int64_t offline_grace_seconds(const License& license);
+// docs/protocol.md §19: the earlier of expiresAt and now + offlineGrace, for an answer that
+// allows use.
+UnixMillis valid_until(const License& license, UnixMillis now);
 
 // "ACTIVE", "SUSPENDED", "REFUNDED", "REVOKED", or "EXPIRED" for an ACTIVE license
 // whose expiresAt is set and not in the future.
@@ -82,6 +107,7 @@ inline constexpr std::string_view kCreate = "license.create";
 inline constexpr std::string_view kStatus = "license.status";
 inline constexpr std::string_view kDelete = "license.delete";
 inline constexpr std::string_view kUpdate = "license.update";
+inline constexpr std::string_view kTrialReset = "trial.reset";
 }  // namespace audit_action
 
 }  // namespace licensed

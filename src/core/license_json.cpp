@@ -42,6 +42,10 @@ boost::json::object license_json(const License& l, UnixMillis now) {
   o["expiresAt"] = optional_timestamp_json(l.expires_at);
   o["max"] = l.max;
   o["machineTtl"] = optional_int_json(l.machine_ttl_seconds);
+  o["plan"] = l.plan ? boost::json::value(*l.plan) : boost::json::value(nullptr);
+  o["entitlements"] = entitlements_answer_json(l.entitlements, now);
+  o["offlineGrace"] = offline_grace_seconds(l);
+  o["trial"] = l.trial;
   o["createdAt"] = format_timestamp(l.created_at);
   o["deletedAt"] = optional_timestamp_json(l.deleted_at);
   return o;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/license.h"
+#include "core/plan.h"
 #include "core/result.h"
 
 namespace licensed {
@@ -40,6 +41,27 @@ class LockedLicense {
 
   License license_;
 };
+
+// A license to insert: the row as the store keeps it, before it has an id.
+struct NewLicense {
+  std::string key;
+  int64_t product_id = 0;
+  LicenseStatus status = LicenseStatus::kActive;
+  std::optional<UnixMillis> expires_at;
+  int64_t max = 0;
+  std::optional<int64_t> machine_ttl_seconds;
+  UnixMillis created_at = 0;
+  std::optional<std::string> plan;
+  std::vector<Entitlement> entitlements;
+  std::optional<int64_t> offline_grace_seconds;
+  bool trial = false;
+  std::optional<int64_t> valid_for_pending_seconds;
+};
+
+// A license made from `plan` at `now` (docs/protocol.md §20): its members copied, validFor
+// counted from now, or left pending until the first activation when the plan says so.
+// The caller sets key and product.
+NewLicense license_from_plan(const Plan& plan, UnixMillis now);
 
 // Every method runs inside the one transaction the store opened for the job; a failure is
 // the store's (the transaction is then rolled back, see must_roll_back).
@@ -78,6 +100,28 @@ class LicenseTx {
                                                                     UnixMillis before) = 0;
 
   virtual Status append_audit(const AuditEntry& entry) = 0;
+
+  // Writes status, max, expires_at, machine_ttl_seconds, deleted_at, plan, entitlements,
+  // offline_grace_seconds and valid_for_pending_seconds.
+  virtual Status update_license(const License& license) = 0;
+  virtual Result<std::optional<Product>> find_product(std::string_view slug) = 0;
+  virtual Result<License> insert_license(const NewLicense& license) = 0;
+  virtual Result<std::optional<Plan>> find_plan(int64_t product_id, std::string_view code) = 0;
+
+  // Trials (docs/protocol.md §19). A trial is kept by (product, HMAC of the machine id) and,
+  // when an email was given, by (product, HMAC of the lowercased email), each naming the
+  // trial's license key. lock_product_trials serialises the trial creations of one product
+  // for the rest of this write transaction (SQLite's writer does already; PostgreSQL locks
+  // the product row), so of concurrent first requests exactly one creates.
+  virtual Status lock_product_trials(int64_t product_id) = 0;
+  virtual Result<std::optional<std::string>> find_trial(int64_t product_id,
+                                                        std::string_view machine_hmac) = 0;
+  virtual Result<std::optional<std::string>> find_trial_email(int64_t product_id,
+                                                              std::string_view email_hmac) = 0;
+  virtual Status insert_trial(int64_t product_id, std::string_view machine_hmac,
+                              std::string_view license_key, UnixMillis now) = 0;
+  virtual Status insert_trial_email(int64_t product_id, std::string_view email_hmac,
+                                    std::string_view license_key, UnixMillis now) = 0;
 
  protected:
   // For lock_license alone, once the store holds the row lock.

@@ -1,6 +1,7 @@
 #include "core/operations.h"
 
 #include <algorithm>
+#include <boost/json/serialize.hpp>
 
 #include "core/license_json.h"
 #include "core/timestamp.h"
@@ -74,8 +75,16 @@ Status reclaim_stale(LicenseTx& tx, const LockedLicense& locked, const Operation
   return Ok{};
 }
 
+// What every 200 answer says of the grant (docs/protocol.md §20): validUntil, null when the
+// answer does not allow use, and the entitlements.
+void put_grant(object& body, const License& license, UnixMillis now, bool usable) {
+  body["validUntil"] = usable ? boost::json::value(format_timestamp(valid_until(license, now)))
+                              : boost::json::value(nullptr);
+  body["entitlements"] = entitlements_answer_json(license.entitlements, now);
+}
+
 object activation_body(const License& license, std::string_view effective, int64_t activations,
-                       const Activation& a) {
+                       const Activation& a, UnixMillis now) {
   object body;
   body["ok"] = true;
   body["licenseKey"] = license.key;  // answers name what they answer (docs/protocol.md §13.7)
@@ -85,7 +94,54 @@ object activation_body(const License& license, std::string_view effective, int64
   body["activations"] = activations;
   body["max"] = license.max;
   body["machine"] = machine_json(a);
+  put_grant(body, license, now, effective == "ACTIVE");
   return body;
+}
+
+// A plan valid from the first activation (docs/protocol.md §20): that activation sets the
+// expiry (and that of the plan's entitlements), under the license's lock, audited as a
+// license.update by the system.
+Result<License> start_validity(LicenseTx& tx, const LockedLicense& locked,
+                               const OperationContext& ctx) {
+  License l = locked.license();
+  bool entitlements_pending = false;
+  for (const auto& e : l.entitlements) entitlements_pending |= e.pending_seconds.has_value();
+  if (!l.valid_for_pending_seconds && !entitlements_pending) return l;
+  boost::json::object changes;
+  if (l.valid_for_pending_seconds) {
+    const auto from = l.expires_at;
+    l.expires_at = ctx.now + *l.valid_for_pending_seconds * 1000;
+    l.valid_for_pending_seconds.reset();
+    changes["expiresAt"] = boost::json::object{{"from", optional_timestamp_json(from)},
+                                               {"to", optional_timestamp_json(l.expires_at)}};
+  }
+  if (entitlements_pending) {
+    boost::json::value from = entitlements_record_json(l.entitlements);
+    for (auto& e : l.entitlements) {
+      if (!e.pending_seconds) continue;
+      e.expires_at = ctx.now + *e.pending_seconds * 1000;
+      e.pending_seconds.reset();
+    }
+    changes["entitlements"] = boost::json::object{{"from", std::move(from)},
+                                                  {"to", entitlements_record_json(l.entitlements)}};
+  }
+  RETURN_IF_ERROR(tx.update_license(l));
+  AuditEntry e = audit_entry(audit_action::kUpdate, l, "", ctx);
+  e.machine_id.reset();
+  e.actor = Actor::kSystem;
+  e.changes = boost::json::serialize(changes);
+  RETURN_IF_ERROR(tx.append_audit(e));
+  return l;
+}
+
+// A trial license serves only the machine it was made for (docs/protocol.md §20).
+Result<bool> trial_machine(LicenseTx& tx, const License& license, std::string_view machine_id,
+                           const OperationContext& ctx) {
+  if (!license.trial) return true;
+  if (ctx.trial_identity == nullptr) return false;
+  ASSIGN_OR_RETURN(const auto key,
+                   tx.find_trial(license.product.id, ctx.trial_identity->machine(machine_id)));
+  return key && *key == license.key;
 }
 
 // A known machine is refreshed before the cap is looked at, so lowering max never locks
@@ -103,7 +159,7 @@ RequestResult<object> refresh_known(LicenseTx& tx, const LockedLicense& locked, 
   e.refresh = true;
   RETURN_IF_ERROR(tx.append_audit(e));
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
-  return activation_body(license, effective_status(license, ctx.now), count, existing);
+  return activation_body(license, effective_status(license, ctx.now), count, existing, ctx.now);
 }
 
 // The cap. The count and the insert both take the LockedLicense, so they run under the
@@ -111,12 +167,14 @@ RequestResult<object> refresh_known(LicenseTx& tx, const LockedLicense& locked, 
 // `count` is still true when this one commits.
 RequestResult<object> take_slot(LicenseTx& tx, const LockedLicense& locked,
                                 const LicenseRequest& req, const OperationContext& ctx) {
-  const License& license = locked.license();
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
-  if (count >= license.max) {
-    return errors::limit_reached(count, license.max,
+  ASSIGN_OR_RETURN(const bool own_machine,
+                   trial_machine(tx, locked.license(), *req.machine_id, ctx));
+  if (count >= locked->max || !own_machine) {
+    return errors::limit_reached(count, locked->max,
                                  ctx.dashboard_url ? *ctx.dashboard_url : std::nullopt);
   }
+  ASSIGN_OR_RETURN(const License license, start_validity(tx, locked, ctx));
   Activation a;
   a.machine_id = *req.machine_id;
   if (req.machine_name && !req.machine_name->empty()) a.machine_name = *req.machine_name;
@@ -125,10 +183,116 @@ RequestResult<object> take_slot(LicenseTx& tx, const LockedLicense& locked,
   RETURN_IF_ERROR(tx.insert_activation(locked, a));
   RETURN_IF_ERROR(
       tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx)));
-  return activation_body(license, effective_status(license, ctx.now), count + 1, a);
+  return activation_body(license, effective_status(license, ctx.now), count + 1, a, ctx.now);
+}
+
+// ---- trials (docs/protocol.md §20) -------------------------------------------------
+
+object trial_body(const License& license, int64_t activations, const Activation& a,
+                  UnixMillis now) {
+  const std::string_view effective = effective_status(license, now);
+  object body = activation_body(license, effective, activations, a, now);
+  body["trial"] = true;
+  return body;
+}
+
+// The product whose trial is asked for, when it offers trials to this signing key.
+RequestResult<Product> trial_product(LicenseTx& tx, const LicenseRequest& req,
+                                     const OperationContext& ctx) {
+  ASSIGN_OR_RETURN(auto product, tx.find_product(req.product));
+  const auto* bound = ctx.bound_products;
+  const bool allowed =
+      product && (bound == nullptr || bound->empty() ||
+                  std::find(bound->begin(), bound->end(), product->slug) != bound->end());
+  if (!allowed || !product->trial || ctx.trial_identity == nullptr) return errors::not_found();
+  return std::move(*product);
+}
+
+// An existing trial: its machine is activated again, whatever the license's status.
+RequestResult<object> answer_trial(LicenseTx& tx, const std::string& key, const LicenseRequest& req,
+                                   const OperationContext& ctx) {
+  ASSIGN_OR_RETURN(auto locked, tx.lock_license(key));
+  if (!locked || locked->license().deleted_at) return errors::not_found();
+  const License& license = locked->license();
+  ASSIGN_OR_RETURN(auto existing, tx.find_activation(license.id, *req.machine_id));
+  Activation a;
+  if (existing) {
+    a = std::move(*existing);
+    a.last_seen_at = ctx.now;
+    if (req.machine_name) {
+      a.machine_name =
+          req.machine_name->empty() ? std::nullopt : std::optional<std::string>(*req.machine_name);
+    }
+    RETURN_IF_ERROR(tx.update_activation(license.id, a));
+    AuditEntry e = audit_entry(audit_action::kHeartbeat, license, a.machine_id, ctx);
+    e.refresh = true;
+    RETURN_IF_ERROR(tx.append_audit(e));
+  } else {
+    a.machine_id = *req.machine_id;
+    if (req.machine_name && !req.machine_name->empty()) a.machine_name = *req.machine_name;
+    a.activated_at = ctx.now;
+    a.last_seen_at = ctx.now;
+    RETURN_IF_ERROR(tx.insert_activation(*locked, a));
+    RETURN_IF_ERROR(
+        tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx)));
+  }
+  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, *locked, ctx.now));
+  return trial_body(license, count, a, ctx.now);
+}
+
+// A new trial: a license from the trial plan, `trial: true`, one machine, `days` long, this
+// machine activated on it; recorded by the machine's (and the email's) HMAC.
+RequestResult<object> start_trial(LicenseTx& tx, const Product& product,
+                                  const std::string& machine_hmac,
+                                  const std::optional<std::string>& email_hmac,
+                                  const LicenseRequest& req, const OperationContext& ctx) {
+  ASSIGN_OR_RETURN(const auto plan, tx.find_plan(product.id, product.trial->plan));
+  if (!plan) return errors::not_found();
+  NewLicense n = license_from_plan(*plan, ctx.now);
+  n.key = ctx.new_license_key ? ctx.new_license_key() : std::string();
+  if (n.key.empty()) return Error::internal("no random bytes for a license key");
+  n.product_id = product.id;
+  n.trial = true;
+  n.max = 1;
+  n.expires_at = ctx.now + product.trial->days * 86'400'000;
+  n.valid_for_pending_seconds.reset();
+  for (auto& e : n.entitlements) {
+    if (e.pending_seconds) e.expires_at = ctx.now + *e.pending_seconds * 1000;
+    e.pending_seconds.reset();
+  }
+  ASSIGN_OR_RETURN(const License license, tx.insert_license(n));
+  AuditEntry created = audit_entry(audit_action::kCreate, license, "", ctx);
+  created.machine_id.reset();
+  RETURN_IF_ERROR(tx.append_audit(created));
+  RETURN_IF_ERROR(tx.insert_trial(product.id, machine_hmac, license.key, ctx.now));
+  if (email_hmac) {
+    RETURN_IF_ERROR(tx.insert_trial_email(product.id, *email_hmac, license.key, ctx.now));
+  }
+  return answer_trial(tx, license.key, req, ctx);
 }
 
 }  // namespace
+
+RequestResult<std::optional<object>> trial(LicenseTx& tx, const LicenseRequest& req,
+                                           const OperationContext& ctx, TrialMode mode) {
+  ASSIGN_OR_RETURN(const Product product, trial_product(tx, req, ctx));
+  RETURN_IF_ERROR(tx.lock_product_trials(product.id));
+  const std::string machine_hmac = ctx.trial_identity->machine(*req.machine_id);
+  ASSIGN_OR_RETURN(const auto key, tx.find_trial(product.id, machine_hmac));
+  if (key) {
+    ASSIGN_OR_RETURN(object body, answer_trial(tx, *key, req, ctx));
+    return std::optional<object>(std::move(body));
+  }
+  if (mode == TrialMode::kFindOnly) return std::optional<object>();
+  std::optional<std::string> email_hmac;
+  if (req.email) {
+    email_hmac = ctx.trial_identity->email(*req.email);
+    ASSIGN_OR_RETURN(const auto used, tx.find_trial_email(product.id, *email_hmac));
+    if (used) return errors::trial_used();
+  }
+  ASSIGN_OR_RETURN(object body, start_trial(tx, product, machine_hmac, email_hmac, req, ctx));
+  return std::optional<object>(std::move(body));
+}
 
 // Runs under the license's row lock, from lock_license to the end of the transaction:
 // the reclaim, the count and the insert the cap rests on take the LockedLicense it
@@ -163,6 +327,7 @@ RequestResult<object> heartbeat(LicenseTx& tx, const LicenseRequest& req,
   body["lastSeenAt"] = format_timestamp(existing->last_seen_at);
   body["activations"] = count;
   body["max"] = license.max;
+  put_grant(body, license, ctx.now, true);
   return body;
 }
 
@@ -195,6 +360,7 @@ RequestResult<object> status(LicenseTx& tx, const LicenseRequest& req,
     body["machine"] = nullptr;
   }
   body["valid"] = valid;
+  put_grant(body, license, ctx.now, valid);
   return body;
 }
 
@@ -225,6 +391,11 @@ RequestResult<object> run_operation(Endpoint endpoint, LicenseTx& tx, const Lice
       return status(tx, req, ctx);
     case Endpoint::kDeactivate:
       return deactivate(tx, req, ctx);
+    case Endpoint::kTrial: {
+      ASSIGN_OR_RETURN(auto answer, trial(tx, req, ctx, TrialMode::kCreate));
+      if (!answer) return Error::internal("trial: created nothing");
+      return std::move(*answer);
+    }
   }
   return Error::internal("no operation for this endpoint");
 }

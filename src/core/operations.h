@@ -15,6 +15,16 @@
 
 namespace licensed {
 
+// The identities a trial is kept by (docs/protocol.md §20): HMACs under the server's own
+// trial key, so the store holds no raw machine id or email for them. Implemented in auth.
+class TrialIdentity {
+ public:
+  virtual ~TrialIdentity() = default;
+  virtual std::string machine(std::string_view machine_id) const = 0;
+  // `email` lowercased already.
+  virtual std::string email(std::string_view email) const = 0;
+};
+
 struct OperationContext {
   UnixMillis now = 0;
   std::string_view ip;
@@ -23,6 +33,10 @@ struct OperationContext {
   // The signing key's product binding; empty: the key serves every product.
   const std::vector<std::string>* bound_products = nullptr;
   const std::optional<std::string>* dashboard_url = nullptr;
+  // Needed by trial() and by activate() of a trial license; null: no trials.
+  const TrialIdentity* trial_identity = nullptr;
+  // Makes a new license key (a UUID v4 from the CSPRNG); empty on failure.
+  std::string (*new_license_key)() = nullptr;
 };
 
 // Each returns the 200 body, or why not: a refusal the contract names (1703 unknown key,
@@ -41,6 +55,14 @@ RequestResult<boost::json::object> status(LicenseTx& tx, const LicenseRequest& r
                                           const OperationContext& ctx);
 RequestResult<boost::json::object> deactivate(LicenseTx& tx, const LicenseRequest& req,
                                               const OperationContext& ctx);
+
+// docs/protocol.md §20. kFindOnly answers an existing trial (re-activating its machine) and
+// gives nullopt when there is none, writing nothing then; kCreate also creates one. The
+// handler asks for a trial-bucket token between the two, so only creations count.
+enum class TrialMode { kFindOnly, kCreate };
+RequestResult<std::optional<boost::json::object>> trial(LicenseTx& tx, const LicenseRequest& req,
+                                                        const OperationContext& ctx,
+                                                        TrialMode mode);
 
 RequestResult<boost::json::object> run_operation(Endpoint endpoint, LicenseTx& tx,
                                                  const LicenseRequest& req,

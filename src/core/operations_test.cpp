@@ -32,7 +32,7 @@ class OperationsTest : public ::testing::Test {
   }
 
   std::string new_license(int64_t max, std::optional<int64_t> ttl = std::nullopt) {
-    LicenseSpec spec{"reverb", max, std::nullopt, ttl, LicenseStatus::kActive, ""};
+    LicenseSpec spec{"reverb", max, std::nullopt, ttl, LicenseStatus::kActive, "", {}, {}, {}};
     auto l = write([&](StoreTx& tx) { return create_license(tx, spec, admin()); });
     EXPECT_TRUE(l.ok());
     return l->key;
@@ -41,7 +41,7 @@ class OperationsTest : public ::testing::Test {
   RequestResult<boost::json::object> call(Endpoint e, const std::string& key,
                                           std::optional<std::string> machine,
                                           std::optional<std::string> name = std::nullopt) {
-    LicenseRequest req{key, std::move(machine), std::move(name)};
+    LicenseRequest req{key, std::move(machine), std::move(name), {}, {}};
     return write([&](StoreTx& tx) {
       OperationContext ctx;
       ctx.now = clock_.now_ms();
@@ -137,7 +137,8 @@ TEST_F(OperationsTest, InactiveStatusesRefuseActivateAndHeartbeatButNotStatusOrD
 }
 
 TEST_F(OperationsTest, ExpiredLicenseIsEffectivelyExpired) {
-  LicenseSpec spec{"reverb", 3, kStart + 1000, std::nullopt, LicenseStatus::kActive, ""};
+  LicenseSpec spec{"reverb", 3, kStart + 1000, std::nullopt, LicenseStatus::kActive, "", {},
+                   {},       {}};
   const auto key = write([&](StoreTx& tx) { return create_license(tx, spec, admin()); })->key;
   EXPECT_TRUE(call(Endpoint::kActivate, key, "machine-1").ok());
   clock_.advance_ms(1000);  // expiresAt == now: not in the future, so expired

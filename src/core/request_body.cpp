@@ -2,6 +2,7 @@
 
 // basic_parser's member definitions live in the _impl header (the SAX parser is a
 // template over the handler).
+#include <algorithm>
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/parse.hpp>
 #include <cstddef>
@@ -23,6 +24,10 @@ namespace json = boost::json;
 constexpr std::string_view kLicenseKey = "licenseKey";
 constexpr std::string_view kMachineId = "machineId";
 constexpr std::string_view kMachineName = "machineName";
+constexpr std::string_view kProduct = "product";
+constexpr std::string_view kEmail = "email";
+constexpr size_t kEmailMax = 254;
+constexpr size_t kProductMax = 64;
 
 constexpr size_t kMachineIdMin = 8;
 constexpr size_t kMachineIdMax = 128;
@@ -148,12 +153,16 @@ class BodyHandler {
     if (pending_ == &license_key_) return kLicenseKey;
     if (pending_ == &machine_id_) return kMachineId;
     if (pending_ == &machine_name_) return kMachineName;
+    if (pending_ == &product_) return kProduct;
+    if (pending_ == &email_) return kEmail;
     return {};
   }
   const std::optional<std::string>& duplicate() const { return duplicate_; }
   const Member& license_key() const { return license_key_; }
   const Member& machine_id() const { return machine_id_; }
   const Member& machine_name() const { return machine_name_; }
+  const Member& product() const { return product_; }
+  const Member& email() const { return email_; }
 
  private:
   struct Frame {
@@ -165,7 +174,10 @@ class BodyHandler {
     if (name == kLicenseKey) return &license_key_;
     if (name == kMachineId) return &machine_id_;
     // For the other endpoints machineName is just an unknown member.
-    if (name == kMachineName && endpoint_ == Endpoint::kActivate) return &machine_name_;
+    const bool names_machine = endpoint_ == Endpoint::kActivate || endpoint_ == Endpoint::kTrial;
+    if (name == kMachineName && names_machine) return &machine_name_;
+    if (name == kProduct && endpoint_ == Endpoint::kTrial) return &product_;
+    if (name == kEmail && endpoint_ == Endpoint::kTrial) return &email_;
     return nullptr;
   }
 
@@ -190,6 +202,8 @@ class BodyHandler {
   Member license_key_;
   Member machine_id_;
   Member machine_name_;
+  Member product_;
+  Member email_;
 };
 
 std::string describe_json_error(const json::error_code& ec, std::size_t offset) {
@@ -282,6 +296,8 @@ std::string_view endpoint_name(Endpoint endpoint) {
       return "status";
     case Endpoint::kDeactivate:
       return "deactivate";
+    case Endpoint::kTrial:
+      return "trial";
   }
   return "unknown";
 }
@@ -339,10 +355,72 @@ ApiResult<json::object> parse_json_object_body(std::string_view body) {
   return std::move(v.as_object());
 }
 
+namespace {
+
+std::optional<ApiError> take_machine_name(const Member& name, LicenseRequest& req) {
+  switch (name.kind) {
+    case ValueKind::kAbsent:
+    case ValueKind::kNull:
+      return std::nullopt;
+    case ValueKind::kString:
+      if (auto err = check_text(kMachineName, name.text, 0, kMachineNameMax)) return err;
+      req.machine_name = name.text;
+      return std::nullopt;
+    default:
+      return wrong_type(kMachineName, name, "a string or null");
+  }
+}
+
+bool slug_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+}
+
+std::optional<ApiError> take_product(const Member& m, LicenseRequest& req) {
+  if (m.kind == ValueKind::kAbsent || m.kind == ValueKind::kNull) {
+    return errors::malformed(kProduct, "product is required");
+  }
+  if (m.kind != ValueKind::kString) return wrong_type(kProduct, m, "a string");
+  const bool ok = !m.text.empty() && m.text.size() <= kProductMax &&
+                  std::all_of(m.text.begin(), m.text.end(), slug_char);
+  if (!ok) return errors::malformed(kProduct, "product must be a product slug ([a-z0-9._-], 1-64)");
+  req.product = m.text;
+  return std::nullopt;
+}
+
+// An address as people type it: local@domain, at most 254 characters, no spaces or
+// control characters. Compared lowercased.
+std::optional<ApiError> take_email(const Member& m, LicenseRequest& req) {
+  if (m.kind == ValueKind::kAbsent || m.kind == ValueKind::kNull) return std::nullopt;
+  if (m.kind != ValueKind::kString) return wrong_type(kEmail, m, "a string or null");
+  if (auto err = check_text(kEmail, m.text, 3, kEmailMax)) return err;
+  const auto at = m.text.find('@');
+  if (at == 0 || at == std::string::npos || at + 1 == m.text.size() ||
+      m.text.find(' ') != std::string::npos) {
+    return errors::malformed(kEmail, "email must be an address, local@domain");
+  }
+  std::string lower;
+  for (const char c : m.text) lower.push_back(to_lower_ascii(c));
+  req.email = std::move(lower);
+  return std::nullopt;
+}
+
+ApiResult<LicenseRequest> parse_trial_request(const BodyHandler& h) {
+  LicenseRequest req;
+  if (auto err = take_product(h.product(), req)) return *err;
+  if (auto err = check_machine_id(h.machine_id(), true)) return *err;
+  req.machine_id = h.machine_id().text;
+  if (auto err = take_machine_name(h.machine_name(), req)) return *err;
+  if (auto err = take_email(h.email(), req)) return *err;
+  return req;
+}
+
+}  // namespace
+
 ApiResult<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body) {
   json::basic_parser<BodyHandler> parser(json::parse_options{}, endpoint);
   if (auto refused = check_json_object(parser, body)) return std::move(*refused);
   const BodyHandler& h = parser.handler();
+  if (endpoint == Endpoint::kTrial) return parse_trial_request(h);
 
   LicenseRequest req;
 
@@ -369,18 +447,7 @@ ApiResult<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_v
   if (h.machine_id().kind == ValueKind::kString) req.machine_id = h.machine_id().text;
 
   if (endpoint == Endpoint::kActivate) {
-    const Member& name = h.machine_name();
-    switch (name.kind) {
-      case ValueKind::kAbsent:
-      case ValueKind::kNull:
-        break;
-      case ValueKind::kString:
-        if (auto err = check_text(kMachineName, name.text, 0, kMachineNameMax)) return *err;
-        req.machine_name = name.text;
-        break;
-      default:
-        return wrong_type(kMachineName, name, "a string or null");
-    }
+    if (auto err = take_machine_name(h.machine_name(), req)) return *err;
   }
   return req;
 }

@@ -12,17 +12,20 @@
 
 namespace licensed {
 
-enum class Endpoint { kActivate, kHeartbeat, kStatus, kDeactivate };
-// The endpoint's path segment: "activate", "heartbeat", "status" or "deactivate".
+enum class Endpoint { kActivate, kHeartbeat, kStatus, kDeactivate, kTrial };
+// The endpoint's path segment: "activate", "heartbeat", "status", "deactivate" or "trial".
 std::string_view endpoint_name(Endpoint endpoint);
 
 struct LicenseRequest {
-  std::string license_key;  // normalised to lowercase
+  std::string license_key;  // normalised to lowercase; empty for trial
   // Required for activate, heartbeat and deactivate; optional for status.
   std::optional<std::string> machine_id;
-  // Activate only: nullopt = absent or null ("keep"); "" = clear the name; else the new
+  // Activate and trial only: nullopt = absent or null ("keep"); "" = clear the name; else the new
   // name. Always nullopt for the other endpoints, where the member is ignored.
   std::optional<std::string> machine_name;
+  // Trial only (docs/protocol.md §20): the product's slug, and the email, lowercased.
+  std::string product;
+  std::optional<std::string> email;
 };
 
 // True for `application/json` (case-insensitive) with optional parameters; a charset

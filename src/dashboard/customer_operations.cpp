@@ -69,8 +69,8 @@ Result<json::object> customer_license_view(StoreTx& tx, std::string_view key, Un
   ASSIGN_OR_RETURN(json::object audit,
                    audit_page(tx, l, PageRequest{kCustomerAuditPage.default_limit, std::nullopt}));
   json::object view;
-  for (const char* name :
-       {"licenseKey", "product", "status", "expiresAt", "max", "activationCount"}) {
+  for (const char* name : {"licenseKey", "product", "status", "expiresAt", "max", "activationCount",
+                           "plan", "entitlements", "trial"}) {
     view[name] = shown[name];
   }
   json::array machines;

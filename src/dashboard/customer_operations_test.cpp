@@ -36,7 +36,8 @@ class CustomerOperationsTest : public ::testing::Test {
     ASSERT_TRUE(store_);
     key_ = write([&](StoreTx& tx) -> Result<std::string> {
              ASSIGN_OR_RETURN(auto p, create_product(tx, "reverb", "Reverb Pro", admin()));
-             LicenseSpec spec{p.slug, 2, std::nullopt, std::nullopt, LicenseStatus::kActive, ""};
+             LicenseSpec spec{p.slug, 2, std::nullopt, std::nullopt, LicenseStatus::kActive, "", {},
+                              {},     {}};
              ASSIGN_OR_RETURN(auto l, create_license(tx, spec, admin()));
              return l.key;
            }).value();
@@ -45,7 +46,7 @@ class CustomerOperationsTest : public ::testing::Test {
   }
 
   void activate(const std::string& machine, std::optional<std::string> name) {
-    LicenseRequest req{key_, machine, std::move(name)};
+    LicenseRequest req{key_, machine, std::move(name), {}, {}};
     auto r = write([&](StoreTx& tx) {
       OperationContext ctx;
       ctx.now = kStart;

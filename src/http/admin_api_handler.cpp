@@ -48,6 +48,16 @@ std::string_view path_template(AdminRoute r) {
       return "/api/v1/admin/licenses/{key}/activations/{machineId}";
     case AdminRoute::kListAudit:
       return "/api/v1/admin/licenses/{key}/audit";
+    case AdminRoute::kGetProduct:
+    case AdminRoute::kPatchProduct:
+      return "/api/v1/admin/products/{slug}";
+    case AdminRoute::kListPlans:
+    case AdminRoute::kCreatePlan:
+      return "/api/v1/admin/products/{slug}/plans";
+    case AdminRoute::kGetPlan:
+    case AdminRoute::kPatchPlan:
+    case AdminRoute::kDeletePlan:
+      return "/api/v1/admin/products/{slug}/plans/{code}";
   }
   return "/api/v1/admin/";
 }
@@ -102,11 +112,14 @@ ApiResult<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
   std::vector<std::string> segments;
   for (auto s : url->segments()) segments.emplace_back(s);
   // /api/v1/admin/licenses/{key}[/activations/{machineId}]
-  if (segments.size() >= 5) call.license_key = segments[4];
-  if (segments.size() >= 7) call.machine_id = segments[6];
+  // /api/v1/admin/products/{slug}[/plans/{code}]
+  const bool product_path = segments.size() >= 4 && segments[3] == "products";
+  if (segments.size() >= 5) (product_path ? call.product_slug : call.license_key) = segments[4];
+  if (segments.size() >= 7) (product_path ? call.plan_code : call.machine_id) = segments[6];
   for (auto p : url->params()) call.query.emplace_back(std::string(p.key), std::string(p.value));
   if (route == AdminRoute::kCreateProduct || route == AdminRoute::kCreateLicense ||
-      route == AdminRoute::kPatchLicense) {
+      route == AdminRoute::kPatchLicense || route == AdminRoute::kPatchProduct ||
+      route == AdminRoute::kCreatePlan || route == AdminRoute::kPatchPlan) {
     if (!is_json_content_type(header(req, "Content-Type").value_or(""))) {
       return errors::malformed("", "the body must be sent as Content-Type: application/json");
     }
@@ -143,6 +156,16 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
   using R = AdminRoute;
   if (s.size() == 1 && s[0] == "products") {
     return pick(method, {{"GET", R::kListProducts}, {"POST", R::kCreateProduct}});
+  }
+  if (s[0] == "products" && s.size() == 2) {
+    return pick(method, {{"GET", R::kGetProduct}, {"PATCH", R::kPatchProduct}});
+  }
+  if (s[0] == "products" && s.size() == 3 && s[2] == "plans") {
+    return pick(method, {{"GET", R::kListPlans}, {"POST", R::kCreatePlan}});
+  }
+  if (s[0] == "products" && s.size() == 4 && s[2] == "plans") {
+    return pick(method,
+                {{"GET", R::kGetPlan}, {"PATCH", R::kPatchPlan}, {"DELETE", R::kDeletePlan}});
   }
   if (s.empty() || s[0] != "licenses") return errors::route_not_found();
   if (s.size() == 1) return pick(method, {{"GET", R::kListLicenses}, {"POST", R::kCreateLicense}});

@@ -2,6 +2,7 @@
 
 #include <boost/beast/http/field.hpp>
 
+#include "admin/admin_operations.h"
 #include "auth/accept_signature.h"
 #include "core/operations.h"
 #include "http/license_api_error.h"
@@ -186,38 +187,57 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
   }
 
   auto request = std::make_shared<AuthorizedRequest>(std::move(outcome.request.value()));
+  if (request->endpoint == Endpoint::kTrial) {
+    return answer_trial(std::move(request), std::move(client_ip), std::move(request_id),
+                        std::move(reply));
+  }
   const bool writes = request->endpoint != Endpoint::kStatus || request->keep_nonce_durably;
-  const std::optional<std::string>* dashboard_url = &config_.dashboard_url;
+  const LicenseHandler* self = this;
   submit_call<boost::json::object, RequestError>(
       *config_.store, writes ? TxKind::kWrite : TxKind::kRead,
-      [request, request_id, ip = std::move(client_ip), clock,
-       dashboard_url](StoreTx& tx) -> RequestResult<boost::json::object> {
+      [request, request_id, ip = std::move(client_ip),
+       self](StoreTx& tx) -> RequestResult<boost::json::object> {
         // So a store failure logged on the way names the request it hit.
         const ScopedLogFields log_fields{{"requestId", request_id}};
         if (request->keep_nonce_durably) {
           RETURN_IF_ERROR(
               tx.remember_nonce(request->key->id, request->nonce, request->nonce_expires_at));
         }
-        OperationContext ctx;
-        ctx.now = clock->now_ms();
-        ctx.ip = ip;
-        ctx.key_id = request->key->id;
-        ctx.request_id = request_id;
-        ctx.bound_products = &request->key->products;
-        ctx.dashboard_url = dashboard_url;
-        return run_operation(request->endpoint, tx, request->body, ctx);
+        return run_operation(request->endpoint, tx, request->body,
+                             self->operation_context(*request, ip, request_id));
       },
-      [request, request_id, reply, reporter, clock](RequestResult<boost::json::object> answer) {
-        if (answer.ok()) return reply(json_response(200, answer.value(), request_id));
-        const ApiError error = answer.error().answer_or(to_api_error);
-        if (is_internal_error(error)) {
-          report_internal_error(reporter, request->endpoint, request_id, request->body.license_key,
-                                clock->now_ms());
-        }
-        reply(error_response(error, request_id));
+      [request, request_id, reply, self](RequestResult<boost::json::object> answer) {
+        self->reply_with(answer, *request, request_id, reply);
       },
       // Business refusals are committed with the nonce and any reclaim they include.
       [](const RequestResult<boost::json::object>& answer) { return !must_roll_back(answer); });
+}
+
+OperationContext LicenseHandler::operation_context(const AuthorizedRequest& request,
+                                                   std::string_view ip,
+                                                   std::string_view request_id) const {
+  OperationContext ctx;
+  ctx.now = config_.pipeline.clock->now_ms();
+  ctx.ip = ip;
+  ctx.key_id = request.key->id;
+  ctx.request_id = request_id;
+  ctx.bound_products = &request.key->products;
+  ctx.dashboard_url = &config_.dashboard_url;
+  ctx.trial_identity = config_.trial_identity;
+  ctx.new_license_key = &generate_license_key;
+  return ctx;
+}
+
+void LicenseHandler::reply_with(const RequestResult<boost::json::object>& answer,
+                                const AuthorizedRequest& request, const std::string& request_id,
+                                const HttpReply& reply) const {
+  if (answer.ok()) return reply(json_response(200, answer.value(), request_id));
+  const ApiError error = answer.error().answer_or(to_api_error);
+  if (is_internal_error(error)) {
+    report_internal_error(config_.error_reporter, request.endpoint, request_id,
+                          request.body.license_key, config_.pipeline.clock->now_ms());
+  }
+  reply(error_response(error, request_id));
 }
 
 }  // namespace licensed

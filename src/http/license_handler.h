@@ -7,10 +7,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "auth/response_signer.h"
+#include "core/operations.h"
 #include "http/http_service.h"
 #include "http/request_pipeline.h"
 #include "http/response.h"
@@ -31,6 +33,12 @@ struct LicenseHandlerConfig {
   // Signs the answers and names the published keys; null: answers go out unsigned
   // (unit tests of other concerns), and no key is published.
   const ResponseSigner* response_signer = nullptr;
+  // Trials (docs/protocol.md §20): the identities they are kept by (null: the trial endpoint
+  // answers 1703), and the buckets a new trial takes a token from, per client IP (IPv6 by
+  // /64) and per product across IPs (null: off).
+  const TrialIdentity* trial_identity = nullptr;
+  RateLimiter* trial_ip_limiter = nullptr;
+  RateLimiter* trial_product_limiter = nullptr;
 };
 
 class LicenseHandler final : public HttpService {
@@ -58,6 +66,17 @@ class LicenseHandler final : public HttpService {
   // Answers the pipeline's refusal, or runs the accepted request's operation.
   void answer(Endpoint endpoint, PipelineOutcome outcome, ResponseAlgorithm algorithm,
               std::string client_ip, std::string request_id, HttpReply reply) const;
+  // The trial endpoint's store part (license_handler_trial.cpp): an existing trial is
+  // answered at once; a new one first takes a token from the trial buckets.
+  void answer_trial(std::shared_ptr<AuthorizedRequest> request, std::string client_ip,
+                    std::string request_id, HttpReply reply) const;
+  // What the operations get to know of a request.
+  OperationContext operation_context(const AuthorizedRequest& request, std::string_view ip,
+                                     std::string_view request_id) const;
+  // Answers an operation's result (200, or its refusal translated), reporting a 1709.
+  void reply_with(const RequestResult<boost::json::object>& answer,
+                  const AuthorizedRequest& request, const std::string& request_id,
+                  const HttpReply& reply) const;
   // `reply`, signing each answer in `algorithm` bound to `binding` first (when answers
   // are signed).
   HttpReply bound_to(AnswerBinding binding, ResponseAlgorithm algorithm, HttpReply reply) const;

@@ -22,6 +22,7 @@ std::optional<Endpoint> license_endpoint_of(std::string_view path) {
   if (api == "/api/v1/license/heartbeat") return Endpoint::kHeartbeat;
   if (api == "/api/v1/license/status") return Endpoint::kStatus;
   if (api == "/api/v1/license/deactivate") return Endpoint::kDeactivate;
+  if (api == "/api/v1/license/trial") return Endpoint::kTrial;
   return std::nullopt;
 }
 

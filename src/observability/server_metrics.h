@@ -15,9 +15,9 @@ namespace licensed {
 
 class ServerMetrics {
  public:
-  // Route labels: the four License API endpoints, then everything else.
-  static constexpr std::array<std::string_view, 5> kRoutes = {"activate", "heartbeat", "status",
-                                                              "deactivate", "other"};
+  // Route labels: the License API endpoints, then everything else.
+  static constexpr std::array<std::string_view, 6> kRoutes = {"activate",   "heartbeat", "status",
+                                                              "deactivate", "trial",     "other"};
   // Upper bounds of the latency histogram, in seconds.
   static constexpr std::array<double, 13> kLatencyBounds = {
       0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};

@@ -8,7 +8,13 @@ namespace licensed {
 
 inline const std::string kSelectLicensesSql =
     "SELECT l.id, l.license_key, l.status, l.expires_at, l.max_activations, l.machine_ttl,"
-    " l.created_at, l.deleted_at, p.id, p.slug, p.name"
+    " l.created_at, l.deleted_at, p.id, p.slug, p.name, p.default_plan, p.trial_plan,"
+    " p.trial_days, l.plan, l.entitlements, l.offline_grace, l.trial, l.valid_for_pending"
     " FROM licenses l JOIN products p ON p.id = l.product_id";
+
+inline const std::string kSelectProductsSql =
+    "SELECT id, slug, name, default_plan, trial_plan, trial_days FROM products";
+inline const std::string kSelectPlansSql =
+    "SELECT id, product_id, code, name, spec, created_at FROM plans";
 
 }  // namespace licensed

@@ -19,16 +19,6 @@
 
 namespace licensed {
 
-struct NewLicense {
-  std::string key;
-  int64_t product_id = 0;
-  LicenseStatus status = LicenseStatus::kActive;
-  std::optional<UnixMillis> expires_at;
-  int64_t max = 0;
-  std::optional<int64_t> machine_ttl_seconds;
-  UnixMillis created_at = 0;
-};
-
 // Which licenses the admin API lists (docs/protocol.md §18): all filters optional but
 // `deleted`, which picks the live licenses (false) or the soft-deleted ones (true).
 struct LicenseFilter {
@@ -63,17 +53,31 @@ struct AdminToken {
 
 class StoreTx : public LicenseTx {
  public:
-  virtual Result<std::optional<Product>> find_product(std::string_view slug) = 0;
   virtual Result<std::vector<Product>> list_products() = 0;
   virtual Result<Product> insert_product(std::string_view slug, std::string_view name,
                                          UnixMillis now) = 0;
-  virtual Result<License> insert_license(const NewLicense& license) = 0;
+  // Writes default_plan and trial.
+  virtual Status update_product(const Product& product) = 0;
+
+  // Plans (docs/protocol.md §19): codes are unique within a product.
+  virtual Result<std::vector<Plan>> list_plans(int64_t product_id) = 0;
+  virtual Result<Plan> insert_plan(const Plan& plan) = 0;
+  virtual Status update_plan(const Plan& plan) = 0;
+  virtual Status delete_plan(int64_t plan_id) = 0;
+
+  // Forgets the trial records of (product, machine), and the email records of the same
+  // license; the licenses those trials made whose keys come back.
+  virtual Result<std::vector<std::string>> delete_trial(int64_t product_id,
+                                                        std::string_view machine_hmac) = 0;
+
+  // A secret the server made for itself (the trial key: docs/protocol.md §19): the stored one
+  // of that name; `candidate` is stored first when there is none.
+  virtual Result<std::string> ensure_server_secret(std::string_view name,
+                                                   std::string_view candidate, UnixMillis now) = 0;
   // Keyset page for the admin API: licenses matching `filter` with id > `after_id`,
   // ordered by id, at most `limit`.
   virtual Result<std::vector<License>> list_licenses(const LicenseFilter& filter, int64_t after_id,
                                                      int64_t limit) = 0;
-  // Writes status, max, expires_at, machine_ttl_seconds and deleted_at.
-  virtual Status update_license(const License& license) = 0;
 
   // A keyset page of one license's audit, at most `limit` records: oldest first with ids
   // greater than `past_id`, or newest first with ids less than it (0: from the newest).

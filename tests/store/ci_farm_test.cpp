@@ -48,7 +48,8 @@ class CiFarm : public ::testing::TestWithParam<std::string> {
       auto product = licensed::create_product(tx, "reverb", "Reverb Pro", admin());
       if (!product.ok()) return product.error();
       licensed::LicenseSpec spec{
-          "reverb", kMax, std::nullopt, kTtlSeconds, licensed::LicenseStatus::kActive, ""};
+          "reverb", kMax, std::nullopt, kTtlSeconds, licensed::LicenseStatus::kActive,
+          "",       {},   {},           {}};
       return licensed::create_license(tx, spec, admin());
     });
     ASSERT_TRUE(made.ok()) << made.error().message;
@@ -59,7 +60,7 @@ class CiFarm : public ::testing::TestWithParam<std::string> {
 
   licensed::RequestResult<boost::json::object> Call(Endpoint e,
                                                     std::optional<std::string> machine) {
-    licensed::LicenseRequest req{key_, std::move(machine), std::nullopt};
+    licensed::LicenseRequest req{key_, std::move(machine), std::nullopt, {}, {}};
     return Write([&](StoreTx& tx) {
       licensed::OperationContext ctx;
       ctx.now = clock_.now_ms();

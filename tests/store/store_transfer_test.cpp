@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "admin/admin_operations.h"
+#include "admin/plan_operations.h"
+#include "auth/trial_key.h"
 #include "core/operations.h"
 #include "store/store_harness.h"
 
@@ -30,6 +32,32 @@ void Populate(licensed::Store& store) {
       return p.error();
     if (auto p = licensed::create_product(tx, "delay", "Delay \xc3\xa9", admin); !p.ok())
       return p.error();
+    // A plan with entitlements, the product's default and trial plan, and one trial.
+    const boost::json::object plan{
+        {"code", "pro"},
+        {"name", "Pro"},
+        {"max", 3},
+        {"validFor", "365d"},
+        {"entitlements",
+         boost::json::array{boost::json::object{{"code", "updates"}, {"validFor", "365d"}},
+                            boost::json::object{{"code", "voices"}, {"value", 64}}}}};
+    if (auto p = licensed::create_plan(tx, "reverb", plan, admin); !p.ok()) return p.error();
+    const boost::json::object offer{{"defaultPlan", "pro"},
+                                    {"trial", boost::json::object{{"plan", "pro"}, {"days", 14}}}};
+    if (auto p = licensed::patch_product(tx, "reverb", offer); !p.ok()) return p.error();
+    auto trial_key = licensed::stored_trial_key(tx, kT0);
+    if (!trial_key.ok()) return trial_key.error();
+    licensed::LicenseRequest trial_req;
+    trial_req.product = "reverb";
+    trial_req.machine_id = "trial-machine-1";
+    trial_req.email = "ann@example.com";
+    licensed::OperationContext trial_ctx;
+    trial_ctx.now = kT0;
+    trial_ctx.trial_identity = trial_key.value().get();
+    trial_ctx.new_license_key = &licensed::generate_license_key;
+    if (auto r = licensed::trial(tx, trial_req, trial_ctx, licensed::TrialMode::kCreate); !r.ok()) {
+      return refused(r.error());
+    }
     std::vector<std::string> keys;
     for (int i = 0; i < 3; ++i) {
       licensed::LicenseSpec spec;
@@ -99,8 +127,12 @@ TEST(StoreTransfer, SqliteToPostgresAndBackLosesNoRow) {
   Populate(sqlite.store());
   const std::string first = Export(sqlite.store());
   EXPECT_EQ(Lines(first, "products"), 2u);
-  EXPECT_EQ(Lines(first, "licenses"), 3u);
-  EXPECT_EQ(Lines(first, "activations"), 4u);
+  EXPECT_EQ(Lines(first, "plans"), 1u);
+  EXPECT_EQ(Lines(first, "licenses"), 4u);  // 3 and a trial
+  EXPECT_EQ(Lines(first, "activations"), 5u);
+  EXPECT_EQ(Lines(first, "trials"), 1u);
+  EXPECT_EQ(Lines(first, "trial_emails"), 1u);
+  EXPECT_EQ(Lines(first, "server_secrets"), 1u);
   EXPECT_GE(Lines(first, "audit_log"), 9u);  // 3 creates, 5 activations, 1 delete
   EXPECT_EQ(Lines(first, "remembered_nonces"), 1u);
   EXPECT_EQ(Lines(first, "response_keys"), 1u);

@@ -33,9 +33,10 @@ class Admin {
   void SetStatus(const std::string& key, const std::string& status) const;
   void SetMax(const std::string& key, int max) const;
   void Delete(const std::string& key) const;
+  // Any command that must succeed: its standard output (throws as the helpers above).
+  std::string RunOk(const std::vector<std::string>& args) const;
 
  private:
-  std::string RunOk(const std::vector<std::string>& args) const;
   std::string store_;
 };
 

@@ -72,7 +72,7 @@ typedef struct lc_options {
   const char* url;          /* required: server base URL */
   const char* key_id;       /* required */
   const char* secret;       /* required */
-  const char* license_key;  /* required */
+  const char* license_key;  /* required, unless product is set for lc_start_trial */
   const char* machine_id;   /* default: derived from the OS machine GUID and the vendor */
   const char* machine_name; /* optional */
   /* Pinned response key: Ed25519 (base64 of the raw 32 bytes) or P-256 (base64 of the
@@ -139,6 +139,11 @@ LICENSE_CLIENT_API lc_status lc_activate(lc_client* client, lc_result** result);
 LICENSE_CLIENT_API lc_status lc_heartbeat(lc_client* client, lc_result** result);
 LICENSE_CLIENT_API lc_status lc_status_check(lc_client* client, lc_result** result);
 LICENSE_CLIENT_API lc_status lc_deactivate(lc_client* client, lc_result** result);
+/* Starts this machine's trial of options.product, or finds the one it already had (one
+ * per machine, ever): lc_result_trial is 1, lc_result_license_key the trial's key (keep
+ * it and configure it from then on), lc_result_days_left the whole days left. The client
+ * may be made with a product and no license key for this. */
+LICENSE_CLIENT_API lc_status lc_start_trial(lc_client* client, lc_result** result);
 /* The start-up check, cache first: the answer another instance of this process already
  * got; else a cached answer that is still good, at once (refreshed in the background);
  * else a status request, waited for at most startup_budget_ms (shared by every
@@ -193,6 +198,28 @@ LICENSE_CLIENT_API int lc_result_attempts(const lc_result* result);
  * grace_seconds, never past expiresAt), and the time it was signed. 0: none. */
 LICENSE_CLIENT_API int64_t lc_result_valid_until(const lc_result* result);
 LICENSE_CLIENT_API int64_t lc_result_signed_at(const lc_result* result);
+
+/* Entitlements of a 200 answer (editions, features, "updates until"), sorted by code.
+ * lc_result_has_entitlement: 1 when `code` is listed and active. lc_result_allowed_for_build:
+ * 1 when `code` is listed and its expiry is none or not before `build_date` (Unix
+ * seconds, the plugin's release date): a build released before "updates until" keeps
+ * the feature. */
+LICENSE_CLIENT_API int lc_result_has_entitlement(const lc_result* result, const char* code);
+LICENSE_CLIENT_API int lc_result_allowed_for_build(const lc_result* result, const char* code,
+                                                   int64_t build_date);
+LICENSE_CLIENT_API uint64_t lc_result_entitlement_count(const lc_result* result);
+/* The i-th entitlement: its code (NULL past the end), expiry (0: never), 1/0 active, and
+ * value as JSON text (NULL: none). */
+LICENSE_CLIENT_API const char* lc_result_entitlement_code(const lc_result* result, uint64_t i);
+LICENSE_CLIENT_API int64_t lc_result_entitlement_expires_at(const lc_result* result, uint64_t i);
+LICENSE_CLIENT_API int lc_result_entitlement_active(const lc_result* result, uint64_t i);
+LICENSE_CLIENT_API const char* lc_result_entitlement_value(const lc_result* result, uint64_t i);
+/* 1 for a trial's answer. */
+LICENSE_CLIENT_API int lc_result_trial(const lc_result* result);
+/* A trial's whole days left (0 once over); -1 when the answer is not a trial's. */
+LICENSE_CLIENT_API int64_t lc_result_days_left(const lc_result* result);
+/* The license key the answer names; NULL when it names none. */
+LICENSE_CLIENT_API const char* lc_result_license_key(const lc_result* result);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "license_client/license_client.h"
 
@@ -40,6 +41,36 @@ class Result {
   }
   std::optional<std::string> dashboard_url() const {
     return maybe(lc_result_dashboard_url(r_.get()));
+  }
+  // Entitlements (editions, features, "updates until"): see lc_result_has_entitlement.
+  struct Entitlement {
+    std::string code;
+    std::optional<int64_t> expires_at;  // Unix seconds; nullopt: never
+    bool active = false;
+    std::optional<std::string> value;  // JSON text
+  };
+  std::vector<Entitlement> entitlements() const {
+    std::vector<Entitlement> out;
+    const uint64_t n = lc_result_entitlement_count(r_.get());
+    for (uint64_t i = 0; i < n; ++i) {
+      const int64_t t = lc_result_entitlement_expires_at(r_.get(), i);
+      out.push_back({text(lc_result_entitlement_code(r_.get(), i)),
+                     t > 0 ? std::optional<int64_t>(t) : std::nullopt,
+                     lc_result_entitlement_active(r_.get(), i) != 0,
+                     maybe(lc_result_entitlement_value(r_.get(), i))});
+    }
+    return out;
+  }
+  bool has_entitlement(const std::string& code) const {
+    return lc_result_has_entitlement(r_.get(), code.c_str()) != 0;
+  }
+  bool allowed_for_build(const std::string& code, int64_t build_date) const {
+    return lc_result_allowed_for_build(r_.get(), code.c_str(), build_date) != 0;
+  }
+  bool trial() const { return lc_result_trial(r_.get()) != 0; }
+  std::optional<int64_t> days_left() const { return count(lc_result_days_left(r_.get())); }
+  std::optional<std::string> license_key() const {
+    return maybe(lc_result_license_key(r_.get()));
   }
 
  private:
@@ -93,6 +124,7 @@ class Client {
   Result heartbeat() { return call(&lc_heartbeat); }
   Result status() { return call(&lc_status_check); }
   Result deactivate() { return call(&lc_deactivate); }
+  Result start_trial() { return call(&lc_start_trial); }
   Result check_at_startup() { return call(&lc_check_at_startup); }
   // No network, no wait: for constructors and plugin scans.
   Result check_cached() { return call(&lc_check_cached); }

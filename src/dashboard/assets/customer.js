@@ -37,6 +37,10 @@
     badge($('status'), view.status);
     $('expires').textContent = view.expiresAt ? when(view.expiresAt) : 'never';
     $('usage').textContent = view.activationCount + ' of ' + view.max + ' in use';
+    $('entitlements').textContent = (view.entitlements || [])
+        .map((e) => e.code + (e.expiresAt ? ' (until ' + when(e.expiresAt) + ')' : '') +
+                    (e.active ? '' : ' (expired)'))
+        .join(', ') || 'none';
 
     const machines = $('machines');
     machines.replaceChildren();

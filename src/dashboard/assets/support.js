@@ -85,6 +85,10 @@
     badge($('l-status'), l.status);
     $('l-usage').textContent = l.activationCount + ' of ' + l.max;
     $('l-expires').textContent = l.expiresAt ? when(l.expiresAt) : 'never';
+    $('l-entitlements').textContent = (l.entitlements || [])
+        .map((e) => e.code + (e.expiresAt ? ' (until ' + when(e.expiresAt) + ')' : '') +
+                    (e.active ? '' : ' (expired)'))
+        .join(', ') || 'none';
     $('new-status').value = l.storedStatus;
     const acts = $('activations');
     acts.replaceChildren();

@@ -26,6 +26,26 @@ const std::string kSelectLicenseForUpdate = kSelectLicense + " FOR UPDATE OF l";
 const std::string kSelectActivation =
     "SELECT machine_id, machine_name, activated_at, last_seen_at FROM activations";
 
+Product read_product(const PgResult& r, int row, int first) {
+  Product p{r.int64(row, first), r.text(row, first + 1), r.text(row, first + 2), {}, {}};
+  p.default_plan = r.optional_text(row, first + 3);
+  const auto trial_plan = r.optional_text(row, first + 4);
+  const auto trial_days = r.optional_int64(row, first + 5);
+  if (trial_plan && trial_days) p.trial = TrialOffer{*trial_plan, *trial_days};
+  return p;
+}
+
+Result<Plan> read_plan(const PgResult& r, int row) {
+  Plan p;
+  p.id = r.int64(row, 0);
+  p.product_id = r.int64(row, 1);
+  p.code = r.text(row, 2);
+  p.name = r.text(row, 3);
+  RETURN_IF_ERROR(plan_spec_from_store(r.text(row, 4), p));
+  p.created_at = r.int64(row, 5);
+  return p;
+}
+
 Result<License> read_license(const PgResult& r, int row = 0) {
   License l;
   l.id = r.int64(row, 0);
@@ -38,7 +58,12 @@ Result<License> read_license(const PgResult& r, int row = 0) {
   l.machine_ttl_seconds = r.optional_int64(row, 5);
   l.created_at = r.int64(row, 6);
   l.deleted_at = r.optional_int64(row, 7);
-  l.product = Product{r.int64(row, 8), r.text(row, 9), r.text(row, 10)};
+  l.product = read_product(r, row, 8);
+  l.plan = r.optional_text(row, 14);
+  ASSIGN_OR_RETURN(l.entitlements, entitlements_from_store(r.text(row, 15)));
+  l.offline_grace_seconds = r.optional_int64(row, 16);
+  l.trial = r.boolean(row, 17);
+  l.valid_for_pending_seconds = r.optional_int64(row, 18);
   return l;
 }
 
@@ -76,20 +101,18 @@ Result<std::optional<License>> PgTx::find_license(std::string_view key) {
 }
 
 Result<std::optional<Product>> PgTx::find_product(std::string_view slug) {
-  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT id, slug, name FROM products WHERE slug = $1",
+  ASSIGN_OR_RETURN(auto r, conn_.query(kSelectProductsSql + " WHERE slug = $1",
                                        PgParams().add(slug), "find product"));
   if (r.rows() == 0) return std::optional<Product>();
-  return std::optional<Product>(Product{r.int64(0, 0), r.text(0, 1), r.text(0, 2)});
+  return std::optional<Product>(read_product(r, 0, 0));
 }
 
 Result<std::vector<Product>> PgTx::list_products() {
   // COLLATE "C": byte order, as SQLite sorts, whatever the database's locale.
-  ASSIGN_OR_RETURN(auto r,
-                   conn_.query("SELECT id, slug, name FROM products ORDER BY slug COLLATE \"C\"",
-                               PgParams(), "list products"));
+  ASSIGN_OR_RETURN(auto r, conn_.query(kSelectProductsSql + " ORDER BY slug COLLATE \"C\"",
+                                       PgParams(), "list products"));
   std::vector<Product> out;
-  for (int i = 0; i < r.rows(); ++i)
-    out.push_back(Product{r.int64(i, 0), r.text(i, 1), r.text(i, 2)});
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_product(r, i, 0));
   return out;
 }
 
@@ -97,17 +120,20 @@ Result<Product> PgTx::insert_product(std::string_view slug, std::string_view nam
   ASSIGN_OR_RETURN(auto r, conn_.query("INSERT INTO products (slug, name, created_at)"
                                        " VALUES ($1, $2, $3) RETURNING id",
                                        PgParams().add(slug).add(name).add(now), "insert product"));
-  return Product{r.int64(0, 0), std::string(slug), std::string(name)};
+  return Product{r.int64(0, 0), std::string(slug), std::string(name), {}, {}};
 }
 
 Result<License> PgTx::insert_license(const NewLicense& n) {
   PgParams p;
   p.add(std::string_view(n.key)).add(n.product_id).add(to_string(n.status)).add(n.max);
-  p.add(n.expires_at).add(n.machine_ttl_seconds).add(n.created_at);
+  p.add(n.expires_at).add(n.machine_ttl_seconds).add(n.created_at).add(n.plan);
+  p.add(std::string_view(entitlements_to_store(n.entitlements))).add(n.offline_grace_seconds);
+  p.add(n.trial).add(n.valid_for_pending_seconds);
   RETURN_IF_ERROR(
       conn_.run("INSERT INTO licenses (license_key, product_id, status,"
-                " max_activations, expires_at, machine_ttl, created_at)"
-                " VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                " max_activations, expires_at, machine_ttl, created_at, plan, entitlements,"
+                " offline_grace, trial, valid_for_pending)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
                 p, "insert license"));
   ASSIGN_OR_RETURN(auto found, find_license(n.key));
   if (!found) return Error::internal("insert license: the new row is not found");
@@ -117,10 +143,13 @@ Result<License> PgTx::insert_license(const NewLicense& n) {
 Status PgTx::update_license(const License& l) {
   PgParams p;
   p.add(to_string(l.status)).add(l.max).add(l.expires_at).add(l.machine_ttl_seconds);
-  p.add(l.deleted_at).add(l.id);
+  p.add(l.deleted_at).add(l.id).add(l.plan);
+  p.add(std::string_view(entitlements_to_store(l.entitlements))).add(l.offline_grace_seconds);
+  p.add(l.valid_for_pending_seconds);
   return conn_.run(
       "UPDATE licenses SET status = $1, max_activations = $2, expires_at = $3,"
-      " machine_ttl = $4, deleted_at = $5 WHERE id = $6",
+      " machine_ttl = $4, deleted_at = $5, plan = $7, entitlements = $8, offline_grace = $9,"
+      " valid_for_pending = $10 WHERE id = $6",
       p, "update license");
 }
 
@@ -410,6 +439,134 @@ Status PgTx::finish_restore() {
                               PgParams(), "move id counters"));
   }
   return Ok{};
+}
+
+}  // namespace licensed
+
+namespace licensed {
+
+Status PgTx::update_product(const Product& p) {
+  PgParams params;
+  params.add(p.default_plan);
+  params.add(p.trial ? std::optional<std::string>(p.trial->plan) : std::nullopt);
+  params.add(p.trial ? std::optional<int64_t>(p.trial->days) : std::nullopt).add(p.id);
+  return conn_.run(
+      "UPDATE products SET default_plan = $1, trial_plan = $2, trial_days = $3"
+      " WHERE id = $4",
+      params, "update product");
+}
+
+Result<std::vector<Plan>> PgTx::list_plans(int64_t product_id) {
+  ASSIGN_OR_RETURN(
+      auto r, conn_.query(kSelectPlansSql + " WHERE product_id = $1 ORDER BY code COLLATE \"C\"",
+                          PgParams().add(product_id), "list plans"));
+  std::vector<Plan> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    ASSIGN_OR_RETURN(Plan p, read_plan(r, i));
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Result<std::optional<Plan>> PgTx::find_plan(int64_t product_id, std::string_view code) {
+  ASSIGN_OR_RETURN(auto r, conn_.query(kSelectPlansSql + " WHERE product_id = $1 AND code = $2",
+                                       PgParams().add(product_id).add(code), "find plan"));
+  if (r.rows() == 0) return std::optional<Plan>();
+  ASSIGN_OR_RETURN(Plan p, read_plan(r, 0));
+  return std::optional<Plan>(std::move(p));
+}
+
+Result<Plan> PgTx::insert_plan(const Plan& p) {
+  PgParams params;
+  params.add(p.product_id).add(std::string_view(p.code)).add(std::string_view(p.name));
+  params.add(std::string_view(plan_spec_to_store(p))).add(p.created_at);
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("INSERT INTO plans (product_id, code, name, spec, created_at)"
+                               " VALUES ($1, $2, $3, $4, $5) RETURNING id",
+                               params, "insert plan"));
+  Plan out = p;
+  out.id = r.int64(0, 0);
+  return out;
+}
+
+Status PgTx::update_plan(const Plan& p) {
+  PgParams params;
+  params.add(std::string_view(p.name)).add(std::string_view(plan_spec_to_store(p))).add(p.id);
+  return conn_.run("UPDATE plans SET name = $1, spec = $2 WHERE id = $3", params, "update plan");
+}
+
+Status PgTx::delete_plan(int64_t plan_id) {
+  return conn_.run("DELETE FROM plans WHERE id = $1", PgParams().add(plan_id), "delete plan");
+}
+
+// The product row's lock, held to COMMIT or ROLLBACK: trial creations of one product queue.
+Status PgTx::lock_product_trials(int64_t product_id) {
+  if (!write_) return lock_outside_write_transaction();
+  return conn_.run("SELECT id FROM products WHERE id = $1 FOR UPDATE", PgParams().add(product_id),
+                   "lock product trials");
+}
+
+Result<std::optional<std::string>> PgTx::find_trial(int64_t product_id,
+                                                    std::string_view machine_hmac) {
+  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT license_key FROM trials WHERE product_id = $1"
+                                       " AND machine_hmac = $2",
+                                       PgParams().add(product_id).add(machine_hmac), "find trial"));
+  if (r.rows() == 0) return std::optional<std::string>();
+  return std::optional<std::string>(r.text(0, 0));
+}
+
+Result<std::optional<std::string>> PgTx::find_trial_email(int64_t product_id,
+                                                          std::string_view email_hmac) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT license_key FROM trial_emails WHERE product_id = $1"
+                               " AND email_hmac = $2",
+                               PgParams().add(product_id).add(email_hmac), "find trial email"));
+  if (r.rows() == 0) return std::optional<std::string>();
+  return std::optional<std::string>(r.text(0, 0));
+}
+
+Status PgTx::insert_trial(int64_t product_id, std::string_view machine_hmac,
+                          std::string_view license_key, UnixMillis now) {
+  return conn_.run(
+      "INSERT INTO trials (product_id, machine_hmac, license_key, created_at)"
+      " VALUES ($1, $2, $3, $4)",
+      PgParams().add(product_id).add(machine_hmac).add(license_key).add(now), "insert trial");
+}
+
+Status PgTx::insert_trial_email(int64_t product_id, std::string_view email_hmac,
+                                std::string_view license_key, UnixMillis now) {
+  return conn_.run(
+      "INSERT INTO trial_emails (product_id, email_hmac, license_key, created_at)"
+      " VALUES ($1, $2, $3, $4)",
+      PgParams().add(product_id).add(email_hmac).add(license_key).add(now), "insert trial email");
+}
+
+Result<std::vector<std::string>> PgTx::delete_trial(int64_t product_id,
+                                                    std::string_view machine_hmac) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("DELETE FROM trials WHERE product_id = $1 AND"
+                               " machine_hmac = $2 RETURNING license_key",
+                               PgParams().add(product_id).add(machine_hmac), "delete trial"));
+  std::vector<std::string> keys;
+  for (int i = 0; i < r.rows(); ++i) {
+    keys.push_back(r.text(i, 0));
+    RETURN_IF_ERROR(conn_.run("DELETE FROM trial_emails WHERE product_id = $1 AND license_key = $2",
+                              PgParams().add(product_id).add(std::string_view(keys.back())),
+                              "delete trial"));
+  }
+  return keys;
+}
+
+Result<std::string> PgTx::ensure_server_secret(std::string_view name, std::string_view candidate,
+                                               UnixMillis now) {
+  RETURN_IF_ERROR(
+      conn_.run("INSERT INTO server_secrets (name, secret, created_at)"
+                " VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING",
+                PgParams().add(name).add(candidate).add(now), "keep server secret"));
+  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT secret FROM server_secrets WHERE name = $1",
+                                       PgParams().add(name), "read server secret"));
+  if (r.rows() == 0) return Error::internal("read server secret: not found after insert");
+  return r.text(0, 0);
 }
 
 }  // namespace licensed

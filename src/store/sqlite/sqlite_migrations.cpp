@@ -87,6 +87,49 @@ CREATE INDEX licenses_by_product ON licenses (product_id, id);
 ALTER TABLE audit_log ADD COLUMN changes TEXT;
 ALTER TABLE audit_log ADD COLUMN reason TEXT;
 )sql"},
+    // Plans, entitlements, trials and signed grace (docs/protocol.md §19). A license's
+    // entitlements are a JSON array on its row (read and written with the license, never
+    // queried apart); a plan's members are a JSON object beside its code and name. Trials
+    // are kept by HMACs of the machine id and email under the server's own secret.
+    {5, R"sql(
+ALTER TABLE products ADD COLUMN default_plan TEXT;
+ALTER TABLE products ADD COLUMN trial_plan TEXT;
+ALTER TABLE products ADD COLUMN trial_days INTEGER CHECK (trial_days IS NULL OR trial_days > 0);
+ALTER TABLE licenses ADD COLUMN plan TEXT;
+ALTER TABLE licenses ADD COLUMN entitlements TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE licenses ADD COLUMN offline_grace INTEGER
+  CHECK (offline_grace IS NULL OR offline_grace > 0);
+ALTER TABLE licenses ADD COLUMN trial INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE licenses ADD COLUMN valid_for_pending INTEGER;
+CREATE TABLE plans (
+  id          INTEGER PRIMARY KEY,
+  product_id  INTEGER NOT NULL REFERENCES products(id),
+  code        TEXT NOT NULL,
+  name        TEXT NOT NULL,
+  spec        TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,
+  UNIQUE (product_id, code)
+);
+CREATE TABLE trials (
+  product_id    INTEGER NOT NULL REFERENCES products(id),
+  machine_hmac  TEXT NOT NULL,
+  license_key   TEXT NOT NULL REFERENCES licenses(license_key),
+  created_at    INTEGER NOT NULL,
+  PRIMARY KEY (product_id, machine_hmac)
+) WITHOUT ROWID;
+CREATE TABLE trial_emails (
+  product_id   INTEGER NOT NULL REFERENCES products(id),
+  email_hmac   TEXT NOT NULL,
+  license_key  TEXT NOT NULL REFERENCES licenses(license_key),
+  created_at   INTEGER NOT NULL,
+  PRIMARY KEY (product_id, email_hmac)
+) WITHOUT ROWID;
+CREATE TABLE server_secrets (
+  name        TEXT PRIMARY KEY,
+  secret      TEXT NOT NULL,
+  created_at  INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {

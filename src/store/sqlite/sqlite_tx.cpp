@@ -21,6 +21,26 @@ const std::string kSelectAdminTokens =
 const std::string kFindAdminToken = kSelectAdminTokens + " WHERE token_sha256 = ?";
 const std::string kListAdminTokens = kSelectAdminTokens + " ORDER BY name";
 
+Product read_product(const Statement& s, int first) {
+  Product p{s.int64(first), s.text(first + 1), s.text(first + 2), {}, {}};
+  p.default_plan = s.optional_text(first + 3);
+  const auto trial_plan = s.optional_text(first + 4);
+  const auto trial_days = s.optional_int64(first + 5);
+  if (trial_plan && trial_days) p.trial = TrialOffer{*trial_plan, *trial_days};
+  return p;
+}
+
+Result<Plan> read_plan(const Statement& s) {
+  Plan p;
+  p.id = s.int64(0);
+  p.product_id = s.int64(1);
+  p.code = s.text(2);
+  p.name = s.text(3);
+  RETURN_IF_ERROR(plan_spec_from_store(s.text(4), p));
+  p.created_at = s.int64(5);
+  return p;
+}
+
 Result<License> read_license(const Statement& s) {
   License l;
   l.id = s.int64(0);
@@ -33,7 +53,12 @@ Result<License> read_license(const Statement& s) {
   l.machine_ttl_seconds = s.optional_int64(5);
   l.created_at = s.int64(6);
   l.deleted_at = s.optional_int64(7);
-  l.product = Product{s.int64(8), s.text(9), s.text(10)};
+  l.product = read_product(s, 8);
+  l.plan = s.optional_text(14);
+  ASSIGN_OR_RETURN(l.entitlements, entitlements_from_store(s.text(15)));
+  l.offline_grace_seconds = s.optional_int64(16);
+  l.trial = s.int64(17) != 0;
+  l.valid_for_pending_seconds = s.optional_int64(18);
   return l;
 }
 
@@ -67,20 +92,19 @@ Result<std::optional<LockedLicense>> SqliteTx::lock_license(std::string_view key
 }
 
 Result<std::optional<Product>> SqliteTx::find_product(std::string_view slug) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT id, slug, name FROM products WHERE slug = ?"));
+  ASSIGN_OR_RETURN(auto s, conn_.prepare((kSelectProductsSql + " WHERE slug = ?").c_str()));
   s->bind(1, slug);
   const int rc = s->step();
   if (rc == SQLITE_DONE) return std::optional<Product>();
   if (rc != SQLITE_ROW) return s->failure(rc, "find product");
-  return std::optional<Product>(Product{s->int64(0), s->text(1), s->text(2)});
+  return std::optional<Product>(read_product(*s, 0));
 }
 
 Result<std::vector<Product>> SqliteTx::list_products() {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT id, slug, name FROM products ORDER BY slug"));
+  ASSIGN_OR_RETURN(auto s, conn_.prepare((kSelectProductsSql + " ORDER BY slug").c_str()));
   std::vector<Product> out;
   int rc;
-  while ((rc = s->step()) == SQLITE_ROW)
-    out.push_back(Product{s->int64(0), s->text(1), s->text(2)});
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_product(*s, 0));
   if (rc != SQLITE_DONE) return s->failure(rc, "list products");
   return out;
 }
@@ -90,15 +114,21 @@ Result<Product> SqliteTx::insert_product(std::string_view slug, std::string_view
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare("INSERT INTO products (slug, name, created_at) VALUES (?, ?, ?)"));
   RETURN_IF_ERROR(s->bind(1, slug).bind(2, name).bind(3, now).run("insert product"));
-  return Product{sqlite3_last_insert_rowid(conn_.handle()), std::string(slug), std::string(name)};
+  return Product{
+      sqlite3_last_insert_rowid(conn_.handle()), std::string(slug), std::string(name), {}, {}};
 }
 
 Result<License> SqliteTx::insert_license(const NewLicense& n) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO licenses (license_key, product_id, status,"
-                                         " max_activations, expires_at, machine_ttl, created_at)"
-                                         " VALUES (?, ?, ?, ?, ?, ?, ?)"));
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("INSERT INTO licenses (license_key, product_id, status,"
+                                 " max_activations, expires_at, machine_ttl, created_at, plan,"
+                                 " entitlements, offline_grace, trial, valid_for_pending)"
+                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   s->bind(1, std::string_view(n.key)).bind(2, n.product_id).bind(3, to_string(n.status));
   s->bind(4, n.max).bind(5, n.expires_at).bind(6, n.machine_ttl_seconds).bind(7, n.created_at);
+  s->bind(8, n.plan).bind(9, std::string_view(entitlements_to_store(n.entitlements)));
+  s->bind(10, n.offline_grace_seconds).bind(11, static_cast<int64_t>(n.trial ? 1 : 0));
+  s->bind(12, n.valid_for_pending_seconds);
   RETURN_IF_ERROR(s->run("insert license"));
   ASSIGN_OR_RETURN(auto found, find_license(n.key));
   if (!found) return Error::internal("insert license: the new row is not found");
@@ -106,11 +136,14 @@ Result<License> SqliteTx::insert_license(const NewLicense& n) {
 }
 
 Status SqliteTx::update_license(const License& l) {
-  ASSIGN_OR_RETURN(auto s,
-                   conn_.prepare("UPDATE licenses SET status = ?, max_activations = ?,"
-                                 " expires_at = ?, machine_ttl = ?, deleted_at = ? WHERE id = ?"));
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("UPDATE licenses SET status = ?, max_activations = ?,"
+                                         " expires_at = ?, machine_ttl = ?, deleted_at = ?,"
+                                         " plan = ?, entitlements = ?, offline_grace = ?,"
+                                         " valid_for_pending = ? WHERE id = ?"));
   s->bind(1, to_string(l.status)).bind(2, l.max).bind(3, l.expires_at);
-  s->bind(4, l.machine_ttl_seconds).bind(5, l.deleted_at).bind(6, l.id);
+  s->bind(4, l.machine_ttl_seconds).bind(5, l.deleted_at).bind(6, l.plan);
+  s->bind(7, std::string_view(entitlements_to_store(l.entitlements)));
+  s->bind(8, l.offline_grace_seconds).bind(9, l.valid_for_pending_seconds).bind(10, l.id);
   return s->run("update license");
 }
 
@@ -389,6 +422,135 @@ Status SqliteTx::restore_row(const DumpTable& table, const DumpRow& row) {
 // AUTOINCREMENT keeps its counter above any id inserted explicitly: nothing to move.
 Status SqliteTx::finish_restore() {
   return Ok{};
+}
+
+}  // namespace licensed
+
+namespace licensed {
+
+Status SqliteTx::update_product(const Product& p) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("UPDATE products SET default_plan = ?, trial_plan = ?,"
+                                         " trial_days = ? WHERE id = ?"));
+  s->bind(1, p.default_plan);
+  s->bind(2, p.trial ? std::optional<std::string>(p.trial->plan) : std::nullopt);
+  s->bind(3, p.trial ? std::optional<int64_t>(p.trial->days) : std::nullopt).bind(4, p.id);
+  return s->run("update product");
+}
+
+Result<std::vector<Plan>> SqliteTx::list_plans(int64_t product_id) {
+  ASSIGN_OR_RETURN(
+      auto s, conn_.prepare((kSelectPlansSql + " WHERE product_id = ? ORDER BY code").c_str()));
+  s->bind(1, product_id);
+  std::vector<Plan> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) {
+    ASSIGN_OR_RETURN(Plan p, read_plan(*s));
+    out.push_back(std::move(p));
+  }
+  if (rc != SQLITE_DONE) return s->failure(rc, "list plans");
+  return out;
+}
+
+Result<std::optional<Plan>> SqliteTx::find_plan(int64_t product_id, std::string_view code) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare((kSelectPlansSql + " WHERE product_id = ? AND code = ?").c_str()));
+  s->bind(1, product_id).bind(2, code);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<Plan>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find plan");
+  ASSIGN_OR_RETURN(Plan p, read_plan(*s));
+  return std::optional<Plan>(std::move(p));
+}
+
+Result<Plan> SqliteTx::insert_plan(const Plan& p) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO plans (product_id, code, name, spec,"
+                                         " created_at) VALUES (?, ?, ?, ?, ?)"));
+  s->bind(1, p.product_id).bind(2, std::string_view(p.code)).bind(3, std::string_view(p.name));
+  s->bind(4, std::string_view(plan_spec_to_store(p))).bind(5, p.created_at);
+  RETURN_IF_ERROR(s->run("insert plan"));
+  Plan out = p;
+  out.id = sqlite3_last_insert_rowid(conn_.handle());
+  return out;
+}
+
+Status SqliteTx::update_plan(const Plan& p) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("UPDATE plans SET name = ?, spec = ? WHERE id = ?"));
+  s->bind(1, std::string_view(p.name)).bind(2, std::string_view(plan_spec_to_store(p)));
+  return s->bind(3, p.id).run("update plan");
+}
+
+Status SqliteTx::delete_plan(int64_t plan_id) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM plans WHERE id = ?"));
+  return s->bind(1, plan_id).run("delete plan");
+}
+
+// The writer's transaction admits one writer to the whole file: nothing more to take.
+Status SqliteTx::lock_product_trials(int64_t) {
+  if (!write_ || !conn_.in_transaction()) return lock_outside_write_transaction();
+  return Ok{};
+}
+
+Result<std::optional<std::string>> SqliteTx::find_trial(int64_t product_id,
+                                                        std::string_view machine_hmac) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT license_key FROM trials"
+                                         " WHERE product_id = ? AND machine_hmac = ?"));
+  s->bind(1, product_id).bind(2, machine_hmac);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<std::string>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find trial");
+  return std::optional<std::string>(s->text(0));
+}
+
+Result<std::optional<std::string>> SqliteTx::find_trial_email(int64_t product_id,
+                                                              std::string_view email_hmac) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT license_key FROM trial_emails"
+                                         " WHERE product_id = ? AND email_hmac = ?"));
+  s->bind(1, product_id).bind(2, email_hmac);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<std::string>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find trial email");
+  return std::optional<std::string>(s->text(0));
+}
+
+Status SqliteTx::insert_trial(int64_t product_id, std::string_view machine_hmac,
+                              std::string_view license_key, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO trials (product_id, machine_hmac,"
+                                         " license_key, created_at) VALUES (?, ?, ?, ?)"));
+  s->bind(1, product_id).bind(2, machine_hmac).bind(3, license_key).bind(4, now);
+  return s->run("insert trial");
+}
+
+Status SqliteTx::insert_trial_email(int64_t product_id, std::string_view email_hmac,
+                                    std::string_view license_key, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO trial_emails (product_id, email_hmac,"
+                                         " license_key, created_at) VALUES (?, ?, ?, ?)"));
+  s->bind(1, product_id).bind(2, email_hmac).bind(3, license_key).bind(4, now);
+  return s->run("insert trial email");
+}
+
+Result<std::vector<std::string>> SqliteTx::delete_trial(int64_t product_id,
+                                                        std::string_view machine_hmac) {
+  ASSIGN_OR_RETURN(auto found, find_trial(product_id, machine_hmac));
+  if (!found) return std::vector<std::string>();
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM trials WHERE product_id = ? AND"
+                                         " machine_hmac = ?"));
+  RETURN_IF_ERROR(s->bind(1, product_id).bind(2, machine_hmac).run("delete trial"));
+  ASSIGN_OR_RETURN(auto e, conn_.prepare("DELETE FROM trial_emails WHERE product_id = ? AND"
+                                         " license_key = ?"));
+  RETURN_IF_ERROR(e->bind(1, product_id).bind(2, std::string_view(*found)).run("delete trial"));
+  return std::vector<std::string>{*found};
+}
+
+Result<std::string> SqliteTx::ensure_server_secret(std::string_view name,
+                                                   std::string_view candidate, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto ins, conn_.prepare("INSERT OR IGNORE INTO server_secrets (name, secret,"
+                                           " created_at) VALUES (?, ?, ?)"));
+  RETURN_IF_ERROR(ins->bind(1, name).bind(2, candidate).bind(3, now).run("keep server secret"));
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT secret FROM server_secrets WHERE name = ?"));
+  s->bind(1, name);
+  const int rc = s->step();
+  if (rc != SQLITE_ROW) return s->failure(rc, "read server secret");
+  return s->text(0);
 }
 
 }  // namespace licensed

@@ -21,6 +21,25 @@ class SqliteTx final : public StoreTx {
   Result<Product> insert_product(std::string_view slug, std::string_view name,
                                  UnixMillis now) override;
   Result<License> insert_license(const NewLicense& n) override;
+  Status update_product(const Product& product) override;
+  Result<std::vector<Plan>> list_plans(int64_t product_id) override;
+  Result<std::optional<Plan>> find_plan(int64_t product_id, std::string_view code) override;
+  Result<Plan> insert_plan(const Plan& plan) override;
+  Status update_plan(const Plan& plan) override;
+  Status delete_plan(int64_t plan_id) override;
+  Status lock_product_trials(int64_t product_id) override;
+  Result<std::optional<std::string>> find_trial(int64_t product_id,
+                                                std::string_view machine_hmac) override;
+  Result<std::optional<std::string>> find_trial_email(int64_t product_id,
+                                                      std::string_view email_hmac) override;
+  Status insert_trial(int64_t product_id, std::string_view machine_hmac,
+                      std::string_view license_key, UnixMillis now) override;
+  Status insert_trial_email(int64_t product_id, std::string_view email_hmac,
+                            std::string_view license_key, UnixMillis now) override;
+  Result<std::vector<std::string>> delete_trial(int64_t product_id,
+                                                std::string_view machine_hmac) override;
+  Result<std::string> ensure_server_secret(std::string_view name, std::string_view candidate,
+                                           UnixMillis now) override;
   Status update_license(const License& license) override;
   Result<std::vector<License>> list_licenses(const LicenseFilter& filter, int64_t after_id,
                                              int64_t limit) override;
