@@ -105,10 +105,13 @@ json::object plan_body(const PlanArgs& a, bool creating) {
   } else if (!a.name.empty()) {
     body["name"] = a.name;
   }
-  for (const auto& [member, text] : a.members) {
+  for (const auto& entry : a.members) {
+    const auto& member = entry.first;
+    const auto& text = entry.second;
+    // (Not a structured binding: C++20 lets a lambda capture one, clang 14 does not.)
     const bool count =
         std::any_of(std::begin(kMemberFlags), std::end(kMemberFlags),
-                    [&](const MemberFlag& f) { return member == f.member && f.count; });
+                    [&member](const MemberFlag& f) { return member == f.member && f.count; });
     if (text == "null" || text == "never") {
       body[member] = nullptr;
     } else if (count) {

@@ -119,7 +119,8 @@ Result<License> load_live_license(StoreTx& tx, std::string_view key) {
   return l;
 }
 
-Status audit_update(StoreTx& tx, const License& l, const AdminContext& ctx, json::object changes) {
+Status audit_update(StoreTx& tx, const License& l, const AdminContext& ctx,
+                    const json::object& changes) {
   AuditEntry e;
   e.at = ctx.now;
   e.action = std::string(audit_action::kUpdate);

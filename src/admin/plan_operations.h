@@ -17,8 +17,8 @@ namespace licensed {
 // A DURATION ("90s", "10m", "12h", "365d") or whole seconds; null when the member allows it.
 Result<std::optional<int64_t>> duration_member(const boost::json::value& v, std::string_view field);
 // A plan from an admin body: every member of docs/protocol.md §20's plan object; `base`
-// holds the members a PATCH leaves alone (a create passes an empty plan).
-Result<Plan> plan_from_body(const boost::json::object& body, Plan base, bool creating);
+// `p` holds the members a PATCH leaves alone (a create passes an empty plan).
+Result<Plan> plan_from_body(const boost::json::object& body, Plan p, bool creating);
 // `entitlements` of a license body: [{"code", "expiresAt"?, "value"?}].
 Result<std::vector<Entitlement>> entitlements_from_body(const boost::json::value& v);
 

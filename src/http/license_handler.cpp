@@ -188,8 +188,7 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
 
   auto request = std::make_shared<AuthorizedRequest>(std::move(outcome.request.value()));
   if (request->endpoint == Endpoint::kTrial) {
-    return answer_trial(std::move(request), std::move(client_ip), std::move(request_id),
-                        std::move(reply));
+    return answer_trial(request, std::move(client_ip), std::move(request_id), reply);
   }
   const bool writes = request->endpoint != Endpoint::kStatus || request->keep_nonce_durably;
   const LicenseHandler* self = this;
@@ -206,7 +205,7 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
         return run_operation(request->endpoint, tx, request->body,
                              self->operation_context(*request, ip, request_id));
       },
-      [request, request_id, reply, self](RequestResult<boost::json::object> answer) {
+      [request, request_id, reply, self](const RequestResult<boost::json::object>& answer) {
         self->reply_with(answer, *request, request_id, reply);
       },
       // Business refusals are committed with the nonce and any reclaim they include.

@@ -68,8 +68,8 @@ class LicenseHandler final : public HttpService {
               std::string client_ip, std::string request_id, HttpReply reply) const;
   // The trial endpoint's store part (license_handler_trial.cpp): an existing trial is
   // answered at once; a new one first takes a token from the trial buckets.
-  void answer_trial(std::shared_ptr<AuthorizedRequest> request, std::string client_ip,
-                    std::string request_id, HttpReply reply) const;
+  void answer_trial(const std::shared_ptr<AuthorizedRequest>& request, std::string client_ip,
+                    std::string request_id, const HttpReply& reply) const;
   // What the operations get to know of a request.
   OperationContext operation_context(const AuthorizedRequest& request, std::string_view ip,
                                      std::string_view request_id) const;

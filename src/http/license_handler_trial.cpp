@@ -20,9 +20,9 @@ bool keeps(const MaybeAnswer& r) {
 }
 
 // Takes a token from each bucket in turn; `done` gets the first refusal, or none.
-void take_trial_tokens(RateLimiter* by_ip, RateLimiter* by_product, std::string ip_key,
-                       std::string product_key, UnixMillis now,
-                       std::function<void(std::optional<RateDecision>)> done) {
+void take_trial_tokens(RateLimiter* by_ip, RateLimiter* by_product, const std::string& ip_key,
+                       const std::string& product_key, UnixMillis now,
+                       const std::function<void(std::optional<RateDecision>)>& done) {
   auto second = [by_product, product_key, now, done](RateDecision first) {
     if (!first.allowed) return done(first);
     if (by_product == nullptr) return done(std::nullopt);
@@ -36,8 +36,9 @@ void take_trial_tokens(RateLimiter* by_ip, RateLimiter* by_product, std::string 
 
 }  // namespace
 
-void LicenseHandler::answer_trial(std::shared_ptr<AuthorizedRequest> request, std::string client_ip,
-                                  std::string request_id, HttpReply reply) const {
+void LicenseHandler::answer_trial(const std::shared_ptr<AuthorizedRequest>& request,
+                                  std::string client_ip, std::string request_id,
+                                  const HttpReply& reply) const {
   const LicenseHandler* self = this;
   auto ip = std::make_shared<const std::string>(std::move(client_ip));
   auto phase = [self, request, ip, request_id](TrialMode mode, bool keep_nonce, MaybeDone done) {
@@ -63,14 +64,14 @@ void LicenseHandler::answer_trial(std::shared_ptr<AuthorizedRequest> request, st
                      request_id, reply);
   };
   phase(TrialMode::kFindOnly, request->keep_nonce_durably,
-        [self, request, ip, phase, finish](MaybeAnswer found) {
+        [self, request, ip, phase, finish](const MaybeAnswer& found) {
           if (!found.ok() || found.value()) return finish(found, std::nullopt);
           take_trial_tokens(
               self->config_.trial_ip_limiter, self->config_.trial_product_limiter,
               ip_bucket_key(*ip), request->body.product, self->config_.pipeline.clock->now_ms(),
               [phase, finish](std::optional<RateDecision> refused) {
                 const TrialMode mode = refused ? TrialMode::kFindOnly : TrialMode::kCreate;
-                phase(mode, false, [finish, refused](MaybeAnswer r) { finish(r, refused); });
+                phase(mode, false, [finish, refused](const MaybeAnswer& r) { finish(r, refused); });
               });
         });
 }
