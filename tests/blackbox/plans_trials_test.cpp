@@ -117,6 +117,27 @@ TEST_F(Plans, EntitleAndUnentitleAreAuditedWithTheirChanges) {
   EXPECT_EQ(Arr(updates[1], "changes.entitlements.to").size(), 0u);
 }
 
+// Issue item 2: the customer sees the license's entitlements on the dashboard, sorted,
+// each saying whether it is active; one that expired stays listed (updates-until).
+TEST_F(Plans, TheDashboardShowsTheEntitlementsWithWhetherEachIsActive) {
+  Start();
+  const std::string key = NewLicense(1);
+  admin().RunOk({"license", "entitle", key, "voices", "--value", "64"});
+  admin().RunOk({"license", "entitle", key, "updates", "--expires-at", "2020-01-01T00:00:00Z"});
+  const DashboardSession session = DashboardSignIn(port(), key);
+  const HttpResponse r =
+      SendFrom("127.0.0.1", port(), DashboardGet(session, "/dashboard/api/license"));
+  ASSERT_EQ(r.status, 200) << r.Describe();
+  const json::value view = BodyJson(r);
+  const auto& listed = Arr(view, "entitlements");
+  ASSERT_EQ(listed.size(), 2u) << r.Describe();
+  EXPECT_EQ(Str(listed[0], "code"), "updates");
+  EXPECT_FALSE(Bool(listed[0], "active")) << "expired in 2020, still listed";
+  EXPECT_EQ(Str(listed[1], "code"), "voices");
+  EXPECT_TRUE(Bool(listed[1], "active"));
+  EXPECT_EQ(Int(listed[1], "value"), 64);
+}
+
 TEST_F(Plans, ValidUntilIsTheEarlierOfExpiryAndGraceAndNullWhenUseIsNotAllowed) {
   Start();
   const std::string plain = NewLicense(2);
