@@ -172,8 +172,12 @@ Status apply_sqlite_migrations(SqliteConnection& conn, std::span<const Migration
   return Ok{};
 }
 
+std::span<const Migration> sqlite_migrations() {
+  return kMigrations;
+}
+
 Status migrate_sqlite(SqliteConnection& conn) {
-  return apply_sqlite_migrations(conn, kMigrations);
+  return apply_sqlite_migrations(conn, sqlite_migrations());
 }
 
 }  // namespace licensed

@@ -14,6 +14,10 @@ namespace licensed {
 // file is not a database, is corrupt, or is newer than this binary.
 Status migrate_sqlite(SqliteConnection& conn);
 
+// Every migration this binary knows, oldest first (tests build an older schema from its
+// first steps).
+std::span<const Migration> sqlite_migrations();
+
 // The runner behind migrate_sqlite over a given list (ascending versions, not empty), so
 // tests can give it a step that fails. Each migration runs in its own transaction.
 Status apply_sqlite_migrations(SqliteConnection& conn, std::span<const Migration> migrations);
