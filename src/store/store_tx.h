@@ -16,6 +16,7 @@
 #include "core/license_tx.h"
 #include "core/result.h"
 #include "store/dump_schema.h"
+#include "store/storefront.h"
 
 namespace licensed {
 
@@ -111,6 +112,32 @@ class StoreTx : public LicenseTx {
   // locked until it ends, so servers starting together agree on one key per algorithm.
   virtual Result<std::vector<std::string>> find_response_keys() = 0;
   virtual Status insert_response_key(std::string_view private_key_pem, UnixMillis now) = 0;
+
+  // Stores a vendor sells through (spec §20). insert_storefront assigns the id and
+  // writes the secrets; find_storefront reads them back (the inbound check needs them).
+  virtual Result<Storefront> insert_storefront(const Storefront& storefront) = 0;
+  virtual Result<std::optional<Storefront>> find_storefront(int64_t id) = 0;
+  virtual Result<std::vector<Storefront>> list_storefronts() = 0;
+  virtual Status replace_storefront_secrets(int64_t id,
+                                            const std::vector<std::string>& secrets) = 0;
+  // Forgets the store with its secrets, mappings, events and units; its licenses stay.
+  // False when there was no such store.
+  virtual Result<bool> delete_storefront(int64_t id) = 0;
+  // Adds or replaces the mapping of one item id.
+  virtual Status put_sku_mapping(int64_t store_id, const SkuMapping& mapping) = 0;
+  virtual Result<std::vector<SkuMapping>> list_sku_mappings(int64_t store_id) = 0;
+  // Records an inbound event under (store, event key): true when it is new, false when
+  // that key was recorded before. Concurrent first deliveries of one key: one gets true,
+  // the others wait for it and get false (or, should it roll back, one of them true).
+  virtual Result<bool> record_storefront_event(int64_t store_id, std::string_view event_key,
+                                               std::string_view event_type, UnixMillis now) = 0;
+  // Claims one unit of an order line for `license_key`: true when it was unclaimed.
+  virtual Result<bool> claim_storefront_unit(int64_t store_id, std::string_view order_id,
+                                             int64_t line, int64_t unit,
+                                             std::string_view license_key, UnixMillis now) = 0;
+  // The distinct license keys of an order's units, in the order they were claimed.
+  virtual Result<std::vector<std::string>> order_license_keys(int64_t store_id,
+                                                              std::string_view order_id) = 0;
 
   // Export and import (`licensed admin export|import`, src/admin/store_transfer.h):
   // every row of a table in key order; one row written with its ids as they were; and,

@@ -67,6 +67,20 @@ class SqliteTx final : public StoreTx {
   Status touch_admin_token(int64_t id, UnixMillis now) override;
   Result<std::vector<std::string>> find_response_keys() override;
   Status insert_response_key(std::string_view private_key_pem, UnixMillis now) override;
+  Result<Storefront> insert_storefront(const Storefront& storefront) override;
+  Result<std::optional<Storefront>> find_storefront(int64_t id) override;
+  Result<std::vector<Storefront>> list_storefronts() override;
+  Status replace_storefront_secrets(int64_t id, const std::vector<std::string>& secrets) override;
+  Result<bool> delete_storefront(int64_t id) override;
+  Status put_sku_mapping(int64_t store_id, const SkuMapping& mapping) override;
+  Result<std::vector<SkuMapping>> list_sku_mappings(int64_t store_id) override;
+  Result<bool> record_storefront_event(int64_t store_id, std::string_view event_key,
+                                       std::string_view event_type, UnixMillis now) override;
+  Result<bool> claim_storefront_unit(int64_t store_id, std::string_view order_id, int64_t line,
+                                     int64_t unit, std::string_view license_key,
+                                     UnixMillis now) override;
+  Result<std::vector<std::string>> order_license_keys(int64_t store_id,
+                                                      std::string_view order_id) override;
   Result<std::vector<DumpRow>> dump_rows(const DumpTable& table) override;
   Result<bool> table_is_empty(const DumpTable& table) override;
   Status restore_row(const DumpTable& table, const DumpRow& row) override;
