@@ -87,8 +87,8 @@ Result<Fulfilment> fulfil_order(StoreTx& tx, const Storefront& store, const Veri
     // The mapping was checked when it was made; a plan deleted since fails the delivery,
     // so the provider retries once the vendor has fixed it.
     if (!plan) {
-      return Error::not_found("plan", "store " + std::to_string(store.id) + " maps " +
-                                          ol.item_id + " to plan " + m.plan + ", which is gone");
+      return Error::not_found("plan", "store " + std::to_string(store.id) + " maps " + ol.item_id +
+                                          " to plan " + m.plan + ", which is gone");
     }
     const auto index = static_cast<int64_t>(line);
     const int64_t plan_max = plan->max.value_or(0);

@@ -40,9 +40,9 @@ struct VerifiedOrder {
 };
 
 struct Fulfilment {
-  bool duplicate = false;  // the event key was recorded before: nothing was done
-  std::vector<std::string> created;       // keys made by this call, in line and unit order
-  std::vector<std::string> license_keys;  // every key of the order, this call's and earlier
+  bool duplicate = false;                   // the event key was recorded before: nothing was done
+  std::vector<std::string> created;         // keys made by this call, in line and unit order
+  std::vector<std::string> license_keys;    // every key of the order, this call's and earlier
   std::vector<std::string> unmapped_items;  // lines with no mapping: sold, not licensed here
 };
 

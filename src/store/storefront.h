@@ -25,7 +25,7 @@ inline constexpr int64_t kDefaultPaymentGraceSeconds = 7 * 86400;
 inline constexpr size_t kMaxStorefrontSecrets = 3;
 
 struct Storefront {
-  int64_t id = 0;  // assigned by the database
+  int64_t id = 0;        // assigned by the database
   std::string provider;  // "stripe", "paddle", "fastspring", ...
   std::string name;
   // The SHA-256 of the inbound URL's token: the token itself is shown once, at creation.

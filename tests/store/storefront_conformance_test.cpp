@@ -208,8 +208,8 @@ TEST_P(StorefrontConformance, DeletingAStoreForgetsItsRecordsAndKeepsItsLicenses
 
 TEST_P(StorefrontConformance, ASaleMakesLicensesWithCustomerSourceAndAStoreAuditRecord) {
   const Storefront s = MakeStore();
-  auto f = Fulfil(s, Order("evt_1", "cs_1",
-                           {{"price_single", 2}, {"price_unknown", 5}, {"price_site", 3}}));
+  auto f = Fulfil(
+      s, Order("evt_1", "cs_1", {{"price_single", 2}, {"price_unknown", 5}, {"price_site", 3}}));
   ASSERT_TRUE(f.ok()) << f.error().message;
   EXPECT_FALSE(f->duplicate);
   ASSERT_EQ(f->created.size(), 3u) << "two per-unit licenses and one for the site line";
@@ -255,9 +255,8 @@ TEST_P(StorefrontConformance, ADuplicateDeliveryOrAnotherEventOfTheOrderMakesNot
   EXPECT_FALSE(other->duplicate);
   EXPECT_TRUE(other->created.empty()) << "the units were fulfilled by evt_1";
   EXPECT_EQ(other->license_keys, first->created);
-  auto count = Read([&](StoreTx& tx) {
-    return tx.list_licenses(licensed::LicenseFilter{}, 0, 100);
-  });
+  auto count =
+      Read([&](StoreTx& tx) { return tx.list_licenses(licensed::LicenseFilter{}, 0, 100); });
   EXPECT_EQ(count->size(), 2u);
 }
 

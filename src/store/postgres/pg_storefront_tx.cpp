@@ -60,8 +60,8 @@ Result<std::optional<Storefront>> PgTx::find_storefront(int64_t id) {
 }
 
 Result<std::vector<Storefront>> PgTx::list_storefronts() {
-  ASSIGN_OR_RETURN(auto r, conn_.query(std::string(kSelectStorefronts) + " ORDER BY id",
-                                       PgParams(), "list stores"));
+  ASSIGN_OR_RETURN(auto r, conn_.query(std::string(kSelectStorefronts) + " ORDER BY id", PgParams(),
+                                       "list stores"));
   std::vector<Storefront> out;
   for (int i = 0; i < r.rows(); ++i) out.push_back(read_storefront(r, i));
   return out;
@@ -76,9 +76,10 @@ Status PgTx::replace_storefront_secrets(int64_t id, const std::vector<std::strin
   for (size_t i = 0; i < secrets.size(); ++i) {
     PgParams p;
     p.add(id).add(static_cast<int64_t>(i)).add(std::string_view(secrets[i]));
-    RETURN_IF_ERROR(conn_.run("INSERT INTO storefront_secrets (store_id, position, secret)"
-                              " VALUES ($1, $2, $3)",
-                              p, "keep store secret"));
+    RETURN_IF_ERROR(
+        conn_.run("INSERT INTO storefront_secrets (store_id, position, secret)"
+                  " VALUES ($1, $2, $3)",
+                  p, "keep store secret"));
   }
   return Ok{};
 }
@@ -146,11 +147,11 @@ Result<bool> PgTx::claim_storefront_unit(int64_t store_id, std::string_view orde
 
 Result<std::vector<std::string>> PgTx::order_license_keys(int64_t store_id,
                                                           std::string_view order_id) {
-  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT license_key FROM storefront_units"
-                                       " WHERE store_id = $1 AND order_id = $2"
-                                       " ORDER BY line, unit",
-                                       PgParams().add(store_id).add(order_id),
-                                       "list order licenses"));
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT license_key FROM storefront_units"
+                               " WHERE store_id = $1 AND order_id = $2"
+                               " ORDER BY line, unit",
+                               PgParams().add(store_id).add(order_id), "list order licenses"));
   std::vector<std::string> out;
   for (int i = 0; i < r.rows(); ++i) {
     std::string key = r.text(i, 0);

@@ -45,7 +45,8 @@ Result<Storefront> SqliteTx::insert_storefront(const Storefront& f) {
 }
 
 Result<std::optional<Storefront>> SqliteTx::find_storefront(int64_t id) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare((std::string(kSelectStorefronts) + " WHERE id = ?").c_str()));
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare((std::string(kSelectStorefronts) + " WHERE id = ?").c_str()));
   s->bind(1, id);
   const int rc = s->step();
   if (rc == SQLITE_DONE) return std::optional<Storefront>();
@@ -61,7 +62,8 @@ Result<std::optional<Storefront>> SqliteTx::find_storefront(int64_t id) {
 }
 
 Result<std::vector<Storefront>> SqliteTx::list_storefronts() {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare((std::string(kSelectStorefronts) + " ORDER BY id").c_str()));
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare((std::string(kSelectStorefronts) + " ORDER BY id").c_str()));
   std::vector<Storefront> out;
   int rc;
   while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_storefront(*s));

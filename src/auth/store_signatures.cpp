@@ -1,0 +1,100 @@
+#include "auth/store_signatures.h"
+
+#include <charconv>
+
+#include "core/hex.h"
+
+namespace licensed {
+namespace {
+
+std::optional<int64_t> parse_unix_seconds(std::string_view text) {
+  if (text.empty() || text.size() > 12) return std::nullopt;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<Sha256Digest> parse_hex_digest(std::string_view text) {
+  Sha256Digest out{};
+  if (text.size() != out.size() * 2) return std::nullopt;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = hex_digit_value(text[2 * i]);
+    const int lo = hex_digit_value(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[i] = static_cast<uint8_t>(hi * 16 + lo);
+  }
+  return out;
+}
+
+bool within_tolerance(int64_t timestamp, UnixMillis now) {
+  const int64_t now_s = unix_seconds(now);
+  const int64_t diff = now_s >= timestamp ? now_s - timestamp : timestamp - now_s;
+  return diff <= kStoreSignatureToleranceSeconds;
+}
+
+// Whether any of `candidates` is the HMAC of `message` under any of `secrets`: every pair
+// is compared, in constant time each.
+bool any_hmac_matches(std::string_view message, const std::vector<std::string>& secrets,
+                      const std::vector<Sha256Digest>& candidates) {
+  bool matched = false;
+  for (const auto& secret : secrets) {
+    if (secret.empty()) continue;
+    const HmacSha256 hmac(secret);
+    Sha256Digest expected{};
+    if (!hmac.compute(message, expected)) return false;
+    for (const auto& c : candidates) {
+      matched |= crypto::equal_in_constant_time(expected.data(), c.data(), expected.size());
+    }
+  }
+  return matched;
+}
+
+}  // namespace
+
+std::optional<StripeSignatureHeader> parse_stripe_signature(std::string_view header) {
+  if (header.empty() || header.size() > kMaxStoreSignatureHeaderBytes) return std::nullopt;
+  StripeSignatureHeader out;
+  bool has_t = false;
+  size_t elements = 0;
+  while (true) {
+    const size_t comma = header.find(',');
+    const std::string_view element = header.substr(0, comma);
+    if (++elements > kMaxStripeSignatureElements) return std::nullopt;
+    const size_t eq = element.find('=');
+    if (eq == std::string_view::npos || eq == 0) return std::nullopt;
+    const std::string_view scheme = element.substr(0, eq);
+    const std::string_view value = element.substr(eq + 1);
+    if (scheme == "t") {
+      if (has_t) return std::nullopt;
+      const auto t = parse_unix_seconds(value);
+      if (!t) return std::nullopt;
+      out.timestamp = *t;
+      out.timestamp_text = std::string(value);
+      has_t = true;
+    } else if (scheme == "v1") {
+      const auto digest = parse_hex_digest(value);
+      if (!digest) return std::nullopt;
+      out.v1.push_back(*digest);
+    }
+    if (comma == std::string_view::npos) break;
+    header.remove_prefix(comma + 1);
+  }
+  if (!has_t || out.v1.empty()) return std::nullopt;
+  return out;
+}
+
+bool verify_stripe_signature(std::string_view header, std::string_view body,
+                             const std::vector<std::string>& secrets, UnixMillis now) {
+  const auto parsed = parse_stripe_signature(header);
+  if (!parsed || !within_tolerance(parsed->timestamp, now)) return false;
+  std::string message = parsed->timestamp_text;
+  message += '.';
+  message.append(body);
+  return any_hmac_matches(message, secrets, parsed->v1);
+}
+
+}  // namespace licensed
