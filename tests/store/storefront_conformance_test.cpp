@@ -5,6 +5,7 @@
 // concurrent deliveries of one event (or 64 events of one order) exactly one creates.
 #include <gtest/gtest.h>
 
+#include <boost/json/serialize.hpp>
 #include <future>
 #include <latch>
 #include <set>
@@ -12,6 +13,7 @@
 #include "admin/admin_operations.h"
 #include "admin/plan_operations.h"
 #include "admin/store_fulfilment.h"
+#include "admin/storefront_operations.h"
 #include "store/store_harness.h"
 
 namespace bb {
@@ -317,6 +319,104 @@ TEST_P(StorefrontConformance, SixtyFourConcurrentEventsOfOneOrderCreateOnce) {
   RaceDeliveries(this, s, false, [&](const VerifiedOrder& o) { return Fulfil(s, o); });
   auto all = Read([&](StoreTx& tx) { return tx.list_licenses(licensed::LicenseFilter{}, 0, 100); });
   EXPECT_EQ(all->size(), 4u);
+}
+
+TEST_P(StorefrontConformance, CreatingAStoreChecksItsBodyAndGivesItsTokenOnce) {
+  const boost::json::object body{
+      {"provider", "stripe"},
+      {"name", "Main shop"},
+      {"secret", boost::json::array{"whsec_a", "whsec_b"}},
+      {"mapping",
+       {{"price_1", {{"product", "reverb"}, {"plan", "pro"}, {"perUnit", true}}},
+        {"price_2", {{"product", "reverb"}, {"plan", "pro"}}}}},
+      {"options", {{"testMode", true}}},
+      {"paymentGrace", "3d"}};
+  auto made = Write([&](StoreTx& tx) {
+    return licensed::create_storefront(tx, body, "https://lic.example/",
+                                       licensed::AdminContext{kT0});
+  });
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  const auto& c = made.value();
+  EXPECT_EQ(c.token.size(), 32u) << "128 bits in hex";
+  EXPECT_EQ(c.inbound_url, "https://lic.example/api/v1/stores/stripe/" +
+                               std::to_string(c.storefront.id) + "/" + c.token);
+  EXPECT_NE(c.storefront.token_sha256_hex, c.token) << "only the hash is kept";
+  EXPECT_EQ(c.storefront.payment_grace_seconds, 3 * 86400);
+
+  auto view = Read([&](StoreTx& tx) -> Result<boost::json::object> {
+    auto f = tx.find_storefront(c.storefront.id);
+    if (!f.ok()) return f.error();
+    return licensed::storefront_json(tx, *f.value());
+  });
+  ASSERT_TRUE(view.ok()) << view.error().message;
+  const std::string text = boost::json::serialize(view.value());
+  EXPECT_EQ(text.find("whsec_"), std::string::npos) << text;
+  EXPECT_EQ(text.find(c.token), std::string::npos) << text;
+  EXPECT_EQ(view.value().at("secrets").as_uint64(), 2u);
+  EXPECT_EQ(view.value().at("mapping").at("price_1").at("product").as_string(), "reverb");
+  EXPECT_EQ(view.value().at("mapping").at("price_2").at("perUnit").as_bool(), false);
+  EXPECT_EQ(view.value().at("options").at("testMode").as_bool(), true);
+
+  auto good = Read(
+      [&](StoreTx& tx) { return licensed::authenticate_storefront(tx, c.storefront.id, c.token); });
+  ASSERT_TRUE(good.ok());
+  EXPECT_TRUE(good.value().has_value());
+  for (const auto& [id, token] :
+       std::vector<std::pair<int64_t, std::string>>{{c.storefront.id, std::string(32, '0')},
+                                                    {c.storefront.id, ""},
+                                                    {c.storefront.id + 1, c.token}}) {
+    auto bad = Read([&](StoreTx& tx) { return licensed::authenticate_storefront(tx, id, token); });
+    ASSERT_TRUE(bad.ok());
+    EXPECT_FALSE(bad.value().has_value()) << id << " " << token;
+  }
+}
+
+TEST_P(StorefrontConformance, ABadStoreBodyIsRefusedNamingTheMemberAndWritesNothing) {
+  const boost::json::object mapping{{"price_1", {{"product", "reverb"}, {"plan", "pro"}}}};
+  const std::pair<boost::json::object, std::string> cases[] = {
+      {{{"provider", "shopify"}, {"name", "x"}, {"secret", "s"}, {"mapping", mapping}}, "provider"},
+      {{{"provider", "stripe"}, {"secret", "s"}, {"mapping", mapping}}, "name"},
+      {{{"provider", "stripe"}, {"name", "x"}, {"mapping", mapping}}, "secret"},
+      {{{"provider", "stripe"},
+        {"name", "x"},
+        {"secret", boost::json::array{"a", "b", "c", "d"}},
+        {"mapping", mapping}},
+       "secret"},
+      {{{"provider", "stripe"}, {"name", "x"}, {"secret", ""}, {"mapping", mapping}}, "secret"},
+      {{{"provider", "stripe"}, {"name", "x"}, {"secret", "s"}}, "mapping"},
+      {{{"provider", "stripe"},
+        {"name", "x"},
+        {"secret", "s"},
+        {"mapping", {{"p", {{"product", "nope"}, {"plan", "pro"}}}}}},
+       "mapping"},
+      {{{"provider", "stripe"},
+        {"name", "x"},
+        {"secret", "s"},
+        {"mapping", {{"p", {{"product", "reverb"}, {"plan", "nope"}}}}}},
+       "mapping"},
+      {{{"provider", "stripe"},
+        {"name", "x"},
+        {"secret", "s"},
+        {"mapping", mapping},
+        {"options", "x"}},
+       "options"},
+  };
+  for (const auto& [body, member] : cases) {
+    auto made = Write([&](StoreTx& tx) {
+      return licensed::create_storefront(tx, body, "http://h", licensed::AdminContext{kT0});
+    });
+    ASSERT_FALSE(made.ok()) << boost::json::serialize(body);
+    EXPECT_EQ(made.error().subject, member) << boost::json::serialize(body);
+  }
+  // Gumroad does not sign: no secret is needed.
+  auto gumroad = Write([&](StoreTx& tx) {
+    return licensed::create_storefront(
+        tx, {{"provider", "gumroad"}, {"name", "g"}, {"mapping", mapping}}, "http://h",
+        licensed::AdminContext{kT0});
+  });
+  ASSERT_TRUE(gumroad.ok()) << gumroad.error().message;
+  auto list = Read([](StoreTx& tx) { return tx.list_storefronts(); });
+  EXPECT_EQ(list.value().size(), 1u) << "the refused bodies wrote nothing";
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StorefrontConformance, ::testing::Values("sqlite", "postgresql"),

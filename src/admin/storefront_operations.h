@@ -1,0 +1,42 @@
+// Stores a vendor sells through (spec §20) as the admin API and CLI manage them; both
+// surfaces call these with a JSON body (the CLI builds it from its flags), so both are
+// checked by the same rules: kInvalidArgument naming the member, nothing written.
+#pragma once
+
+#include <boost/json/object.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "admin/admin_operations.h"
+#include "store/storefront.h"
+
+namespace licensed {
+
+// The providers spec §20 names, in its order.
+bool is_store_provider(std::string_view provider);
+
+struct CreatedStorefront {
+  Storefront storefront;
+  // The inbound URL's token (128 random bits, lowercase hex): shown once, kept as SHA-256.
+  std::string token;
+  std::string inbound_url;  // {base_url}/api/v1/stores/{provider}/{id}/{token}
+};
+
+// POST /api/v1/admin/stores: {"provider", "name", "secret" (a string or up to 3; required
+// but for gumroad), "mapping" ({item id: {"product", "plan", "perUnit"?}}), "options"?
+// (an object), "paymentGrace"? (a duration, default 7d)}. Every mapping's product and plan
+// must exist.
+Result<CreatedStorefront> create_storefront(StoreTx& tx, const boost::json::object& body,
+                                            std::string_view base_url, const AdminContext& ctx);
+
+// The admin view of a store: id, provider, name, mapping (with product slugs), options,
+// paymentGrace, createdAt, and how many secrets it has; never a secret nor the token.
+Result<boost::json::object> storefront_json(StoreTx& tx, const Storefront& storefront);
+
+// The store whose id and inbound token these are, or nullopt: an unknown id and a wrong
+// token are the same answer, and the token's hash is compared in constant time.
+Result<std::optional<Storefront>> authenticate_storefront(StoreTx& tx, int64_t id,
+                                                          std::string_view token);
+
+}  // namespace licensed
