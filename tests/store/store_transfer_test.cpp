@@ -6,6 +6,8 @@
 
 #include "admin/admin_operations.h"
 #include "admin/plan_operations.h"
+#include "admin/store_fulfilment.h"
+#include "admin/storefront_operations.h"
 #include "auth/trial_key.h"
 #include "core/operations.h"
 #include "store/store_harness.h"
@@ -101,6 +103,24 @@ void Populate(licensed::Store& store) {
     token.created_at = kT0;
     token.last_used_at = kT0 + 5000;
     if (auto s = tx.insert_admin_token(token); !s.ok()) return s;
+    // A store with two secrets and a mapping, and an order it fulfilled: licenses with a
+    // customer (one without a name) and a source, units, an event, audit with a source.
+    const boost::json::object store_body{
+        {"provider", "stripe"},
+        {"name", "Main shop"},
+        {"secret", boost::json::array{"whsec_a", "whsec_b"}},
+        {"mapping", {{"price_1", {{"product", "reverb"}, {"plan", "pro"}, {"perUnit", true}}}}}};
+    auto shop = licensed::create_storefront(tx, store_body, "https://lic.example", admin);
+    if (!shop.ok()) return shop.error();
+    licensed::VerifiedOrder order;
+    order.event_key = "evt_1";
+    order.event_type = "checkout.session.completed";
+    order.order_id = "cs_1";
+    order.customer = {std::string("ann@example.com"), std::nullopt};
+    order.lines = {{"price_1", 2}};
+    if (auto f = licensed::fulfil_order(tx, shop->storefront, order, kT0); !f.ok()) {
+      return f.error();
+    }
     return tx.insert_response_key("-----BEGIN PRIVATE KEY-----\nnot a real key\n", kT0);
   });
   ASSERT_TRUE(done.ok()) << done.error().message << " " << done.error().message;
@@ -128,7 +148,12 @@ TEST(StoreTransfer, SqliteToPostgresAndBackLosesNoRow) {
   const std::string first = Export(sqlite.store());
   EXPECT_EQ(Lines(first, "products"), 2u);
   EXPECT_EQ(Lines(first, "plans"), 1u);
-  EXPECT_EQ(Lines(first, "licenses"), 4u);  // 3 and a trial
+  EXPECT_EQ(Lines(first, "licenses"), 6u);  // 3, a trial and 2 from a sale
+  EXPECT_EQ(Lines(first, "storefronts"), 1u);
+  EXPECT_EQ(Lines(first, "storefront_secrets"), 2u);
+  EXPECT_EQ(Lines(first, "storefront_skus"), 1u);
+  EXPECT_EQ(Lines(first, "storefront_events"), 1u);
+  EXPECT_EQ(Lines(first, "storefront_units"), 2u);
   EXPECT_EQ(Lines(first, "activations"), 5u);
   EXPECT_EQ(Lines(first, "trials"), 1u);
   EXPECT_EQ(Lines(first, "trial_emails"), 1u);
