@@ -2,7 +2,8 @@
 // by this one and keeps its licenses: they read with no plan, no entitlements and the
 // default offline grace, and the new tables take plans at once. The migrations run as
 // `serve` runs them at start (migrate_sqlite); the old schema is built from the first
-// four released steps, which are never edited.
+// four released steps, which are never edited. Likewise from version 5 (before store
+// fulfilment).
 #include <gtest/gtest.h>
 
 #include "store/sqlite/sqlite_connection.h"
@@ -55,6 +56,59 @@ TEST(SqliteUpgrade, AVersion4StoreKeepsItsLicensesAndTakesPlansAfterTheMigration
     return tx.insert_plan(p);
   });
   EXPECT_TRUE(plan.ok()) << plan.error().message;
+}
+
+// A store written before store fulfilment (schema version 5) keeps its licenses and their
+// audit: they read with no customer and no source, the audit with no source, and the new
+// tables take a store at once.
+TEST(SqliteUpgrade, AVersion5StoreKeepsItsLicensesAndTakesStoresAfterTheMigration) {
+  bb::TempDir dir;
+  const std::string path = (dir.path() / "v5.db").string();
+  {
+    auto conn = SqliteConnection::open(path, /*read_only=*/false, /*create=*/true);
+    ASSERT_TRUE(conn.ok()) << conn.error().message;
+    ASSERT_GE(sqlite_migrations().size(), 6u);
+    ASSERT_EQ(sqlite_migrations()[4].version, 5);
+    ASSERT_TRUE(apply_sqlite_migrations(*conn.value(), sqlite_migrations().first(5)).ok());
+    const std::string rows =
+        "INSERT INTO products (id, slug, name, created_at) VALUES "
+        "(1, 'reverb', 'Reverb Pro', 1780000000000);"
+        "INSERT INTO licenses (license_key, product_id, status, max_activations, created_at,"
+        " plan) VALUES ('" +
+        std::string(kKey) +
+        "', 1, 'ACTIVE', 2, 1780000000000, 'pro');"
+        "INSERT INTO audit_log (at, action, license_key, actor) VALUES "
+        "(1780000000000, 'license.create', '" +
+        std::string(kKey) + "', 'admin');";
+    ASSERT_TRUE(conn.value()->exec(rows.c_str()).ok());
+  }
+  SqliteStoreOptions options;
+  options.path = path;
+  auto store = SqliteStore::open(options);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  const auto found = run_blocking(*store.value(), TxKind::kRead,
+                                  [](StoreTx& tx) { return tx.find_license(kKey); });
+  ASSERT_TRUE(found.ok()) << found.error().message;
+  ASSERT_TRUE(found.value().has_value());
+  EXPECT_EQ(found.value()->plan, "pro");
+  EXPECT_FALSE(found.value()->customer.has_value());
+  EXPECT_FALSE(found.value()->source.has_value());
+  const auto audit = run_blocking(*store.value(), TxKind::kRead, [](StoreTx& tx) {
+    return tx.list_audit(kKey, AuditOrder::kOldestFirst, 0, 10);
+  });
+  ASSERT_TRUE(audit.ok()) << audit.error().message;
+  ASSERT_EQ(audit.value().size(), 1u);
+  EXPECT_FALSE(audit.value()[0].source.has_value());
+
+  const auto made = run_blocking(*store.value(), TxKind::kWrite, [](StoreTx& tx) {
+    Storefront f;
+    f.provider = "stripe";
+    f.name = "Shop";
+    f.token_sha256_hex = std::string(64, 'c');
+    f.secrets = {"whsec_x"};
+    return tx.insert_storefront(f);
+  });
+  EXPECT_TRUE(made.ok()) << made.error().message;
 }
 
 }  // namespace
