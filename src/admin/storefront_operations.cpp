@@ -145,6 +145,43 @@ Result<CreatedStorefront> create_storefront(StoreTx& tx, const boost::json::obje
   return out;
 }
 
+Result<Storefront> patch_storefront(StoreTx& tx, int64_t id, const boost::json::object& body) {
+  ASSIGN_OR_RETURN(auto found, tx.find_storefront(id));
+  if (!found) return Error::not_found("store", "no store " + std::to_string(id));
+  Storefront f = std::move(*found);
+  std::optional<std::vector<std::string>> secrets;
+  std::optional<std::vector<SkuMapping>> mappings;
+  for (const auto& [key, value] : body) {
+    if (key == "name") {
+      if (!value.is_string() || value.get_string().empty() ||
+          value.get_string().size() > kMaxNameChars) {
+        return wrong("name", "name is a non-empty string of at most 200 bytes");
+      }
+      f.name = std::string(value.get_string());
+    } else if (key == "secret") {
+      ASSIGN_OR_RETURN(secrets, secrets_from(&value, f.provider != "gumroad"));
+    } else if (key == "mapping") {
+      ASSIGN_OR_RETURN(mappings, mapping_from(tx, &value));
+    } else if (key == "options") {
+      if (!value.is_object()) return wrong("options", "options is an object");
+      f.options_json = boost::json::serialize(value);
+    } else if (key == "paymentGrace") {
+      ASSIGN_OR_RETURN(const auto seconds, duration_member(value, "paymentGrace"));
+      if (!seconds) return wrong("paymentGrace", "paymentGrace is a duration");
+      f.payment_grace_seconds = *seconds;
+    } else {
+      return wrong(key, "a store's " + std::string(key) + " cannot be changed");
+    }
+  }
+  RETURN_IF_ERROR(tx.update_storefront(f));
+  if (secrets) {
+    RETURN_IF_ERROR(tx.replace_storefront_secrets(id, *secrets));
+    f.secrets = *secrets;
+  }
+  if (mappings) RETURN_IF_ERROR(tx.replace_sku_mappings(id, *mappings));
+  return f;
+}
+
 Result<boost::json::object> storefront_json(StoreTx& tx, const Storefront& f) {
   ASSIGN_OR_RETURN(const auto products, tx.list_products());
   std::map<int64_t, std::string> slugs;

@@ -30,6 +30,11 @@ struct CreatedStorefront {
 Result<CreatedStorefront> create_storefront(StoreTx& tx, const boost::json::object& body,
                                             std::string_view base_url, const AdminContext& ctx);
 
+// PATCH /api/v1/admin/stores/{id}: any of name, secret (replaces them all), mapping
+// (replaces it whole), options (replaces them), paymentGrace; any other member is refused
+// (kInvalidArgument naming it). kNotFound (subject "store") when there is no such store.
+Result<Storefront> patch_storefront(StoreTx& tx, int64_t id, const boost::json::object& body);
+
 // The admin view of a store: id, provider, name, mapping (with product slugs), options,
 // paymentGrace, createdAt, and how many secrets it has; never a secret nor the token.
 Result<boost::json::object> storefront_json(StoreTx& tx, const Storefront& storefront);

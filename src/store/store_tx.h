@@ -123,9 +123,14 @@ class StoreTx : public LicenseTx {
   // Forgets the store with its secrets, mappings, events and units; its licenses stay.
   // False when there was no such store.
   virtual Result<bool> delete_storefront(int64_t id) = 0;
+  // Writes name, options_json and payment_grace_seconds.
+  virtual Status update_storefront(const Storefront& storefront) = 0;
   // Adds or replaces the mapping of one item id.
   virtual Status put_sku_mapping(int64_t store_id, const SkuMapping& mapping) = 0;
   virtual Result<std::vector<SkuMapping>> list_sku_mappings(int64_t store_id) = 0;
+  // Replaces the store's whole mapping with `mappings`.
+  virtual Status replace_sku_mappings(int64_t store_id,
+                                      const std::vector<SkuMapping>& mappings) = 0;
   // Records an inbound event under (store, event key): true when it is new, false when
   // that key was recorded before. Concurrent first deliveries of one key: one gets true,
   // the others wait for it and get false (or, should it roll back, one of them true).

@@ -419,6 +419,45 @@ TEST_P(StorefrontConformance, ABadStoreBodyIsRefusedNamingTheMemberAndWritesNoth
   EXPECT_EQ(list.value().size(), 1u) << "the refused bodies wrote nothing";
 }
 
+TEST_P(StorefrontConformance, APatchReplacesSecretsMappingAndOptionsAndRefusesTheRest) {
+  const Storefront s = MakeStore();
+  const boost::json::object patch{
+      {"name", "Renamed"},
+      {"secret", "whsec_rolled"},
+      {"mapping", {{"price_new", {{"product", "reverb"}, {"plan", "pro"}, {"perUnit", true}}}}},
+      {"options", {{"apiKey", "rk_live_x"}}},
+      {"paymentGrace", "14d"}};
+  auto patched = Write([&](StoreTx& tx) { return licensed::patch_storefront(tx, s.id, patch); });
+  ASSERT_TRUE(patched.ok()) << patched.error().message;
+  auto found = Read([&](StoreTx& tx) { return tx.find_storefront(s.id); });
+  ASSERT_TRUE(found.ok() && found.value().has_value());
+  EXPECT_EQ(found.value()->name, "Renamed");
+  EXPECT_EQ(found.value()->secrets, std::vector<std::string>{"whsec_rolled"});
+  EXPECT_EQ(found.value()->options_json, R"({"apiKey":"rk_live_x"})");
+  EXPECT_EQ(found.value()->payment_grace_seconds, 14 * 86400);
+  EXPECT_EQ(found.value()->token_sha256_hex, s.token_sha256_hex) << "the token stays";
+  auto maps = Read([&](StoreTx& tx) { return tx.list_sku_mappings(s.id); });
+  ASSERT_EQ(maps.value().size(), 1u) << "the mapping is replaced whole";
+  EXPECT_EQ(maps.value()[0].item_id, "price_new");
+
+  for (const auto& [body, member] : std::vector<std::pair<boost::json::object, std::string>>{
+           {{{"provider", "paddle"}}, "provider"},
+           {{{"name", ""}}, "name"},
+           {{{"secret", boost::json::array{}}}, "secret"},
+           {{{"mapping", {{"p", {{"product", "reverb"}, {"plan", "gone"}}}}}}, "mapping"},
+           {{{"name", "Changed"}, {"options", 1}}, "options"},
+       }) {
+    auto refused = Write([&](StoreTx& tx) { return licensed::patch_storefront(tx, s.id, body); });
+    ASSERT_FALSE(refused.ok()) << boost::json::serialize(body);
+    EXPECT_EQ(refused.error().subject, member);
+  }
+  found = Read([&](StoreTx& tx) { return tx.find_storefront(s.id); });
+  EXPECT_EQ(found.value()->name, "Renamed") << "a refused patch writes nothing";
+  auto missing = Write([&](StoreTx& tx) { return licensed::patch_storefront(tx, s.id + 99, {}); });
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, licensed::StatusCode::kNotFound);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, StorefrontConformance, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 

@@ -96,6 +96,23 @@ Result<bool> PgTx::delete_storefront(int64_t id) {
   return r.rows() > 0;
 }
 
+Status PgTx::update_storefront(const Storefront& f) {
+  PgParams p;
+  p.add(std::string_view(f.name)).add(std::string_view(f.options_json));
+  p.add(f.payment_grace_seconds).add(f.id);
+  return conn_.run(
+      "UPDATE storefronts SET name = $1, options = $2, payment_grace = $3"
+      " WHERE id = $4",
+      p, "update store");
+}
+
+Status PgTx::replace_sku_mappings(int64_t store_id, const std::vector<SkuMapping>& mappings) {
+  RETURN_IF_ERROR(conn_.run("DELETE FROM storefront_skus WHERE store_id = $1",
+                            PgParams().add(store_id), "replace store mappings"));
+  for (const auto& m : mappings) RETURN_IF_ERROR(put_sku_mapping(store_id, m));
+  return Ok{};
+}
+
 Status PgTx::put_sku_mapping(int64_t store_id, const SkuMapping& m) {
   PgParams p;
   p.add(store_id).add(std::string_view(m.item_id)).add(m.product_id);

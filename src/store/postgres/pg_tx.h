@@ -72,6 +72,8 @@ class PgTx final : public StoreTx {
   Result<std::vector<Storefront>> list_storefronts() override;
   Status replace_storefront_secrets(int64_t id, const std::vector<std::string>& secrets) override;
   Result<bool> delete_storefront(int64_t id) override;
+  Status update_storefront(const Storefront& storefront) override;
+  Status replace_sku_mappings(int64_t store_id, const std::vector<SkuMapping>& mappings) override;
   Status put_sku_mapping(int64_t store_id, const SkuMapping& mapping) override;
   Result<std::vector<SkuMapping>> list_sku_mappings(int64_t store_id) override;
   Result<bool> record_storefront_event(int64_t store_id, std::string_view event_key,

@@ -99,6 +99,20 @@ Result<bool> SqliteTx::delete_storefront(int64_t id) {
   return sqlite3_changes(conn_.handle()) > 0;
 }
 
+Status SqliteTx::update_storefront(const Storefront& f) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("UPDATE storefronts SET name = ?, options = ?,"
+                                         " payment_grace = ? WHERE id = ?"));
+  s->bind(1, std::string_view(f.name)).bind(2, std::string_view(f.options_json));
+  return s->bind(3, f.payment_grace_seconds).bind(4, f.id).run("update store");
+}
+
+Status SqliteTx::replace_sku_mappings(int64_t store_id, const std::vector<SkuMapping>& mappings) {
+  ASSIGN_OR_RETURN(auto del, conn_.prepare("DELETE FROM storefront_skus WHERE store_id = ?"));
+  RETURN_IF_ERROR(del->bind(1, store_id).run("replace store mappings"));
+  for (const auto& m : mappings) RETURN_IF_ERROR(put_sku_mapping(store_id, m));
+  return Ok{};
+}
+
 Status SqliteTx::put_sku_mapping(int64_t store_id, const SkuMapping& m) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO storefront_skus (store_id, item_id,"
                                          " product_id, plan, per_unit) VALUES (?, ?, ?, ?, ?)"
