@@ -458,6 +458,39 @@ TEST_P(StorefrontConformance, APatchReplacesSecretsMappingAndOptionsAndRefusesTh
   EXPECT_EQ(missing.error().code, licensed::StatusCode::kNotFound);
 }
 
+TEST_P(StorefrontConformance, AMappingToADeletedPlanFailsTheDeliveryWhichRecordsNothing) {
+  const Storefront s = MakeStore();
+  // The first line is made before the second fails: all of it must roll back.
+  auto other = Write([&](StoreTx& tx) -> licensed::Status {
+    const boost::json::object plan{{"code", "site"}, {"name", "Site"}, {"max", 10}};
+    if (auto c = licensed::create_plan(tx, "reverb", plan, licensed::AdminContext{kT0}); !c.ok()) {
+      return c.error();
+    }
+    if (auto put = tx.put_sku_mapping(s.id, SkuMapping{"price_site", product_id_, "site", false});
+        !put.ok()) {
+      return put;
+    }
+    return licensed::delete_plan(tx, "reverb", "site");
+  });
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  auto failed = Fulfil(s, Order("evt_1", "cs_1", {{"price_single", 1}, {"price_site", 1}}));
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error().subject, "plan");
+  auto none =
+      Read([&](StoreTx& tx) { return tx.list_licenses(licensed::LicenseFilter{}, 0, 100); });
+  EXPECT_TRUE(none.value().empty()) << "the first line's license rolled back";
+
+  // Fixed by the vendor, the provider's retry of the same event fulfils it.
+  auto fixed = Write([&](StoreTx& tx) {
+    return tx.put_sku_mapping(s.id, SkuMapping{"price_site", product_id_, "pro", false});
+  });
+  ASSERT_TRUE(fixed.ok());
+  auto retried = Fulfil(s, Order("evt_1", "cs_1", {{"price_single", 1}, {"price_site", 1}}));
+  ASSERT_TRUE(retried.ok()) << retried.error().message;
+  EXPECT_FALSE(retried.value().duplicate);
+  EXPECT_EQ(retried.value().created.size(), 2u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, StorefrontConformance, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
