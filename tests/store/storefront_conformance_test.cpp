@@ -361,10 +361,13 @@ TEST_P(StorefrontConformance, CreatingAStoreChecksItsBodyAndGivesItsTokenOnce) {
       [&](StoreTx& tx) { return licensed::authenticate_storefront(tx, c.storefront.id, c.token); });
   ASSERT_TRUE(good.ok());
   EXPECT_TRUE(good.value().has_value());
-  for (const auto& [id, token] :
+  for (const auto& wrong :
        std::vector<std::pair<int64_t, std::string>>{{c.storefront.id, std::string(32, '0')},
                                                     {c.storefront.id, ""},
                                                     {c.storefront.id + 1, c.token}}) {
+    // Named apart: a lambda may not capture a structured binding (clang 14).
+    const int64_t id = wrong.first;
+    const std::string& token = wrong.second;
     auto bad = Read([&](StoreTx& tx) { return licensed::authenticate_storefront(tx, id, token); });
     ASSERT_TRUE(bad.ok());
     EXPECT_FALSE(bad.value().has_value()) << id << " " << token;
@@ -401,7 +404,9 @@ TEST_P(StorefrontConformance, ABadStoreBodyIsRefusedNamingTheMemberAndWritesNoth
         {"options", "x"}},
        "options"},
   };
-  for (const auto& [body, member] : cases) {
+  for (const auto& c : cases) {
+    const boost::json::object& body = c.first;
+    const std::string& member = c.second;
     auto made = Write([&](StoreTx& tx) {
       return licensed::create_storefront(tx, body, "http://h", licensed::AdminContext{kT0});
     });
@@ -440,13 +445,15 @@ TEST_P(StorefrontConformance, APatchReplacesSecretsMappingAndOptionsAndRefusesTh
   ASSERT_EQ(maps.value().size(), 1u) << "the mapping is replaced whole";
   EXPECT_EQ(maps.value()[0].item_id, "price_new");
 
-  for (const auto& [body, member] : std::vector<std::pair<boost::json::object, std::string>>{
+  for (const auto& c : std::vector<std::pair<boost::json::object, std::string>>{
            {{{"provider", "paddle"}}, "provider"},
            {{{"name", ""}}, "name"},
            {{{"secret", boost::json::array{}}}, "secret"},
            {{{"mapping", {{"p", {{"product", "reverb"}, {"plan", "gone"}}}}}}, "mapping"},
            {{{"name", "Changed"}, {"options", 1}}, "options"},
        }) {
+    const boost::json::object& body = c.first;
+    const std::string& member = c.second;
     auto refused = Write([&](StoreTx& tx) { return licensed::patch_storefront(tx, s.id, body); });
     ASSERT_FALSE(refused.ok()) << boost::json::serialize(body);
     EXPECT_EQ(refused.error().subject, member);
