@@ -37,7 +37,7 @@ Result<Storefront> patch_storefront(StoreTx& tx, int64_t id, const boost::json::
 
 // The admin view of a store: id, provider, name, mapping (with product slugs), options,
 // paymentGrace, createdAt, and how many secrets it has; never a secret nor the token.
-Result<boost::json::object> storefront_json(StoreTx& tx, const Storefront& storefront);
+Result<boost::json::object> storefront_json(StoreTx& tx, const Storefront& f);
 
 // The store whose id and inbound token these are, or nullopt: an unknown id and a wrong
 // token are the same answer, and the token's hash is compared in constant time.

@@ -81,9 +81,9 @@ Result<StripeCheckout> parse_stripe_checkout(const StripeEvent& event) {
 Result<std::vector<OrderLine>> stripe_line_items_from(const boost::json::value& list) {
   if (!list.is_object()) return bad("line_items", "a list of line items is an object");
   const auto& o = list.get_object();
-  if (const auto* more = o.if_contains("has_more"); more != nullptr && !more->is_bool()) {
-    return bad("has_more", "has_more must be a boolean");
-  } else if (more != nullptr && more->get_bool()) {
+  const auto* more = o.if_contains("has_more");
+  if (more != nullptr && !more->is_bool()) return bad("has_more", "has_more must be a boolean");
+  if (more != nullptr && more->get_bool()) {
     return bad("has_more", "more than one page of line items");
   }
   const auto* data = o.if_contains("data");

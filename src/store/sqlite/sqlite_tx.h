@@ -67,12 +67,12 @@ class SqliteTx final : public StoreTx {
   Status touch_admin_token(int64_t id, UnixMillis now) override;
   Result<std::vector<std::string>> find_response_keys() override;
   Status insert_response_key(std::string_view private_key_pem, UnixMillis now) override;
-  Result<Storefront> insert_storefront(const Storefront& storefront) override;
+  Result<Storefront> insert_storefront(const Storefront& f) override;
   Result<std::optional<Storefront>> find_storefront(int64_t id) override;
   Result<std::vector<Storefront>> list_storefronts() override;
   Status replace_storefront_secrets(int64_t id, const std::vector<std::string>& secrets) override;
   Result<bool> delete_storefront(int64_t id) override;
-  Status update_storefront(const Storefront& storefront) override;
+  Status update_storefront(const Storefront& f) override;
   Status replace_sku_mappings(int64_t store_id, const std::vector<SkuMapping>& mappings) override;
   Status put_sku_mapping(int64_t store_id, const SkuMapping& mapping) override;
   Result<std::vector<SkuMapping>> list_sku_mappings(int64_t store_id) override;
