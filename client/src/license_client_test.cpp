@@ -15,6 +15,20 @@
 namespace licensed::client {
 namespace {
 
+// Whether a client of `url` pinning `public_key` can be made, and the error when not.
+std::pair<bool, std::string> try_create(const std::string& url, const std::string& public_key) {
+  ClientConfig c;
+  c.url = url;
+  c.key_id = "k";
+  c.secret = "s";
+  c.license_key = "L";
+  c.machine_id = "m";
+  c.public_key = public_key;
+  std::string error;
+  const bool made = Client::create(std::move(c), error) != nullptr;
+  return {made, error};
+}
+
 namespace json = boost::json;
 
 json::object load(const std::string& path) {
@@ -173,16 +187,7 @@ TEST(AcceptSignature, AClientPinningAnEd25519KeyOrNoneSendsNoPreference) {
 
 TEST(ClientCreate, APinnedKeyIsEd25519OrP256AndAnythingElseIsAConfigurationError) {
   const auto make = [](const std::string& public_key) {
-    ClientConfig c;
-    c.url = "https://licenses.example.com";
-    c.key_id = "k";
-    c.secret = "s";
-    c.license_key = "L";
-    c.machine_id = "m";
-    c.public_key = public_key;
-    std::string error;
-    const bool made = Client::create(std::move(c), error) != nullptr;
-    return std::make_pair(made, error);
+    return try_create("https://licenses.example.com", public_key);
   };
   const std::string p256 =
       "BKKOGPlAmUPN/B7TLAwYUDL42uLQKeQNXfUZACKmZsg0Wsdx2MhpzN8Iu97z9adLBULLP7jAoZox3nIBL9jthlE=";
@@ -261,18 +266,7 @@ TEST(ClassifyAnswer, CarriesTheMembersAPluginShows) {
 
 // Review item 5: plain http:// only with a pinned key or to this machine.
 TEST(ClientCreate, PlainHttpNeedsAPinnedKeyOrALoopbackHost) {
-  const auto make = [](const std::string& url, const std::string& public_key) {
-    ClientConfig c;
-    c.url = url;
-    c.key_id = "k";
-    c.secret = "s";
-    c.license_key = "L";
-    c.machine_id = "m";
-    c.public_key = public_key;
-    std::string error;
-    const bool made = Client::create(std::move(c), error) != nullptr;
-    return std::make_pair(made, error);
-  };
+  const auto make = try_create;
   // Any key this system verifies: a P-256 point does everywhere.
   const std::string key =
       "BKKOGPlAmUPN/B7TLAwYUDL42uLQKeQNXfUZACKmZsg0Wsdx2MhpzN8Iu97z9adLBULLP7jAoZox3nIBL9jthlE=";
