@@ -37,6 +37,9 @@ struct VerifiedOrder {
   std::string order_id;    // Stripe's Checkout session id, Paddle's transaction id, ...
   Customer customer;
   std::vector<OrderLine> lines;
+  // Other ids later events of this order cite (Stripe's payment intent and subscription,
+  // Paddle's subscription, ...): the lifecycle finds the order's licenses through them.
+  std::vector<std::string> references;
 };
 
 struct Fulfilment {
