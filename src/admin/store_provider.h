@@ -43,21 +43,21 @@ struct InboundDelivery {
 // is not in the table is kAcknowledge: recorded, answered 200, nothing changes.
 enum class StoreAction {
   kAcknowledge,
-  kFulfil,            // a paid order: licenses from the mapping
-  kRefund,            // a full refund: the order's licenses REFUNDED
-  kPartialRefund,     // audited, changes nothing
-  kDispute,           // SUSPENDED, remembering this dispute set it
-  kDisputeWon,        // ACTIVE again, only where this dispute set SUSPENDED
-  kRenewal,           // a subscription period paid: expiresAt = period_end (never older)
-  kCancellation,      // expiresAt = the current period's end (never older)
-  kPaymentFailed,     // access kept for the store's paymentGrace, then SUSPENDED by a sweep
+  kFulfil,         // a paid order: licenses from the mapping
+  kRefund,         // a full refund: the order's licenses REFUNDED
+  kPartialRefund,  // audited, changes nothing
+  kDispute,        // SUSPENDED, remembering this dispute set it
+  kDisputeWon,     // ACTIVE again, only where this dispute set SUSPENDED
+  kRenewal,        // a subscription period paid: expiresAt = period_end (never older)
+  kCancellation,   // expiresAt = the current period's end (never older)
+  kPaymentFailed,  // access kept for the store's paymentGrace, then SUSPENDED by a sweep
 };
 
 // A call to the provider's API that completes an event (spec §20, options.apiKey and
 // options.apiBase). Made by the outgoing client under §21's SSRF rules, never inside a
 // database transaction.
 struct ApiLookup {
-  std::string base;  // options.apiBase if set, else the provider's documented address
+  std::string base;            // options.apiBase if set, else the provider's documented address
   std::string path_and_query;  // e.g. /v1/checkout/sessions/cs_1/line_items?limit=100
   std::vector<std::pair<std::string, std::string>> headers;  // e.g. Authorization
 };
@@ -75,10 +75,19 @@ struct StoreEvent {
   // Every other action: what the event cites (an order id, a payment intent, a
   // subscription id); the lifecycle finds the order's licenses through it.
   std::string reference;
-  std::string dispute_id;                 // kDispute, kDisputeWon
-  std::optional<UnixMillis> period_end;   // kRenewal, kCancellation
-  std::optional<UnixMillis> period_start; // kRenewal: orders periods (never go back)
-  std::optional<ApiLookup> lookup;        // set when the event needs the provider's API
+  std::string dispute_id;                  // kDispute, kDisputeWon
+  std::optional<UnixMillis> period_end;    // kRenewal, kCancellation
+  std::optional<UnixMillis> period_start;  // kRenewal: orders periods (never go back)
+  std::optional<ApiLookup> lookup;         // set when the event needs the provider's API
+};
+
+// Makes an ApiLookup's call: the outgoing client under §21's SSRF rules in the server, a
+// stand-in in unit tests. The body of a 2xx answer; kUnavailable for anything else (the
+// delivery then answers 503, so the provider retries it later).
+class StoreApiCaller {
+ public:
+  virtual ~StoreApiCaller() = default;
+  virtual Result<std::string> call(const ApiLookup& lookup) = 0;
 };
 
 struct StoreProvider {

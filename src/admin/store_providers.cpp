@@ -1,0 +1,21 @@
+#include "admin/store_provider.h"
+
+#include <algorithm>
+
+namespace licensed {
+
+const std::vector<const StoreProvider*>& store_providers() {
+  // One line per provider, in the order of spec §20's list.
+  static const std::vector<const StoreProvider*> all = {
+  };
+  return all;
+}
+
+const StoreProvider* find_store_provider(std::string_view name) {
+  const auto& all = store_providers();
+  const auto it = std::find_if(all.begin(), all.end(),
+                               [name](const StoreProvider* p) { return p->name == name; });
+  return it == all.end() ? nullptr : *it;
+}
+
+}  // namespace licensed
