@@ -64,6 +64,12 @@ struct ServeConfig {
   size_t max_nonces = 0;
   LogFormat log_format = LogFormat::kText;
   std::optional<SentryDsn> sentry_dsn;  // where 500s are reported; none: only logged
+  // Every outgoing connection (store API calls, webhooks; spec §21-22): plain http and
+  // private or loopback addresses only when allowed; a CA bundle that replaces the
+  // system's for verifying certificates (empty: the system's).
+  bool webhook_allow_http = false;
+  bool webhook_allow_private = false;
+  std::string outgoing_ca_file;
 };
 
 // What the command line said, as text by flag name (without "--"); a setting it leaves

@@ -381,3 +381,56 @@ TEST(ServeConfigDurations, EachIsRefusedBeyondItsBoundNamingTheSetting) {
 
 }  // namespace
 }  // namespace licensed
+
+namespace licensed {
+namespace {
+
+TEST(ServeConfigOutgoing, TheWebhookSwitchesAreOffByDefaultThenFileEnvironmentFlagInOrder) {
+  TomlFile file("webhook_allow_http = true\nwebhook_allow_private = true\n");
+  ServeFlags flags;
+  flags.set("config", file.path());
+  auto from_file = resolve_serve_config(flags, Env({}));
+  ASSERT_TRUE(from_file.ok()) << from_file.error().message;
+  EXPECT_TRUE(from_file->webhook_allow_http);
+  EXPECT_TRUE(from_file->webhook_allow_private);
+  // An empty variable turns off what the file turned on; "0" and "false" too.
+  auto env_off = resolve_serve_config(
+      flags, Env({{"LICENSED_WEBHOOK_ALLOW_HTTP", ""}, {"LICENSED_WEBHOOK_ALLOW_PRIVATE", "0"}}));
+  ASSERT_TRUE(env_off.ok()) << env_off.error().message;
+  EXPECT_FALSE(env_off->webhook_allow_http);
+  EXPECT_FALSE(env_off->webhook_allow_private);
+  flags.set("webhook-allow-private", "true");
+  auto flag_on = resolve_serve_config(flags, Env({{"LICENSED_WEBHOOK_ALLOW_PRIVATE", "false"}}));
+  ASSERT_TRUE(flag_on.ok()) << flag_on.error().message;
+  EXPECT_TRUE(flag_on->webhook_allow_private);
+  EXPECT_TRUE(flag_on->webhook_allow_http);  // still the file's
+}
+
+TEST(ServeConfigOutgoing, ASwitchTakesNoValueOnTheCommandLine) {
+  CLI::App app;
+  ServeFlags flags;
+  add_serve_flags(app, flags);
+  app.parse("--outgoing-ca-file /etc/ca.pem --webhook-allow-http", false);
+  auto c = resolve_serve_config(flags, Env({}));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_TRUE(c->webhook_allow_http);
+  EXPECT_FALSE(c->webhook_allow_private);
+  EXPECT_EQ(c->outgoing_ca_file, "/etc/ca.pem");
+}
+
+TEST(ServeConfigOutgoing, ASwitchValueThatIsNotABooleanNamesItsSource) {
+  auto c = resolve_serve_config({}, Env({{"LICENSED_WEBHOOK_ALLOW_PRIVATE", "yes please"}}));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("LICENSED_WEBHOOK_ALLOW_PRIVATE"), std::string::npos)
+      << c.error().message;
+  TomlFile file("webhook_allow_http = \"maybe\"\n");
+  ServeFlags flags;
+  flags.set("config", file.path());
+  auto f = resolve_serve_config(flags, Env({}));
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().message.find("config webhook_allow_http"), std::string::npos)
+      << f.error().message;
+}
+
+}  // namespace
+}  // namespace licensed

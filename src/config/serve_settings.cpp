@@ -105,6 +105,26 @@ Status set_number(ServeConfig& c, const Sourced& s, const SettingSpec& setting) 
   return Ok{};
 }
 
+// A switch: true or 1 turns it on; false, 0 or an empty value (an environment undoing a
+// file) turns it off.
+template <auto Member>
+Status set_switch(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  if (s.value == "true" || s.value == "1") {
+    c.*Member = true;
+  } else if (s.value == "false" || s.value == "0" || s.value.empty()) {
+    c.*Member = false;
+  } else {
+    return config_error(s.source + ": expected true or false, got '" + s.value + "'");
+  }
+  return Ok{};
+}
+
+// A file the server reads at start (main says when it cannot); empty: none.
+Status set_outgoing_ca_file(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  c.outgoing_ca_file = s.value;
+  return Ok{};
+}
+
 // A cap that can be turned off: a whole number, where 0 and "off" both mean no cap.
 Status set_connections_per_ip(ServeConfig& c, const Sourced& s, const SettingSpec&) {
   if (s.value == "off") {
@@ -278,6 +298,20 @@ const SettingSpec kSettings[] = {
     {.flag = "sentry-dsn", .env = "LICENSED_SENTRY_DSN", .toml = "sentry_dsn", .value_name = "DSN",
      .help = "report 500s to Sentry: http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID; empty: off",
      .default_help = "off", .set = set_endpoint<&ServeConfig::sentry_dsn, parse_sentry_dsn>},
+    // Every outgoing connection: store API calls now, webhooks later (spec §21-22).
+    {.flag = "webhook-allow-http", .env = "LICENSED_WEBHOOK_ALLOW_HTTP",
+     .toml = "webhook_allow_http", .kind = K::kSwitch,
+     .help = "allow plain http:// for outgoing connections (webhooks, store API calls)",
+     .default_value = "false", .set = set_switch<&ServeConfig::webhook_allow_http>},
+    {.flag = "webhook-allow-private", .env = "LICENSED_WEBHOOK_ALLOW_PRIVATE",
+     .toml = "webhook_allow_private", .kind = K::kSwitch,
+     .help = "allow outgoing connections to loopback, private, link-local and reserved "
+             "addresses",
+     .default_value = "false", .set = set_switch<&ServeConfig::webhook_allow_private>},
+    {.flag = "outgoing-ca-file", .env = "LICENSED_OUTGOING_CA_FILE", .toml = "outgoing_ca_file",
+     .value_name = "FILE",
+     .help = "PEM bundle of the CAs outgoing connections trust, instead of the system's",
+     .default_help = "the system's CAs", .set = set_outgoing_ca_file},
     // No flag: it has only ever been read from the environment and the file (spec
     // section 10 shows it in TOML), and a new flag would be new behaviour.
     {.flag = "", .env = "LICENSED_TRUSTED_PROXIES", .toml = "trusted_proxies", .kind = K::kList,

@@ -71,7 +71,8 @@ TEST(ServeConfigSettings, EverySpellingFollowsTheRuleOfSpecSection10) {
       EXPECT_EQ(s.toml, Snake(name, false) + plural);
     }
     EXPECT_FALSE(s.help.empty());
-    EXPECT_FALSE(s.value_name.empty());
+    // Only a switch, which takes no value, has no value name.
+    EXPECT_EQ(s.value_name.empty(), s.kind == SettingKind::kSwitch);
     EXPECT_EQ(s.set == nullptr, s.flag == "config") << "every setting but --config has a setter";
   }
 }
@@ -148,6 +149,9 @@ TEST(ServeConfigSettings, DefaultsAreTheOnesTheServerAlwaysHad) {
   EXPECT_EQ(c->max_nonces, 20'000'000u);
   EXPECT_EQ(c->log_format, LogFormat::kText);
   EXPECT_FALSE(c->sentry_dsn);
+  EXPECT_FALSE(c->webhook_allow_http);
+  EXPECT_FALSE(c->webhook_allow_private);
+  EXPECT_TRUE(c->outgoing_ca_file.empty());
 }
 
 TEST(ServeConfigSettings, TheMissingSigningKeyMessageNamesEverySpelling) {
