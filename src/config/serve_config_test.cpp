@@ -410,12 +410,25 @@ TEST(ServeConfigOutgoing, ASwitchTakesNoValueOnTheCommandLine) {
   CLI::App app;
   ServeFlags flags;
   add_serve_flags(app, flags);
-  app.parse("--outgoing-ca-file /etc/ca.pem --webhook-allow-http", false);
+  const TomlFile ca("not a certificate, but readable");
+  app.parse("--outgoing-ca-file " + ca.path() + " --webhook-allow-http", false);
   auto c = resolve_serve_config(flags, Env({}));
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_TRUE(c->webhook_allow_http);
   EXPECT_FALSE(c->webhook_allow_private);
-  EXPECT_EQ(c->outgoing_ca_file, "/etc/ca.pem");
+  EXPECT_EQ(c->outgoing_ca_file, ca.path());
+}
+
+TEST(ServeConfigOutgoing, ACaFileThatCannotBeReadNamesItsSource) {
+  auto c = resolve_serve_config(
+      {}, Env({{"LICENSED_OUTGOING_CA_FILE", "/nonexistent/licensed-test-ca.pem"}}));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("LICENSED_OUTGOING_CA_FILE: cannot read"), std::string::npos)
+      << c.error().message;
+  // Empty: the system's CAs, so an environment can undo a file's.
+  auto empty = resolve_serve_config({}, Env({{"LICENSED_OUTGOING_CA_FILE", ""}}));
+  ASSERT_TRUE(empty.ok()) << empty.error().message;
+  EXPECT_TRUE(empty->outgoing_ca_file.empty());
 }
 
 TEST(ServeConfigOutgoing, ASwitchValueThatIsNotABooleanNamesItsSource) {

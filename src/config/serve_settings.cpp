@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <fstream>
 #include <type_traits>
 
 #include "auth/signing_headers.h"
@@ -119,8 +120,12 @@ Status set_switch(ServeConfig& c, const Sourced& s, const SettingSpec&) {
   return Ok{};
 }
 
-// A file the server reads at start (main says when it cannot); empty: none.
+// Empty: none (the system's CAs). libcurl reads the file at each call; a path it cannot
+// read would only show as every outgoing call failing, so start-up refuses it.
 Status set_outgoing_ca_file(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  if (!s.value.empty() && !std::ifstream(s.value).good()) {
+    return config_error(s.source + ": cannot read '" + s.value + "'");
+  }
   c.outgoing_ca_file = s.value;
   return Ok{};
 }

@@ -38,12 +38,12 @@ void ExpectUnavailableWithoutSecrets(const Result<std::string>& r, std::string_v
 
 TEST(StoreApiCaller, TheBodyOfA2xxAnswerComesBackAndTheLookupIsSentAsGiven) {
   ProviderStandIn stripe;
-  stripe.AnswerWithFile("/v1/checkout/sessions/cs_1/line_items",
-                        LICENSED_SOURCE_DIR "/tests/fixtures/stripe/checkout_session_line_items.json");
+  stripe.AnswerWithFile("/v1/checkout/sessions/cs_1/line_items", LICENSED_SOURCE_DIR
+                        "/tests/fixtures/stripe/checkout_session_line_items.json");
   OutgoingStoreApiCaller caller(kLoopbackHttp);
   // A base with a trailing slash does not double the path's.
-  const auto r =
-      caller.call(Lookup(stripe.base_url() + "/", "/v1/checkout/sessions/cs_1/line_items?limit=100"));
+  const auto r = caller.call(
+      Lookup(stripe.base_url() + "/", "/v1/checkout/sessions/cs_1/line_items?limit=100"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_NE(r->find("\"object\": \"list\""), std::string::npos) << r.value();
   const auto received = stripe.Received();
@@ -56,9 +56,9 @@ TEST(StoreApiCaller, TheBodyOfA2xxAnswerComesBackAndTheLookupIsSentAsGiven) {
 TEST(StoreApiCaller, AnAnswerOutside2xxIsUnavailableNamingTheHostAndTheStatus) {
   ProviderStandIn api;
   api.Answer("/v2/sales/s_1", Json(R"({"error":"Bearer rk_live_SECRETSECRET is invalid"})", 401));
-  const auto r = OutgoingStoreApiCaller(kLoopbackHttp)
-                     .call(Lookup(api.base_url(), "/v2/sales/s_1?access_token=" +
-                                                      std::string(kAccessToken)));
+  const auto r =
+      OutgoingStoreApiCaller(kLoopbackHttp)
+          .call(Lookup(api.base_url(), "/v2/sales/s_1?access_token=" + std::string(kAccessToken)));
   ExpectUnavailableWithoutSecrets(r, "answered HTTP 401");
   EXPECT_NE(r.error().message.find("http://127.0.0.1:" + std::to_string(api.port())),
             std::string::npos);
@@ -67,8 +67,9 @@ TEST(StoreApiCaller, AnAnswerOutside2xxIsUnavailableNamingTheHostAndTheStatus) {
                         .headers = {{"Location", "http://169.254.169.254/latest/meta-data/"}},
                         .delay = {},
                         .chunked = false});
-  ExpectUnavailableWithoutSecrets(OutgoingStoreApiCaller(kLoopbackHttp).call(Lookup(api.base_url(), "/moved")),
-                                  "redirects are not followed");
+  ExpectUnavailableWithoutSecrets(
+      OutgoingStoreApiCaller(kLoopbackHttp).call(Lookup(api.base_url(), "/moved")),
+      "redirects are not followed");
   EXPECT_EQ(api.Received().size(), 2u);
 }
 
@@ -90,10 +91,9 @@ TEST(StoreApiCaller, NoFailureMessageCarriesTheAuthorizationHeaderOrAnAccessToke
       OutgoingStoreApiCaller(https_only).call(Lookup(api.base_url(), "/v1/x" + query)),
       "--webhook-allow-http");
   ExpectUnavailableWithoutSecrets(
-      OutgoingStoreApiCaller(kLoopbackHttp,
-                             {.connect_timeout = std::chrono::milliseconds(300),
-                              .total_timeout = std::chrono::milliseconds(300),
-                              .max_answer_bytes = 1024 * 1024})
+      OutgoingStoreApiCaller(kLoopbackHttp, {.connect_timeout = std::chrono::milliseconds(300),
+                                             .total_timeout = std::chrono::milliseconds(300),
+                                             .max_answer_bytes = 1024 * 1024})
           .call(Lookup(api.base_url(), "/slow" + query)),
       "no answer within");
   ExpectUnavailableWithoutSecrets(
@@ -103,7 +103,8 @@ TEST(StoreApiCaller, NoFailureMessageCarriesTheAuthorizationHeaderOrAnAccessToke
       OutgoingStoreApiCaller(kLoopbackHttp).call(Lookup(tls.base_url(), "/v1/x" + query)),
       "certificate");
   ExpectUnavailableWithoutSecrets(
-      OutgoingStoreApiCaller(kLoopbackHttp).call(Lookup("https://user:" + std::string(kAccessToken) + "@127.0.0.1", "/x")),
+      OutgoingStoreApiCaller(kLoopbackHttp)
+          .call(Lookup("https://user:" + std::string(kAccessToken) + "@127.0.0.1", "/x")),
       "user name or password");
 }
 

@@ -157,8 +157,8 @@ TEST(AddressPolicy, TheDescriptionNamesTheAddressTheRangeAndTheEmbedding) {
 }
 
 TEST(AddressPolicy, OnlyAnAddressParsesAsOne) {
-  for (const auto text : {"localhost", "1.2.3", "1.2.3.4.5", "[::1]", "::1%lo", "", "256.0.0.1",
-                          " 1.2.3.4"}) {
+  for (const auto text :
+       {"localhost", "1.2.3", "1.2.3.4.5", "[::1]", "::1%lo", "", "256.0.0.1", " 1.2.3.4"}) {
     EXPECT_FALSE(IpAddress::parse(text).has_value()) << text;
   }
 }

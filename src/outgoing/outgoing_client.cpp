@@ -54,8 +54,8 @@ Result<CurlUrl> parse_url(std::string_view url) {
 }
 
 std::string origin_of(CURLU* u) {
-  std::string out = url_part(u, CURLUPART_SCHEME).value_or("") + "://" +
-                    url_part(u, CURLUPART_HOST).value_or("");
+  std::string out =
+      url_part(u, CURLUPART_SCHEME).value_or("") + "://" + url_part(u, CURLUPART_HOST).value_or("");
   if (auto port = url_part(u, CURLUPART_PORT)) out += ":" + *port;
   return out;
 }
@@ -287,8 +287,8 @@ Result<OutgoingAnswer> OutgoingClient::send(const OutgoingRequest& request) cons
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
   const std::string where = origin_of(u.get());
   if (const CURLcode rc = curl_easy_perform(c); rc != CURLE_OK) {
-    return transfer_error(rc, safe_curl_text(error, rc, request, u.get()), check, reading,
-                          request, where);
+    return transfer_error(rc, safe_curl_text(error, rc, request, u.get()), check, reading, request,
+                          where);
   }
   return finish_answer(c, reading, check, where);
 }

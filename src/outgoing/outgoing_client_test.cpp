@@ -8,6 +8,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <map>
+#include <thread>
+#include <vector>
 
 #include "support/provider_stand_in.h"
 
@@ -39,8 +41,8 @@ void ExpectRefusal(const Result<OutgoingAnswer>& r, StatusCode code, std::string
 class ProxyEnvironment {
  public:
   explicit ProxyEnvironment(const std::string& proxy) {
-    for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "ALL_PROXY",
-                             "all_proxy"}) {
+    for (const char* name :
+         {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"}) {
       Set(name, proxy.c_str());
     }
     for (const char* name : {"NO_PROXY", "no_proxy"}) Set(name, nullptr);
@@ -177,11 +179,9 @@ TEST(OutgoingClient, AnAnswerOverTheSizeLimitIsRefusedWithOrWithoutItsLength) {
   OutgoingRequest request = Get(api.base_url() + "/declared");
   request.limits.max_answer_bytes = 1000;
   api.Answer("/declared", Json(std::string(1001, 'x')));
-  api.Answer("/chunked", {.status = 200,
-                          .body = std::string(1001, 'x'),
-                          .headers = {},
-                          .delay = {},
-                          .chunked = true});
+  api.Answer(
+      "/chunked",
+      {.status = 200, .body = std::string(1001, 'x'), .headers = {}, .delay = {}, .chunked = true});
   api.Answer("/exact", Json(std::string(1000, 'x')));
   const OutgoingClient client(kLoopbackHttp);
   ExpectRefusal(client.send(request), StatusCode::kUnavailable, "larger than 1000 bytes");
@@ -227,12 +227,14 @@ TEST(OutgoingClient, ASelfSignedCertificateIsRefused) {
 TEST(OutgoingClient, ASelfSignedCertificateIsAcceptedOnlyThroughTheOperatorsCaFile) {
   ProviderStandIn api(ProviderStandIn::Tls::kSelfSigned);
   api.Answer("/v1/x", Json(R"({"tls":true})"));
-  const OutgoingPolicy trusting{.allow_http = false, .allow_private = true, .ca_file = api.ca_file()};
+  const OutgoingPolicy trusting{
+      .allow_http = false, .allow_private = true, .ca_file = api.ca_file()};
   const auto r = OutgoingClient(trusting).send(Get(api.base_url() + "/v1/x"));
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r->body, R"({"tls":true})");
   // The CA file vouches for the certificate, not for the address: loopback stays refused.
-  const OutgoingPolicy strict{.allow_http = false, .allow_private = false, .ca_file = api.ca_file()};
+  const OutgoingPolicy strict{
+      .allow_http = false, .allow_private = false, .ca_file = api.ca_file()};
   ExpectRefusal(OutgoingClient(strict).send(Get(api.base_url() + "/v1/x")),
                 StatusCode::kInvalidArgument, "loopback");
 }
@@ -272,6 +274,26 @@ TEST(OutgoingClient, APostCarriesItsBody) {
   ASSERT_EQ(api.Received().size(), 1u);
   EXPECT_EQ(api.Received()[0].method, "POST");
   EXPECT_EQ(api.Received()[0].body, request.body);
+}
+
+// One client serves the blocking pool's threads at once: each call has its own handle.
+TEST(OutgoingClient, ConcurrentCallsFromManyThreadsEachGetTheirAnswer) {
+  ProviderStandIn api;
+  for (int i = 0; i < 16; ++i) {
+    api.Answer("/v1/o/" + std::to_string(i), Json(R"({"i":)" + std::to_string(i) + "}"));
+  }
+  const OutgoingClient client(kLoopbackHttp);
+  std::vector<std::string> bodies(16);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 16; ++i) {
+    threads.emplace_back([&client, &bodies, &api, i] {
+      const auto r = client.send(Get(api.base_url() + "/v1/o/" + std::to_string(i)));
+      bodies[i] = r.ok() ? r->body : r.error().message;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(bodies[i], R"({"i":)" + std::to_string(i) + "}");
+  EXPECT_EQ(api.Received().size(), 16u);
 }
 
 }  // namespace

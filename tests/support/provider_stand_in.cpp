@@ -78,10 +78,10 @@ void MakeCertificate(ProviderStandIn::State& s) {
   s.cert_dir.emplace();
   const std::string key = (s.cert_dir->path() / "key.pem").string();
   s.ca_file = (s.cert_dir->path() / "cert.pem").string();
-  const CommandResult r = RunCommand(
-      {OpensslBinary(), "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-       "-nodes", "-keyout", key, "-out", s.ca_file, "-days", "2", "-subj", "/CN=127.0.0.1",
-       "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"});
+  const CommandResult r = RunCommand({OpensslBinary(), "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                                      "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+                                      "-out", s.ca_file, "-days", "2", "-subj", "/CN=127.0.0.1",
+                                      "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"});
   if (r.exit_code != 0) throw std::runtime_error("openssl req failed: " + r.Describe());
   s.tls.emplace(ssl::context::tls_server);
   s.tls->use_certificate_chain_file(s.ca_file);
@@ -92,7 +92,8 @@ ReceivedRequest Record(const http::request<http::string_body>& req) {
   ReceivedRequest r;
   r.method = std::string(req.method_string());
   r.target = std::string(req.target());
-  for (const auto& f : req) r.headers.push_back({std::string(f.name_string()), std::string(f.value())});
+  for (const auto& f : req)
+    r.headers.push_back({std::string(f.name_string()), std::string(f.value())});
   r.body = req.body();
   return r;
 }
@@ -151,8 +152,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     http::async_write(stream_, res_,
                       [self = this->shared_from_this()](beast::error_code, std::size_t) {
                         beast::error_code ignored;
-                        beast::get_lowest_layer(self->stream_).socket().shutdown(
-                            tcp::socket::shutdown_both, ignored);
+                        beast::get_lowest_layer(self->stream_)
+                            .socket()
+                            .shutdown(tcp::socket::shutdown_both, ignored);
                       });
   }
 

@@ -7,7 +7,8 @@
 //
 //   bb::ProviderStandIn stripe;                               // or (Tls::kSelfSigned)
 //   stripe.AnswerWithFile("/v1/checkout/sessions/cs_1/line_items",
-//                         LICENSED_SOURCE_DIR "/tests/fixtures/stripe/checkout_session_line_items.json");
+//                         LICENSED_SOURCE_DIR
+//                         "/tests/fixtures/stripe/checkout_session_line_items.json");
 //   // a store whose options.apiBase is stripe.base_url(), served by
 //   //   licensed serve --webhook-allow-private --webhook-allow-http ...
 //   // (HTTPS: --webhook-allow-private --outgoing-ca-file <stripe.ca_file()>)
@@ -37,7 +38,7 @@ namespace bb {
 struct StandInAnswer {
   unsigned status = 200;
   std::string body;
-  std::vector<Header> headers;  // Content-Type is application/json unless given here
+  std::vector<Header> headers;         // Content-Type is application/json unless given here
   std::chrono::milliseconds delay{0};  // waited before answering: for timeouts
   bool chunked = false;  // no Content-Length: the client learns the size only by reading
 };
