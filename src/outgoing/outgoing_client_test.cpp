@@ -114,6 +114,21 @@ TEST(OutgoingClient, AHostNameThatResolvesToLoopbackIsRefusedOnItsAddress) {
   EXPECT_EQ(api.connections(), 0u);
 }
 
+// However the URL writes the address (decimal, hex, IPv6, IPv4-mapped), what is judged is
+// the socket address libcurl is about to connect to.
+TEST(OutgoingClient, AddressLiteralsInAnyNotationAreJudgedOnTheSocketAddress) {
+  ProviderStandIn api;
+  const std::string port = std::to_string(api.port());
+  const OutgoingClient strict({.allow_http = true, .allow_private = false, .ca_file = {}});
+  for (const std::string host : {"2130706433", "0x7f000001", "127.1", "[::1]", "[::ffff:127.0.0.1]",
+                                 "[64:ff9b::7f00:1]", "0.0.0.0"}) {
+    const auto r = strict.send(Get("http://" + host + ":" + port + "/v1/x"));
+    ASSERT_FALSE(r.ok()) << host << " answered " << r->status;
+    EXPECT_EQ(r.error().code, StatusCode::kInvalidArgument) << host << ": " << r.error().message;
+  }
+  EXPECT_EQ(api.connections(), 0u);
+}
+
 TEST(OutgoingClient, PlainHttpIsRefusedWithoutAllowHttpBeforeAnyConnection) {
   ProviderStandIn api;
   const auto r = OutgoingClient({.allow_http = false, .allow_private = true, .ca_file = {}})

@@ -42,11 +42,10 @@ TEST(OutgoingSettingsHelp, ServeHelpListsTheSwitchesWithoutAValue) {
 TEST(OutgoingSettingsHelp, AValueTheServerCannotUseStopsItWithExit2NamingItsSource) {
   const TempDir dir;
   const std::string store = "sqlite:" + (dir.path() / "licensed.db").string();
-  const std::vector<std::string> serve = {LicensedBinary(), "serve",         "--listen",
-                                          "127.0.0.1:0",    "--store",       store,
+  const std::vector<std::string> serve = {LicensedBinary(), "serve",      "--listen",
+                                          "127.0.0.1:0",    "--store",    store,
                                           "--signing-key",  "k1=secret-1"};
-  const CommandResult bad_switch =
-      RunCommand(serve, {{"LICENSED_WEBHOOK_ALLOW_PRIVATE", "maybe"}});
+  const CommandResult bad_switch = RunCommand(serve, {{"LICENSED_WEBHOOK_ALLOW_PRIVATE", "maybe"}});
   EXPECT_EQ(bad_switch.exit_code, 2) << bad_switch.Describe();
   EXPECT_NE(bad_switch.err.find("LICENSED_WEBHOOK_ALLOW_PRIVATE"), std::string::npos)
       << bad_switch.Describe();
