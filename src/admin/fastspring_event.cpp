@@ -31,7 +31,8 @@ Result<Customer> fastspring_customer(const boost::json::object& data) {
   Customer c;
   if (contact == nullptr) return c;
   ASSIGN_OR_RETURN(c.email, optional_string_member(*contact, "email", "data.customer.email"));
-  ASSIGN_OR_RETURN(const auto first, optional_string_member(*contact, "first", "data.customer.first"));
+  ASSIGN_OR_RETURN(const auto first,
+                   optional_string_member(*contact, "first", "data.customer.first"));
   ASSIGN_OR_RETURN(const auto last, optional_string_member(*contact, "last", "data.customer.last"));
   if (first && last) {
     c.name = *first + " " + *last;
@@ -69,7 +70,9 @@ Status read_order(const boost::json::object& data, StoreEvent& event) {
   return Ok{};
 }
 
-int64_t cents(double amount) { return std::llround(amount * 100); }
+int64_t cents(double amount) {
+  return std::llround(amount * 100);
+}
 
 Status read_return(const boost::json::object& data, StoreEvent& event) {
   ASSIGN_OR_RETURN(const auto* original, object_member(data, "original", "data.original"));
@@ -78,8 +81,8 @@ Status read_return(const boost::json::object& data, StoreEvent& event) {
                                         : string_member(*original, "id", "data.original.id"));
   ASSIGN_OR_RETURN(const double total, number_member(*original, "total", "data.original.total"));
   ASSIGN_OR_RETURN(const double returned, number_member(data, "totalReturn", "data.totalReturn"));
-  event.action = cents(returned) >= cents(total) ? StoreAction::kRefund
-                                                 : StoreAction::kPartialRefund;
+  event.action =
+      cents(returned) >= cents(total) ? StoreAction::kRefund : StoreAction::kPartialRefund;
   return Ok{};
 }
 

@@ -73,8 +73,7 @@ bool fastspring_generator_authentic(std::string_view body, const Storefront& sto
   return verify_fastspring_generator_hash(values, *hash, store.secrets);
 }
 
-Result<StoreEvent> read_fastspring_generator_event(std::string_view body,
-                                                   const Storefront& store) {
+Result<StoreEvent> read_fastspring_generator_event(std::string_view body, const Storefront& store) {
   const auto form = parse_form_body(body);
   if (!form) return store_payload_error("form", "not a form body");
   StoreEvent event;
@@ -97,8 +96,8 @@ Result<StoreEvent> read_fastspring_generator_event(std::string_view body,
   const std::string credentials = store_option(store, "apiKey").value_or("");
   lookup.headers.emplace_back(
       "Authorization",
-      "Basic " + base64_encode(reinterpret_cast<const uint8_t*>(credentials.data()),
-                               credentials.size()));
+      "Basic " +
+          base64_encode(reinterpret_cast<const uint8_t*>(credentials.data()), credentials.size()));
   event.lookup = std::move(lookup);
   return event;
 }
@@ -120,7 +119,8 @@ Result<StoreEvent> complete_fastspring_generator_event(StoreEvent event,
   for (const auto& item : items->get_array()) {
     if (!item.is_object()) return store_payload_error("order.items", "an item is an object");
     OrderLine line;
-    ASSIGN_OR_RETURN(line.item_id, string_member(item.get_object(), "product", "order.items[].product"));
+    ASSIGN_OR_RETURN(line.item_id,
+                     string_member(item.get_object(), "product", "order.items[].product"));
     ASSIGN_OR_RETURN(line.quantity,
                      quantity_member(item.get_object(), "quantity", "order.items[].quantity"));
     lines.push_back(std::move(line));

@@ -36,8 +36,7 @@ std::vector<std::string> fastspring_generator_params(const Storefront& store);
 // security_request_hash, and the hash verifies under one of the store's secrets.
 bool fastspring_generator_authentic(std::string_view body, const Storefront& store);
 
-Result<StoreEvent> read_fastspring_generator_event(std::string_view body,
-                                                   const Storefront& store);
+Result<StoreEvent> read_fastspring_generator_event(std::string_view body, const Storefront& store);
 
 // The order FastSpring's API answered (the order object, or {"orders": [...]}) holding
 // the reference: kInvalidArgument when FastSpring does not confirm a completed order of

@@ -63,8 +63,7 @@ std::string percent_encode(std::string_view value) {
   for (const char c : value) {
     const auto u = static_cast<unsigned char>(c);
     const bool unreserved = (u >= 'A' && u <= 'Z') || (u >= 'a' && u <= 'z') ||
-                            (u >= '0' && u <= '9') || u == '-' || u == '.' || u == '_' ||
-                            u == '~';
+                            (u >= '0' && u <= '9') || u == '-' || u == '.' || u == '_' || u == '~';
     if (unreserved) {
       out += c;
     } else {

@@ -19,8 +19,8 @@ Status read_order(const boost::json::object& data, const boost::json::object& a,
                    optional_string_member(a, "user_email", "data.attributes.user_email"));
   ASSIGN_OR_RETURN(event.order.customer.name,
                    optional_string_member(a, "user_name", "data.attributes.user_name"));
-  ASSIGN_OR_RETURN(const auto* item, object_member(a, "first_order_item",
-                                                   "data.attributes.first_order_item"));
+  ASSIGN_OR_RETURN(const auto* item,
+                   object_member(a, "first_order_item", "data.attributes.first_order_item"));
   OrderLine line;
   ASSIGN_OR_RETURN(line.item_id,
                    id_member(*item, "variant_id", "data.attributes.first_order_item.variant_id"));
@@ -53,9 +53,8 @@ Status read_cancellation(const boost::json::object& a, StoreEvent& event) {
 }
 
 Status read_invoice(const boost::json::object& a, const Storefront& store, StoreEvent& event) {
-  event.action = event.event_type == "subscription_payment_success"
-                     ? StoreAction::kRenewal
-                     : StoreAction::kPaymentFailed;
+  event.action = event.event_type == "subscription_payment_success" ? StoreAction::kRenewal
+                                                                    : StoreAction::kPaymentFailed;
   ASSIGN_OR_RETURN(const std::string subscription,
                    id_member(a, "subscription_id", "data.attributes.subscription_id"));
   if (event.action == StoreAction::kRenewal) {

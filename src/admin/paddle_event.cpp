@@ -78,8 +78,7 @@ Status read_adjustment(const boost::json::object& data, StoreEvent& event) {
                    string_member(data, "transaction_id", "data.transaction_id"));
   event.reference = transaction;
   if (action == "chargeback" || action == "chargeback_reverse") {
-    event.action =
-        action == "chargeback" ? StoreAction::kDispute : StoreAction::kDisputeWon;
+    event.action = action == "chargeback" ? StoreAction::kDispute : StoreAction::kDisputeWon;
     event.dispute_id = transaction;
     return Ok{};
   }
@@ -94,15 +93,15 @@ Status read_adjustment(const boost::json::object& data, StoreEvent& event) {
 Status read_cancellation(const boost::json::object& data, StoreEvent& event) {
   ASSIGN_OR_RETURN(event.reference, string_member(data, "id", "data.id"));
   event.action = StoreAction::kCancellation;
-  RETURN_IF_ERROR(read_period(data, "current_billing_period", "data.current_billing_period",
-                              event));
+  RETURN_IF_ERROR(
+      read_period(data, "current_billing_period", "data.current_billing_period", event));
   event.period_start.reset();
   if (event.period_end) return Ok{};
-  ASSIGN_OR_RETURN(const auto* change, optional_object_member(data, "scheduled_change",
-                                                               "data.scheduled_change"));
+  ASSIGN_OR_RETURN(const auto* change,
+                   optional_object_member(data, "scheduled_change", "data.scheduled_change"));
   if (change != nullptr) {
-    ASSIGN_OR_RETURN(event.period_end, optional_time_member(*change, "effective_at",
-                                                            "data.scheduled_change"));
+    ASSIGN_OR_RETURN(event.period_end,
+                     optional_time_member(*change, "effective_at", "data.scheduled_change"));
   }
   if (event.period_end) return Ok{};
   ASSIGN_OR_RETURN(event.period_end, optional_time_member(data, "canceled_at", "data.canceled_at"));
@@ -141,7 +140,8 @@ Result<StoreEvent> complete_paddle_event(StoreEvent event, std::string_view api_
   ASSIGN_OR_RETURN(const boost::json::value v, parse_store_json(api_answer, "customer"));
   if (!v.is_object()) return store_payload_error("customer", "a customer answer is an object");
   ASSIGN_OR_RETURN(const auto* data, object_member(v.get_object(), "data", "data"));
-  ASSIGN_OR_RETURN(event.order.customer.email, optional_string_member(*data, "email", "data.email"));
+  ASSIGN_OR_RETURN(event.order.customer.email,
+                   optional_string_member(*data, "email", "data.email"));
   ASSIGN_OR_RETURN(event.order.customer.name, optional_string_member(*data, "name", "data.name"));
   event.lookup.reset();
   return event;

@@ -19,8 +19,8 @@ Result<boost::json::value> parse_store_json(std::string_view body, std::string_v
   return v;
 }
 
-Result<const boost::json::object*> object_member(const boost::json::object& o,
-                                                 std::string_view key, std::string_view member) {
+Result<const boost::json::object*> object_member(const boost::json::object& o, std::string_view key,
+                                                 std::string_view member) {
   const auto* v = o.if_contains(key);
   if (v == nullptr || !v->is_object()) {
     return store_payload_error(member, std::string(member) + " must be an object");
@@ -115,9 +115,8 @@ Result<int64_t> quantity_member(const boost::json::object& o, std::string_view k
     read = ec == std::errc() && end == s.data() + s.size() && !s.empty();
   }
   if (!read || q < 1 || q > kMaxUnitsPerLine) {
-    return store_payload_error(
-        member, std::string(member) + " must be an integer from 1 to " +
-                    std::to_string(kMaxUnitsPerLine));
+    return store_payload_error(member, std::string(member) + " must be an integer from 1 to " +
+                                           std::to_string(kMaxUnitsPerLine));
   }
   return q;
 }

@@ -21,8 +21,8 @@ namespace licensed {
 Error store_payload_error(std::string_view member, std::string message);
 
 Result<boost::json::value> parse_store_json(std::string_view body, std::string_view member);
-Result<const boost::json::object*> object_member(const boost::json::object& o,
-                                                 std::string_view key, std::string_view member);
+Result<const boost::json::object*> object_member(const boost::json::object& o, std::string_view key,
+                                                 std::string_view member);
 // An object or null (nullptr) or absent (nullptr).
 Result<const boost::json::object*> optional_object_member(const boost::json::object& o,
                                                           std::string_view key,

@@ -107,7 +107,8 @@ TEST(PaddleEvent, ACompletedTransactionIsASaleWhoseBuyerComesFromTheCustomerLook
 }
 
 TEST(PaddleEvent, ARecurringTransactionRenewsItsSubscriptionForItsBillingPeriod) {
-  const StoreEvent e = read_one("paddle", "paddle/transaction_completed_renewal.json", store("paddle"));
+  const StoreEvent e =
+      read_one("paddle", "paddle/transaction_completed_renewal.json", store("paddle"));
   EXPECT_EQ(e.action, StoreAction::kRenewal);
   EXPECT_EQ(e.reference, "sub_01hstoresfixturesubscript01");
   EXPECT_EQ(e.period_start, at("2026-04-02T10:15:44.296Z"));
@@ -117,7 +118,8 @@ TEST(PaddleEvent, ARecurringTransactionRenewsItsSubscriptionForItsBillingPeriod)
 
 TEST(PaddleEvent, AdjustmentsRefundOnlyWhenApprovedAndFullAndDisputeOnChargebacks) {
   const Storefront s = store("paddle");
-  const StoreEvent full = read_one("paddle", "paddle/adjustment_updated_full_refund_approved.json", s);
+  const StoreEvent full =
+      read_one("paddle", "paddle/adjustment_updated_full_refund_approved.json", s);
   EXPECT_EQ(full.action, StoreAction::kRefund);
   EXPECT_EQ(full.reference, "txn_01hstoresfixturetxn00000001");
   EXPECT_EQ(read_one("paddle", "paddle/adjustment_created_refund_pending.json", s).action,
@@ -149,13 +151,16 @@ TEST(PaddleEvent, OtherTypesAreAcknowledgedAndMalformedEventsRefused) {
       delivery(R"({"event_id":"evt_9","event_type":"customer.updated","data":{"x":1}})"), s);
   ASSERT_TRUE(other.ok());
   EXPECT_EQ(other->action, StoreAction::kAcknowledge);
-  for (const std::string& body : std::vector<std::string>{
-           "", "[]", R"({"event_type":"transaction.completed","data":{}})",
-           R"({"event_id":"evt_1","event_type":"transaction.completed"})",
-           R"({"event_id":"evt_1","event_type":"transaction.completed","data":{"id":"txn_1","items":[{"price":{"id":"pri_1"},"quantity":0}]}})",
-           R"({"event_id":"evt_1","event_type":"transaction.completed","data":{"id":"txn_1","items":[{"quantity":1}]}})",
-           R"({"event_id":"evt_1","event_type":"adjustment.created","data":{"action":"refund"}})",
-       }) {
+  for (
+      const std::string& body : std::vector<std::string>{
+          "",
+          "[]",
+          R"({"event_type":"transaction.completed","data":{}})",
+          R"({"event_id":"evt_1","event_type":"transaction.completed"})",
+          R"({"event_id":"evt_1","event_type":"transaction.completed","data":{"id":"txn_1","items":[{"price":{"id":"pri_1"},"quantity":0}]}})",
+          R"({"event_id":"evt_1","event_type":"transaction.completed","data":{"id":"txn_1","items":[{"quantity":1}]}})",
+          R"({"event_id":"evt_1","event_type":"adjustment.created","data":{"action":"refund"}})",
+      }) {
     auto e = kPaddleStoreProvider.read(delivery(body), s);
     ASSERT_FALSE(e.ok()) << body;
     EXPECT_EQ(e.error().code, StatusCode::kInvalidArgument) << body;
@@ -188,16 +193,17 @@ TEST(FastSpringEvent, ADeliveryOfSeveralEventsIsReadWholeEachUnderItsOwnId) {
   EXPECT_EQ(events->at(1).event_key, "FsFixtureEvent0002AbCd");
   EXPECT_EQ(events->at(1).action, StoreAction::kAcknowledge);
 
-  auto single = kFastSpringStoreProvider.read(
-      delivery(fixture("fastspring/order_completed.json")), s);
+  auto single =
+      kFastSpringStoreProvider.read(delivery(fixture("fastspring/order_completed.json")), s);
   ASSERT_FALSE(single.ok()) << "read alone must not drop the second event";
-  EXPECT_TRUE(kFastSpringStoreProvider.read(
-                  delivery(fixture("fastspring/return_created_partial.json")), s)
-                  .ok());
+  EXPECT_TRUE(
+      kFastSpringStoreProvider.read(delivery(fixture("fastspring/return_created_partial.json")), s)
+          .ok());
 }
 
 TEST(FastSpringEvent, ATestOrderIsNotLive) {
-  const StoreEvent e = read_one("fastspring", "fastspring/order_completed_test.json", store("fastspring"));
+  const StoreEvent e =
+      read_one("fastspring", "fastspring/order_completed_test.json", store("fastspring"));
   EXPECT_FALSE(e.live);
   EXPECT_EQ(e.action, StoreAction::kFulfil);
 }
@@ -213,7 +219,8 @@ TEST(FastSpringEvent, AReturnOfTheWholeOrderRefundsItAndASmallerOneDoesNot) {
 
 TEST(FastSpringEvent, SubscriptionChargesAndCancellationsCiteTheSubscription) {
   const Storefront s = store("fastspring");
-  const StoreEvent renewal = read_one("fastspring", "fastspring/subscription_charge_completed.json", s);
+  const StoreEvent renewal =
+      read_one("fastspring", "fastspring/subscription_charge_completed.json", s);
   EXPECT_EQ(renewal.action, StoreAction::kRenewal);
   EXPECT_EQ(renewal.reference, "FsFixtureSubscr0001qRs");
   EXPECT_EQ(renewal.period_start, 1775124945000);
@@ -228,12 +235,17 @@ TEST(FastSpringEvent, SubscriptionChargesAndCancellationsCiteTheSubscription) {
 }
 
 TEST(FastSpringEvent, MalformedDeliveriesAreRefused) {
-  for (const std::string& body : std::vector<std::string>{
-           "", "{}", R"({"events":[]})", R"({"events":{}})", R"({"events":[1]})",
-           R"({"events":[{"id":"e1","type":"order.completed"}]})",
-           R"({"events":[{"id":"e1","type":"order.completed","live":true,"data":{"order":"o","items":[{"product":"p","quantity":1001}]}}]})",
-           R"({"events":[{"id":"e1","type":"x","live":true},{"id":"e2","type":"order.completed","live":true,"data":{}}]})",
-       }) {
+  for (
+      const std::string& body : std::vector<std::string>{
+          "",
+          "{}",
+          R"({"events":[]})",
+          R"({"events":{}})",
+          R"({"events":[1]})",
+          R"({"events":[{"id":"e1","type":"order.completed"}]})",
+          R"({"events":[{"id":"e1","type":"order.completed","live":true,"data":{"order":"o","items":[{"product":"p","quantity":1001}]}}]})",
+          R"({"events":[{"id":"e1","type":"x","live":true},{"id":"e2","type":"order.completed","live":true,"data":{}}]})",
+      }) {
     auto e = read_store_events(provider("fastspring"), delivery(body), store("fastspring"));
     ASSERT_FALSE(e.ok()) << body;
     EXPECT_EQ(e.error().code, StatusCode::kInvalidArgument) << body;
@@ -259,13 +271,15 @@ TEST(FastSpringGenerator, ARequestHashedWithTheKeyAndTheConfiguredNamesIsAuthent
   other_key.secrets = {"rotated-key"};
   EXPECT_FALSE(p.authentic(delivery(body), other_key));
   // One name fewer configured: the form now carries a name the store does not accept.
-  Storefront fewer = store("fastspring-generator",
-                           R"({"generatorParams": ["company", "email", "internalProductName", "name", "quantity", "reference"]})");
+  Storefront fewer = store(
+      "fastspring-generator",
+      R"({"generatorParams": ["company", "email", "internalProductName", "name", "quantity", "reference"]})");
   fewer.secrets = generator_store().secrets;
   EXPECT_FALSE(p.authentic(delivery(body), fewer));
   // One name more configured: the form lacks one.
-  Storefront more = store("fastspring-generator",
-                          R"({"generatorParams": ["company", "email", "internalProductName", "name", "quantity", "reference", "test", "subscriptionReference"]})");
+  Storefront more = store(
+      "fastspring-generator",
+      R"({"generatorParams": ["company", "email", "internalProductName", "name", "quantity", "reference", "test", "subscriptionReference"]})");
   more.secrets = generator_store().secrets;
   EXPECT_FALSE(p.authentic(delivery(body), more));
   EXPECT_FALSE(p.authentic(delivery(body + "&email=x"), generator_store())) << "a name twice";
@@ -354,31 +368,39 @@ TEST(LemonSqueezyEvent, ACancellationCitesTheOrderAndInvoicesLookUpTheirSubscrip
   EXPECT_EQ(cancel.reference, "78001");
   EXPECT_EQ(cancel.period_end, at("2026-05-02T10:15:44Z"));
 
-  const StoreEvent paid = read_one("lemonsqueezy", "lemonsqueezy/subscription_payment_success.json", s);
+  const StoreEvent paid =
+      read_one("lemonsqueezy", "lemonsqueezy/subscription_payment_success.json", s);
   EXPECT_EQ(paid.action, StoreAction::kRenewal);
   ASSERT_TRUE(paid.lookup.has_value());
   EXPECT_EQ(paid.lookup->base, "https://api.lemonsqueezy.com");
   EXPECT_EQ(paid.lookup->path_and_query, "/v1/subscriptions/62001");
-  auto renewed = kLemonSqueezyStoreProvider.complete(paid, fixture("lemonsqueezy/subscription.json"), s);
+  auto renewed =
+      kLemonSqueezyStoreProvider.complete(paid, fixture("lemonsqueezy/subscription.json"), s);
   ASSERT_TRUE(renewed.ok()) << renewed.error().message;
   EXPECT_EQ(renewed->reference, "78001");
   EXPECT_EQ(renewed->period_start, at("2026-04-02T10:15:44Z"));
   EXPECT_EQ(renewed->period_end, at("2026-05-02T10:15:44Z"));
   EXPECT_FALSE(renewed->lookup.has_value());
 
-  const StoreEvent failed = read_one("lemonsqueezy", "lemonsqueezy/subscription_payment_failed.json", s);
+  const StoreEvent failed =
+      read_one("lemonsqueezy", "lemonsqueezy/subscription_payment_failed.json", s);
   EXPECT_EQ(failed.action, StoreAction::kPaymentFailed);
-  auto done = kLemonSqueezyStoreProvider.complete(failed, fixture("lemonsqueezy/subscription.json"), s);
+  auto done =
+      kLemonSqueezyStoreProvider.complete(failed, fixture("lemonsqueezy/subscription.json"), s);
   ASSERT_TRUE(done.ok());
   EXPECT_EQ(done->reference, "78001");
 }
 
 TEST(LemonSqueezyEvent, MalformedPayloadsAreRefused) {
-  for (const std::string& body : std::vector<std::string>{
-           "", "{}", R"({"meta":{}})", R"({"meta":{"event_name":"order_created","test_mode":"no"}})",
-           R"({"meta":{"event_name":"order_created"},"data":{"id":"1","attributes":{"status":"paid"}}})",
-           R"({"meta":{"event_name":"order_refunded"},"data":{"id":"1","attributes":{"total":10}}})",
-       }) {
+  for (
+      const std::string& body : std::vector<std::string>{
+          "",
+          "{}",
+          R"({"meta":{}})",
+          R"({"meta":{"event_name":"order_created","test_mode":"no"}})",
+          R"({"meta":{"event_name":"order_created"},"data":{"id":"1","attributes":{"status":"paid"}}})",
+          R"({"meta":{"event_name":"order_refunded"},"data":{"id":"1","attributes":{"total":10}}})",
+      }) {
     auto e = kLemonSqueezyStoreProvider.read(delivery(body), store("lemonsqueezy"));
     ASSERT_FALSE(e.ok()) << body;
     EXPECT_EQ(e.error().code, StatusCode::kInvalidArgument) << body;
@@ -392,7 +414,8 @@ constexpr std::string_view kGumroadOptions =
 
 TEST(GumroadEvent, APingIsAuthenticOnlyForTheConfiguredSeller) {
   const std::string body = fixture("gumroad/sale_ping.txt");
-  EXPECT_TRUE(kGumroadStoreProvider.authentic(delivery(body), store("gumroad", std::string(kGumroadOptions))));
+  EXPECT_TRUE(kGumroadStoreProvider.authentic(delivery(body),
+                                              store("gumroad", std::string(kGumroadOptions))));
   EXPECT_FALSE(kGumroadStoreProvider.authentic(
       delivery(body), store("gumroad", R"({"sellerId": "gRsFixtureSeller0002=="})")));
   EXPECT_FALSE(kGumroadStoreProvider.authentic(delivery(body), store("gumroad")));
@@ -439,7 +462,8 @@ TEST(GumroadEvent, TheApiNotThePingDecidesRefundsDisputesAndCancellations) {
   // A "sale" ping for a sale the API reports refunded is a refund: the API wins.
   auto ping = kGumroadStoreProvider.read(delivery(fixture("gumroad/sale_ping.txt")), s);
   ASSERT_TRUE(ping.ok());
-  auto refunded = kGumroadStoreProvider.complete(ping.value(), fixture("gumroad/sale_refunded.json"), s);
+  auto refunded =
+      kGumroadStoreProvider.complete(ping.value(), fixture("gumroad/sale_refunded.json"), s);
   ASSERT_TRUE(refunded.ok());
   EXPECT_EQ(refunded->action, StoreAction::kRefund);
   EXPECT_EQ(refunded->reference, "gRsFixtureSale0001==");
@@ -447,19 +471,23 @@ TEST(GumroadEvent, TheApiNotThePingDecidesRefundsDisputesAndCancellations) {
   auto refund_ping = kGumroadStoreProvider.read(delivery(fixture("gumroad/refund_ping.txt")), s);
   ASSERT_TRUE(refund_ping.ok());
   EXPECT_EQ(refund_ping->event_type, "refund");
-  auto not_refunded = kGumroadStoreProvider.complete(refund_ping.value(), fixture("gumroad/sale.json"), s);
+  auto not_refunded =
+      kGumroadStoreProvider.complete(refund_ping.value(), fixture("gumroad/sale.json"), s);
   ASSERT_TRUE(not_refunded.ok());
   EXPECT_NE(not_refunded->action, StoreAction::kRefund);
 
-  auto disputed = kGumroadStoreProvider.complete(ping.value(), fixture("gumroad/sale_disputed.json"), s);
+  auto disputed =
+      kGumroadStoreProvider.complete(ping.value(), fixture("gumroad/sale_disputed.json"), s);
   ASSERT_TRUE(disputed.ok());
   EXPECT_EQ(disputed->action, StoreAction::kDispute);
-  auto won = kGumroadStoreProvider.complete(ping.value(), fixture("gumroad/sale_dispute_won.json"), s);
+  auto won =
+      kGumroadStoreProvider.complete(ping.value(), fixture("gumroad/sale_dispute_won.json"), s);
   ASSERT_TRUE(won.ok());
   EXPECT_EQ(won->action, StoreAction::kDisputeWon);
   EXPECT_EQ(won->dispute_id, disputed->dispute_id);
 
-  auto cancel_ping = kGumroadStoreProvider.read(delivery(fixture("gumroad/cancellation_ping.txt")), s);
+  auto cancel_ping =
+      kGumroadStoreProvider.read(delivery(fixture("gumroad/cancellation_ping.txt")), s);
   ASSERT_TRUE(cancel_ping.ok());
   EXPECT_EQ(cancel_ping->event_type, "cancellation");
   auto cancelled = kGumroadStoreProvider.complete(
@@ -470,14 +498,15 @@ TEST(GumroadEvent, TheApiNotThePingDecidesRefundsDisputesAndCancellations) {
   ASSERT_TRUE(cancelled->lookup.has_value()) << "the end comes from the subscriber";
   EXPECT_EQ(cancelled->lookup->path_and_query,
             "/v2/subscribers/gRsFixtureSubscr01%3D%3D?access_token=gr%20token");
-  auto ended = kGumroadStoreProvider.complete(cancelled.value(), fixture("gumroad/subscriber.json"), s);
+  auto ended =
+      kGumroadStoreProvider.complete(cancelled.value(), fixture("gumroad/subscriber.json"), s);
   ASSERT_TRUE(ended.ok()) << ended.error().message;
   EXPECT_FALSE(ended->lookup.has_value());
   EXPECT_EQ(ended->action, StoreAction::kCancellation);
   EXPECT_EQ(ended->period_end, at("2026-05-02T10:15:44Z"));
 
-  auto recurring = kGumroadStoreProvider.complete(
-      ping.value(), fixture("gumroad/sale_recurring_charge.json"), s);
+  auto recurring = kGumroadStoreProvider.complete(ping.value(),
+                                                  fixture("gumroad/sale_recurring_charge.json"), s);
   ASSERT_FALSE(recurring.ok()) << "the API answered another sale than the ping named";
   auto failed = kGumroadStoreProvider.complete(ping.value(), R"({"success": false})", s);
   EXPECT_FALSE(failed.ok());
@@ -494,11 +523,13 @@ TEST(FormBody, DecodesPlusAndEscapesAndRefusesMalformedOnes) {
   EXPECT_EQ(form_value(*form, "z"), std::nullopt);
   EXPECT_EQ(form_value(*parse_form_body("a=1&a=2"), "a"), std::nullopt) << "ambiguous";
   EXPECT_TRUE(parse_form_body("")->empty());
-  for (const std::string& bad : std::vector<std::string>{"a=%4", "a=%zz", "=1", "a=1&&b=2", "a=%"}) {
+  for (const std::string& bad :
+       std::vector<std::string>{"a=%4", "a=%zz", "=1", "a=1&&b=2", "a=%"}) {
     EXPECT_FALSE(parse_form_body(bad).has_value()) << bad;
   }
   std::string many;
-  for (size_t i = 0; i <= kMaxFormParameters; ++i) many += (i ? "&p" : "p") + std::to_string(i) + "=1";
+  for (size_t i = 0; i <= kMaxFormParameters; ++i)
+    many += (i ? "&p" : "p") + std::to_string(i) + "=1";
   EXPECT_FALSE(parse_form_body(many).has_value());
   EXPECT_EQ(percent_encode("a b=/~"), "a%20b%3D%2F~");
 }

@@ -38,8 +38,8 @@ TEST(PaddleSignature, AKnownAnswerVerifies) {
   const std::string header = "ts=1780000000;h1=" + std::string(kPaddleH1);
   EXPECT_TRUE(verify_paddle_signature(header, kBody, {"pdl_ntfset_secret"}, kNow));
   EXPECT_FALSE(verify_paddle_signature(header, kBody, {"another"}, kNow));
-  EXPECT_FALSE(verify_paddle_signature(header, std::string(kBody) + " ", {"pdl_ntfset_secret"},
-                                       kNow));
+  EXPECT_FALSE(
+      verify_paddle_signature(header, std::string(kBody) + " ", {"pdl_ntfset_secret"}, kNow));
 }
 
 TEST(PaddleSignature, DuringARotationAnyOfSeveralSecretsAndSeveralH1Verifies) {
@@ -71,19 +71,19 @@ TEST(PaddleSignature, RefusesMalformedHeaders) {
   const std::string h1 = "h1=" + std::string(64, 'a');
   for (const std::string& bad : {
            std::string(),
-           std::string("ts=12"),               // no h1
-           h1,                                 // no ts
-           "ts=12;ts=13;" + h1,                // two ts
-           "ts=;" + h1,                        // empty ts
-           "ts=1x;" + h1,                      // not digits
-           "ts=1234567890123;" + h1,           // more than 12 digits
+           std::string("ts=12"),                // no h1
+           h1,                                  // no ts
+           "ts=12;ts=13;" + h1,                 // two ts
+           "ts=;" + h1,                         // empty ts
+           "ts=1x;" + h1,                       // not digits
+           "ts=1234567890123;" + h1,            // more than 12 digits
            "ts=12;h1=" + std::string(63, 'a'),  // short digest
            "ts=12;h1=" + std::string(64, 'z'),  // not hex
-           "ts=12," + h1,                      // Stripe's separator
-           "ts=12;" + h1 + ";",                // empty element
-           "ts=12;;" + h1,                     // empty element
-           "ts=12;=x;" + h1,                   // no name
-           "ts=12; " + h1,                     // no trimming
+           "ts=12," + h1,                       // Stripe's separator
+           "ts=12;" + h1 + ";",                 // empty element
+           "ts=12;;" + h1,                      // empty element
+           "ts=12;=x;" + h1,                    // no name
+           "ts=12; " + h1,                      // no trimming
        }) {
     EXPECT_FALSE(parse_paddle_signature(bad).has_value()) << bad;
   }
@@ -108,13 +108,12 @@ TEST(FastSpringSignature, AKnownAnswerVerifiesUnderAnyOfTheSecrets) {
 TEST(FastSpringSignature, RefusesWhatIsNotTheBase64OfADigest) {
   const std::string sig(kFastSpringSignature);
   for (const std::string& bad : {
-           std::string(),
-           sig.substr(0, sig.size() - 1),     // padding cut
-           sig + "=",                         // extra padding
-           " " + sig,                         // whitespace
-           std::string(64, 'a'),              // hex, not base64
-           std::string("AAAA"),               // 3 bytes
-           hmac_hex("fs_secret", kBody),      // the right digest, in hex
+           std::string(), sig.substr(0, sig.size() - 1),  // padding cut
+           sig + "=",                                     // extra padding
+           " " + sig,                                     // whitespace
+           std::string(64, 'a'),                          // hex, not base64
+           std::string("AAAA"),                           // 3 bytes
+           hmac_hex("fs_secret", kBody),                  // the right digest, in hex
        }) {
     EXPECT_FALSE(verify_fastspring_signature(bad, kBody, {"fs_secret"})) << bad;
   }
@@ -127,10 +126,10 @@ TEST(LemonSqueezySignature, AKnownAnswerVerifiesInEitherCaseUnderAnyOfTheSecrets
   EXPECT_TRUE(verify_lemonsqueezy_signature(upper, kBody, {"x", "ls_secret"}));
   EXPECT_FALSE(verify_lemonsqueezy_signature(kLemonSqueezySignature, kBody, {"x"}));
   EXPECT_FALSE(verify_lemonsqueezy_signature(kLemonSqueezySignature, "{}", {"ls_secret"}));
-  EXPECT_FALSE(verify_lemonsqueezy_signature("sha256=" + std::string(kLemonSqueezySignature),
-                                             kBody, {"ls_secret"}));
-  EXPECT_FALSE(verify_lemonsqueezy_signature(kLemonSqueezySignature.substr(1), kBody,
+  EXPECT_FALSE(verify_lemonsqueezy_signature("sha256=" + std::string(kLemonSqueezySignature), kBody,
                                              {"ls_secret"}));
+  EXPECT_FALSE(
+      verify_lemonsqueezy_signature(kLemonSqueezySignature.substr(1), kBody, {"ls_secret"}));
   EXPECT_FALSE(verify_lemonsqueezy_signature("", kBody, {"ls_secret"}));
 }
 
@@ -144,8 +143,8 @@ TEST(FastSpringGeneratorHash, IsMd5OfTheValuesSortedByNameThenTheKey) {
   EXPECT_TRUE(verify_fastspring_generator_hash(params, "E0DFFDDA848A2D04D011C7E84B2ABD96",
                                                {"rotated", "key"}));
   EXPECT_FALSE(verify_fastspring_generator_hash(params, kHash, {"rotated"}));
-  EXPECT_FALSE(verify_fastspring_generator_hash({{"a", "a-value"}, {"z", "b-value"}}, kHash,
-                                                {"key"}));
+  EXPECT_FALSE(
+      verify_fastspring_generator_hash({{"a", "a-value"}, {"z", "b-value"}}, kHash, {"key"}));
   EXPECT_FALSE(verify_fastspring_generator_hash(params, kHash.substr(2), {"key"}));
   EXPECT_FALSE(verify_fastspring_generator_hash(params, "", {"key"}));
   EXPECT_FALSE(verify_fastspring_generator_hash(params, kHash, {}));
