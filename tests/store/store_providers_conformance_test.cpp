@@ -50,7 +50,8 @@ class StoreProviderConformance : public ::testing::TestWithParam<std::string> {
       auto p = licensed::create_product(tx, "studio", "Studio Plugin", licensed::AdminContext{kT0});
       if (!p.ok()) return p.error();
       const boost::json::object plan{{"code", "seat"}, {"name", "Seat"}, {"max", 1}};
-      if (auto c = licensed::create_plan(tx, "studio", plan, licensed::AdminContext{kT0}); !c.ok()) {
+      if (auto c = licensed::create_plan(tx, "studio", plan, licensed::AdminContext{kT0});
+          !c.ok()) {
         return c.error();
       }
       return p->id;
@@ -70,7 +71,8 @@ class StoreProviderConformance : public ::testing::TestWithParam<std::string> {
     auto made = Write([&](StoreTx& tx) -> Result<Storefront> {
       auto s = tx.insert_storefront(f);
       if (!s.ok()) return s.error();
-      if (auto put = tx.put_sku_mapping(s->id, SkuMapping{"studio-plugin", product_id_, "seat", true});
+      if (auto put =
+              tx.put_sku_mapping(s->id, SkuMapping{"studio-plugin", product_id_, "seat", true});
           !put.ok()) {
         return put.error();
       }
@@ -112,7 +114,8 @@ TEST_P(StoreProviderConformance, AFastSpringManualRetryWithANewEventIdMakesNoSec
   const std::string first_body = fixture("fastspring/order_completed.json");
   // FastSpring's manual retry: the same order under new event ids.
   std::string retry_body = first_body;
-  for (const std::string& id : std::vector<std::string>{"FsFixtureEvent0001AbCd", "FsFixtureEvent0002AbCd"}) {
+  for (const std::string& id :
+       std::vector<std::string>{"FsFixtureEvent0001AbCd", "FsFixtureEvent0002AbCd"}) {
     retry_body.replace(retry_body.find(id), id.size(), id.substr(0, id.size() - 4) + "ReTr");
   }
   ASSERT_NE(retry_body, first_body);
@@ -137,7 +140,8 @@ TEST_P(StoreProviderConformance, AFastSpringManualRetryWithANewEventIdMakesNoSec
   EXPECT_TRUE(again[1].duplicate);
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, StoreProviderConformance, ::testing::Values("sqlite", "postgresql"),
+INSTANTIATE_TEST_SUITE_P(Stores, StoreProviderConformance,
+                         ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
