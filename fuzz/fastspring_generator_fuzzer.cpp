@@ -38,6 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
   }
   if (kept.size() != 4) return 0;
-  fuzz::require(!verify_fastspring_generator_hash(kept, "", store.secrets), "an empty hash verifies");
+  fuzz::require(!verify_fastspring_generator_hash(kept, "", store.secrets),
+                "an empty hash verifies");
   return 0;
 }
