@@ -106,7 +106,28 @@ struct StoreProvider {
   // The FastSpring generator prints its answer on the receipt: the keys as text/plain,
   // one per line. Every other provider answers {"ok": true}.
   bool answers_keys_as_text = false;
+  // Providers whose delivery carries several events (FastSpring's {"events": [...]}):
+  // every event, in the order sent. Null for the others, whose delivery is one event
+  // (`read`). The handler calls read_store_events, which picks the right one.
+  Result<std::vector<StoreEvent>> (*read_all)(const InboundDelivery& delivery,
+                                              const Storefront& store) = nullptr;
 };
+
+// The events a delivery carries: `read_all` where the provider has it, else the one
+// event of `read`. The handler completes and applies each in order, all in one write
+// transaction, and answers 200 only when every one succeeded (a failed one rolls the
+// delivery back; the provider's retry finds the applied ones as duplicates).
+Result<std::vector<StoreEvent>> read_store_events(const StoreProvider& provider,
+                                                  const InboundDelivery& delivery,
+                                                  const Storefront& store);
+
+// The providers of spec §20 other than Stripe, each defined in
+// admin/<provider>_provider.cpp.
+extern const StoreProvider kPaddleStoreProvider;
+extern const StoreProvider kFastSpringStoreProvider;
+extern const StoreProvider kFastSpringGeneratorStoreProvider;
+extern const StoreProvider kLemonSqueezyStoreProvider;
+extern const StoreProvider kGumroadStoreProvider;
 
 // The provider named `name`, or null (the URL then fails the check: 400, empty body).
 const StoreProvider* find_store_provider(std::string_view name);

@@ -1,7 +1,13 @@
 #include "auth/store_signatures.h"
 
-#include <charconv>
+#include <openssl/evp.h>
 
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <memory>
+
+#include "auth/base64.h"
 #include "core/hex.h"
 
 namespace licensed {
@@ -53,6 +59,31 @@ bool any_hmac_matches(std::string_view message, const std::vector<std::string>& 
   return matched;
 }
 
+using Md5Digest = std::array<uint8_t, 16>;
+
+// MD5 through OpenSSL's EVP interface (never written here): false when the library fails.
+bool md5(std::string_view data, Md5Digest& out) {
+  const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(),
+                                                                    &EVP_MD_CTX_free);
+  unsigned int size = 0;
+  return ctx && EVP_DigestInit_ex(ctx.get(), EVP_md5(), nullptr) == 1 &&
+         EVP_DigestUpdate(ctx.get(), data.data(), data.size()) == 1 &&
+         EVP_DigestFinal_ex(ctx.get(), out.data(), &size) == 1 && size == out.size();
+}
+
+template <size_t N>
+std::optional<std::array<uint8_t, N>> parse_hex_bytes(std::string_view text) {
+  std::array<uint8_t, N> out{};
+  if (text.size() != N * 2) return std::nullopt;
+  for (size_t i = 0; i < N; ++i) {
+    const int hi = hex_digit_value(text[2 * i]);
+    const int lo = hex_digit_value(text[2 * i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[i] = static_cast<uint8_t>(hi * 16 + lo);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<StripeSignatureHeader> parse_stripe_signature(std::string_view header) {
@@ -95,6 +126,93 @@ bool verify_stripe_signature(std::string_view header, std::string_view body,
   message += '.';
   message.append(body);
   return any_hmac_matches(message, secrets, parsed->v1);
+}
+
+std::optional<PaddleSignatureHeader> parse_paddle_signature(std::string_view header) {
+  if (header.empty() || header.size() > kMaxStoreSignatureHeaderBytes) return std::nullopt;
+  PaddleSignatureHeader out;
+  bool has_ts = false;
+  size_t elements = 0;
+  while (true) {
+    const size_t semicolon = header.find(';');
+    const std::string_view element = header.substr(0, semicolon);
+    if (++elements > kMaxStripeSignatureElements) return std::nullopt;
+    const size_t eq = element.find('=');
+    if (eq == std::string_view::npos || eq == 0) return std::nullopt;
+    const std::string_view name = element.substr(0, eq);
+    const std::string_view value = element.substr(eq + 1);
+    if (name == "ts") {
+      if (has_ts) return std::nullopt;
+      const auto ts = parse_unix_seconds(value);
+      if (!ts) return std::nullopt;
+      out.timestamp = *ts;
+      out.timestamp_text = std::string(value);
+      has_ts = true;
+    } else if (name == "h1") {
+      const auto digest = parse_hex_digest(value);
+      if (!digest) return std::nullopt;
+      out.h1.push_back(*digest);
+    }
+    if (semicolon == std::string_view::npos) break;
+    header.remove_prefix(semicolon + 1);
+  }
+  if (!has_ts || out.h1.empty()) return std::nullopt;
+  return out;
+}
+
+bool verify_paddle_signature(std::string_view header, std::string_view body,
+                             const std::vector<std::string>& secrets, UnixMillis now) {
+  const auto parsed = parse_paddle_signature(header);
+  if (!parsed || !within_tolerance(parsed->timestamp, now)) return false;
+  std::string message = parsed->timestamp_text;
+  message += ':';
+  message.append(body);
+  return any_hmac_matches(message, secrets, parsed->h1);
+}
+
+bool verify_fastspring_signature(std::string_view header, std::string_view body,
+                                 const std::vector<std::string>& secrets) {
+  if (header.size() > kMaxStoreSignatureHeaderBytes) return false;
+  const auto bytes = base64_decode(header);
+  Sha256Digest digest{};
+  if (!bytes || bytes->size() != digest.size()) return false;
+  std::copy(bytes->begin(), bytes->end(), digest.begin());
+  return any_hmac_matches(body, secrets, {digest});
+}
+
+bool verify_lemonsqueezy_signature(std::string_view header, std::string_view body,
+                                   const std::vector<std::string>& secrets) {
+  const auto digest = parse_hex_digest(header);
+  return digest && any_hmac_matches(body, secrets, {*digest});
+}
+
+bool verify_fastspring_generator_hash(
+    const std::vector<std::pair<std::string, std::string>>& params, std::string_view hash_hex,
+    const std::vector<std::string>& secrets) {
+  const auto given = parse_hex_bytes<16>(hash_hex);
+  if (!given) return false;
+  std::vector<const std::pair<std::string, std::string>*> sorted;
+  sorted.reserve(params.size());
+  for (const auto& p : params) sorted.push_back(&p);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  std::string values;
+  for (const auto* p : sorted) values += p->second;
+  bool matched = false;
+  for (const auto& secret : secrets) {
+    if (secret.empty()) continue;
+    Md5Digest expected{};
+    if (!md5(values + secret, expected)) return false;
+    matched |= crypto::equal_in_constant_time(expected.data(), given->data(), expected.size());
+  }
+  return matched;
+}
+
+bool texts_equal_in_constant_time(std::string_view a, std::string_view b) {
+  Sha256Digest da{};
+  Sha256Digest db{};
+  if (!crypto::sha256(a, da) || !crypto::sha256(b, db)) return false;
+  return crypto::equal_in_constant_time(da.data(), db.data(), da.size());
 }
 
 }  // namespace licensed

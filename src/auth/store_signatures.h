@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "auth/crypto_primitives.h"
@@ -38,5 +39,43 @@ std::optional<StripeSignatureHeader> parse_stripe_signature(std::string_view hea
 // and one of its `v1` is HMAC-SHA256 under one of `secrets` of "<t>.<body>" (t as sent).
 bool verify_stripe_signature(std::string_view header, std::string_view body,
                              const std::vector<std::string>& secrets, UnixMillis now);
+
+// Paddle Billing's `Paddle-Signature: ts=<unix seconds>;h1=<hex>[;h1=<hex>...]`:
+// semicolon-separated `name=value` elements, exactly one `ts` (decimal digits, at most
+// 12), at least one `h1` (64 hex digits; Paddle sends several while a secret rotates),
+// elements of other names skipped; at most kMaxStripeSignatureElements elements.
+struct PaddleSignatureHeader {
+  int64_t timestamp = 0;
+  std::string timestamp_text;  // as sent: the signed message starts with it
+  std::vector<Sha256Digest> h1;
+};
+std::optional<PaddleSignatureHeader> parse_paddle_signature(std::string_view header);
+
+// True when `header` parses, its `ts` is within kStoreSignatureToleranceSeconds of `now`,
+// and one of its `h1` is HMAC-SHA256 under one of `secrets` of "<ts>:<body>".
+bool verify_paddle_signature(std::string_view header, std::string_view body,
+                             const std::vector<std::string>& secrets, UnixMillis now);
+
+// FastSpring's `X-FS-Signature`: the standard base64 (padded, canonical) of
+// HMAC-SHA256(secret, body). No timestamp: FastSpring signs the body alone.
+bool verify_fastspring_signature(std::string_view header, std::string_view body,
+                                 const std::vector<std::string>& secrets);
+
+// Lemon Squeezy's `X-Signature`: HMAC-SHA256(secret, body) in hex (either case).
+bool verify_lemonsqueezy_signature(std::string_view header, std::string_view body,
+                                   const std::vector<std::string>& secrets);
+
+// The FastSpring remote license generator's `security_request_hash`: MD5, in hex, of the
+// values of every other parameter, sorted by name (bytewise), concatenated, followed by
+// the private key (one of `secrets`). `params` are the decoded form parameters except
+// security_request_hash itself; their names must be distinct (the caller checks).
+bool verify_fastspring_generator_hash(
+    const std::vector<std::pair<std::string, std::string>>& params, std::string_view hash_hex,
+    const std::vector<std::string>& secrets);
+
+// Whether two texts are equal, in a time that depends on neither's content (their SHA-256
+// digests are compared): for values that are not secrets keyed into an HMAC but still
+// decide authenticity, such as Gumroad's seller_id.
+bool texts_equal_in_constant_time(std::string_view a, std::string_view b);
 
 }  // namespace licensed
