@@ -1,13 +1,12 @@
-#include "admin/store_provider.h"
-
 #include <algorithm>
+
+#include "admin/store_provider.h"
 
 namespace licensed {
 
 const std::vector<const StoreProvider*>& store_providers() {
   // One line per provider, in the order of spec §20's list.
-  static const std::vector<const StoreProvider*> all = {
-  };
+  static const std::vector<const StoreProvider*> all = {};
   return all;
 }
 
