@@ -160,6 +160,9 @@ RequestResult<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call,
     }
     filter.deleted = *deleted == "true";
   }
+  // Support's search for a sale (spec §20): the buyer's email, the store's order id.
+  if (const auto email = filter_value(call, "email")) filter.customer_email = std::string(*email);
+  if (const auto order = filter_value(call, "orderId")) filter.order_id = std::string(*order);
   ASSIGN_OR_RETURN(std::vector<License> rows, tx.list_licenses(filter, after, page.limit + 1));
   const UnixMillis now = ctx.now;
   return AdminAnswer{200, page_json(

@@ -30,6 +30,10 @@ struct LicenseFilter {
   std::optional<bool> expired;
   UnixMillis now = 0;
   bool deleted = false;
+  // Support's search (spec §20): the buyer's email, compared without regard to ASCII
+  // case, and the store's order id, compared exactly.
+  std::optional<std::string> customer_email;
+  std::optional<std::string> order_id;
 };
 
 // Which way a page of one license's audit runs: oldest first (the admin API, `licensed

@@ -16,6 +16,8 @@ const std::string kListLicenses =
     " AND ($3::text IS NULL OR l.status = $3) AND (l.deleted_at IS NOT NULL) = $4"
     " AND ($6::bigint IS NULL OR"
     " (CASE WHEN l.expires_at IS NOT NULL AND l.expires_at <= $7 THEN 1 ELSE 0 END) = $6)"
+    " AND ($8::text IS NULL OR lower(l.customer_email) = lower($8))"
+    " AND ($9::text IS NULL OR l.source_order_id = $9)"
     " ORDER BY l.id LIMIT $5";
 
 const std::string kSelectAdminTokens =
@@ -176,7 +178,7 @@ Result<std::vector<License>> PgTx::list_licenses(const LicenseFilter& filter, in
   p.add(filter.deleted).add(limit);
   p.add(filter.expired ? std::optional<int64_t>(*filter.expired ? 1 : 0)
                        : std::optional<int64_t>());
-  p.add(filter.now);
+  p.add(filter.now).add(filter.customer_email).add(filter.order_id);
   ASSIGN_OR_RETURN(auto r, conn_.query(kListLicenses, p, "list licenses"));
   std::vector<License> out;
   for (int i = 0; i < r.rows(); ++i) {

@@ -14,6 +14,8 @@ const std::string kListLicenses =
     kSelectLicensesSql +
     " WHERE l.id > ?1 AND (?2 IS NULL OR l.product_id = ?2) AND (?3 IS NULL OR l.status = ?3)"
     " AND (?6 IS NULL OR (l.expires_at IS NOT NULL AND l.expires_at <= ?7) = ?6)"
+    " AND (?8 IS NULL OR lower(l.customer_email) = lower(?8))"
+    " AND (?9 IS NULL OR l.source_order_id = ?9)"
     " AND (l.deleted_at IS NOT NULL) = ?4 ORDER BY l.id LIMIT ?5";
 
 const std::string kSelectAdminTokens =
@@ -180,7 +182,7 @@ Result<std::vector<License>> SqliteTx::list_licenses(const LicenseFilter& filter
   } else {
     s->bind_null(6);
   }
-  s->bind(7, filter.now);
+  s->bind(7, filter.now).bind(8, filter.customer_email).bind(9, filter.order_id);
   std::vector<License> out;
   int rc;
   while ((rc = s->step()) == SQLITE_ROW) {
