@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <boost/json/object.hpp>
+#include <future>
+#include <latch>
 
 #include "admin/admin_operations.h"
 #include "admin/plan_operations.h"
@@ -66,8 +68,7 @@ class StoreLifecycle : public ::testing::TestWithParam<std::string> {
 
   // A Stripe store mapping price_single to one license per unit of reverb's plan "pro",
   // with a paymentGrace of one hour.
-  Storefront MakeStore(const std::string& options = R"({"testMode":false})",
-                       char token = 'a') {
+  Storefront MakeStore(const std::string& options = R"({"testMode":false})", char token = 'a') {
     Storefront f;
     f.provider = "stripe";
     f.name = "Main shop";
@@ -79,7 +80,8 @@ class StoreLifecycle : public ::testing::TestWithParam<std::string> {
     auto made = Write([&](StoreTx& tx) -> Result<Storefront> {
       auto s = tx.insert_storefront(f);
       if (!s.ok()) return s.error();
-      if (auto put = tx.put_sku_mapping(s->id, SkuMapping{"price_single", product_id_, "pro", true});
+      if (auto put =
+              tx.put_sku_mapping(s->id, SkuMapping{"price_single", product_id_, "pro", true});
           !put.ok()) {
         return put.error();
       }
@@ -308,13 +310,14 @@ TEST_P(StoreLifecycle, ACancellationSetsThePeriodsEndButNeverFromAnOlderPeriod) 
                   .changed_keys.empty());
   EXPECT_EQ(Find(keys[0]).expires_at, kT0 + 60 * kDay);
   // Cancelled in the current period, ending early (at once): expiresAt is its end.
-  const StoreOutcome out = Must(
-      s, Period("evt_c2", StoreAction::kCancellation, kT0 + 30 * kDay, kT0 + 45 * kDay));
+  const StoreOutcome out =
+      Must(s, Period("evt_c2", StoreAction::kCancellation, kT0 + 30 * kDay, kT0 + 45 * kDay));
   EXPECT_EQ(out.changed_keys, keys);
   for (const auto& key : keys) EXPECT_EQ(Find(key).expires_at, kT0 + 45 * kDay);
 }
 
-TEST_P(StoreLifecycle, AFailedPaymentKeepsAccessForTheGraceThenTheSweepSuspendsAndAPaymentRestores) {
+TEST_P(StoreLifecycle,
+       AFailedPaymentKeepsAccessForTheGraceThenTheSweepSuspendsAndAPaymentRestores) {
   const Storefront s = MakeStore();
   const auto keys = Sell(s);
   licensed::ManualClock clock(kT0 + kDay);
@@ -343,9 +346,9 @@ TEST_P(StoreLifecycle, AFailedPaymentKeepsAccessForTheGraceThenTheSweepSuspendsA
 
   // A successful payment after the suspension restores ACTIVE.
   clock.advance_ms(kDay);
-  const StoreOutcome paid = Must(
-      s, Period("evt_paid", StoreAction::kRenewal, kT0 + 30 * kDay, kT0 + 60 * kDay),
-      clock.now_ms());
+  const StoreOutcome paid =
+      Must(s, Period("evt_paid", StoreAction::kRenewal, kT0 + 30 * kDay, kT0 + 60 * kDay),
+           clock.now_ms());
   EXPECT_EQ(paid.changed_keys, keys) << "status and expiresAt of each, each key once";
   for (const auto& key : keys) {
     EXPECT_EQ(StatusOf(key), LicenseStatus::kActive);
@@ -397,8 +400,7 @@ TEST_P(StoreLifecycle, AnEventCitingAnUnknownReferenceIsAcknowledgedAndChangesNo
   }
   // Another store's events never reach this store's orders.
   EXPECT_TRUE(Must(other, Event("evt_o", StoreAction::kRefund, "cs_1")).ignored);
-  EXPECT_TRUE(Must(s, Event("evt_u1", StoreAction::kRefund, "pi_unknown")).duplicate)
-      << "recorded";
+  EXPECT_TRUE(Must(s, Event("evt_u1", StoreAction::kRefund, "pi_unknown")).duplicate) << "recorded";
   for (const auto& key : keys) {
     EXPECT_EQ(StatusOf(key), LicenseStatus::kActive);
     EXPECT_EQ(Audit(key).size(), 1u);
@@ -520,6 +522,54 @@ TEST_P(StoreLifecycle, DeletingAPlanAStoreMapsIsRefused) {
   ASSERT_TRUE(unmapped.ok());
   auto deleted = Write([](StoreTx& tx) { return licensed::delete_plan(tx, "reverb", "pro"); });
   EXPECT_TRUE(deleted.ok()) << deleted.error().message;
+}
+
+// Whichever commits first, a payment and the sweep arriving together leave the licenses
+// ACTIVE (the sweep suspends and the payment lifts it, or the payment takes the failure
+// first and the sweep finds nothing), and neither waits for the other forever.
+TEST_P(StoreLifecycle, APaymentAndTheSweepArrivingTogetherLeaveTheLicensesActive) {
+  const Storefront s = MakeStore();
+  const auto keys = Sell(s);
+  for (int round = 0; round < 8; ++round) {
+    const std::string n = std::to_string(round);
+    const UnixMillis failed_at = kT0 + (round + 1) * kDay;
+    Must(s, Event("evt_f" + n, StoreAction::kPaymentFailed, "sub_1"), failed_at);
+    std::latch start(2);
+    auto sweep = std::async(std::launch::async, [&] {
+      start.arrive_and_wait();
+      return Sweep(failed_at + kHour);
+    });
+    auto paid = std::async(std::launch::async, [&] {
+      start.arrive_and_wait();
+      return Apply(s, Event("evt_p" + n, StoreAction::kRenewal, "sub_1"), failed_at + kHour);
+    });
+    const auto swept = sweep.get();
+    const auto payment = paid.get();
+    ASSERT_TRUE(swept.ok()) << swept.error().message;
+    ASSERT_TRUE(payment.ok()) << payment.error().message;
+    for (const auto& key : keys) EXPECT_EQ(StatusOf(key), LicenseStatus::kActive) << round;
+  }
+}
+
+TEST_P(StoreLifecycle, DeletingAStoreForgetsItsLifecycleRecordsAndKeepsItsLicenses) {
+  const Storefront s = MakeStore();
+  const auto keys = Sell(s);
+  Must(s, Dispute("evt_d", StoreAction::kDispute, "dp_1"));
+  Must(s, Period("evt_n", StoreAction::kRenewal, kT0, kT0 + 30 * kDay));
+  Must(s, Event("evt_f", StoreAction::kPaymentFailed, "sub_1"), kT0 + kDay);
+  auto gone = Write([&](StoreTx& tx) -> Result<bool> {
+    auto deleted = tx.delete_storefront(s.id);
+    if (!deleted.ok() || !deleted.value()) return deleted;
+    auto ref = tx.find_order_by_reference(s.id, "pi_1");
+    auto cause = tx.find_status_cause(keys[0]);
+    auto period = tx.find_order_period(s.id, "cs_1");
+    if (!ref.ok() || !cause.ok() || !period.ok()) return licensed::Error::internal("read");
+    return !ref.value() && !cause.value() && !period.value();
+  });
+  ASSERT_TRUE(gone.ok()) << gone.error().message;
+  EXPECT_TRUE(gone.value()) << "a reference, cause or period outlived its store";
+  EXPECT_EQ(Sweep(kT0 + 10 * kDay).value(), 0);
+  for (const auto& key : keys) EXPECT_EQ(StatusOf(key), LicenseStatus::kSuspended);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreLifecycle, ::testing::Values("sqlite", "postgresql"),
