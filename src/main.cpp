@@ -10,6 +10,7 @@
 
 #include "admin/admin_cli.h"
 #include "admin/cli_status.h"
+#include "admin/store_lifecycle.h"
 #include "auth/memory_nonce_store.h"
 #include "auth/redis_nonce_store.h"
 #include "auth/response_signer.h"
@@ -18,6 +19,7 @@
 #include "auth/trial_key.h"
 #include "config/serve_config.h"
 #include "config/serve_settings.h"
+#include "core/periodic_job.h"
 #include "core/private_file.h"
 #include "dashboard/memory_session_store.h"
 #include "dashboard/redis_session_store.h"
@@ -58,6 +60,9 @@ constexpr size_t kDashboardMaxSessions = 100'000;
 constexpr int64_t kDashboardReadsPerSessionMinute = 60;
 constexpr int64_t kDashboardReadsPerIpMinute = 300;
 // Every key this server writes in Redis starts with this.
+// Failed store payments are swept this often: a store's paymentGrace is counted in days
+// (default 7d), so a suspension comes at most a minute after its grace ends.
+constexpr std::chrono::minutes kPaymentGraceSweepInterval{1};
 constexpr std::string_view kRedisPrefix = "licensed:";
 // Threads that make the Redis calls of parked requests, per network thread. A worker
 // mostly waits for Redis' answer; two per network thread make as many calls at once as
@@ -68,6 +73,19 @@ std::string host_name() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "unknown";
   return name;
+}
+
+// Spec §20: once a store's paymentGrace has passed since a failed payment with no payment
+// since, the order's licenses are SUSPENDED. Every instance sweeps; the store decides
+// between them (the first to delete a failure acts on it).
+void sweep_store_payment_grace(Store& store, const Clock& clock) {
+  auto swept = run_payment_grace_sweep(store, clock.now_ms());
+  if (!swept.ok()) {
+    // Nothing is lost: the failures stay due, and the next round tries again.
+    spdlog::warn("store payment grace not swept: {}", swept.error().message);
+  } else if (swept.value() > 0) {
+    spdlog::info("store payment grace: {} licenses suspended", swept.value());
+  }
 }
 
 // Nonces of requests dated ahead of the clock, kept in the store by an earlier run,
@@ -366,6 +384,10 @@ int serve(const ServeConfig& config) {
   // row outlives its expiry by at most one.
   auto nonce_purge = std::make_unique<RememberedNoncePurge>(
       *store.value(), clock, std::chrono::seconds(config.timestamp_window));
+  Store& sweep_store = *store.value();
+  auto payment_grace_sweep = std::make_unique<PeriodicJob>(
+      kPaymentGraceSweepInterval,
+      [&sweep_store, &clock] { sweep_store_payment_grace(sweep_store, clock); });
 
   if (auto kept = add_store_response_keys(response_keys, *store.value(), clock); !kept.ok()) {
     std::cerr << "licensed: cannot keep a response key in the store "
@@ -491,6 +513,7 @@ int serve(const ServeConfig& config) {
   if (state.same_second_nonces) {
     keep_same_second_nonces(*store.value(), *state.same_second_nonces, clock);
   }
+  payment_grace_sweep.reset();
   nonce_purge.reset();
   store.value().reset();
   if (reporter) {

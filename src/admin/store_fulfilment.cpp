@@ -21,11 +21,6 @@ Status check_order(const VerifiedOrder& order) {
   return Ok{};
 }
 
-std::string source_json(const Storefront& store, const VerifiedOrder& order) {
-  return boost::json::serialize(boost::json::object{
-      {"provider", store.provider}, {"storeId", store.id}, {"orderId", order.order_id}});
-}
-
 // One license of `plan` for the order, with `max`, audited license.create by the store.
 Result<License> make_license(StoreTx& tx, const Storefront& store, const VerifiedOrder& order,
                              const Plan& plan, const std::string& key, int64_t max,
@@ -43,7 +38,7 @@ Result<License> make_license(StoreTx& tx, const Storefront& store, const Verifie
   e.license_key = l.key;
   e.actor = Actor::kStore;
   e.actor_name = store.name;
-  e.source = source_json(store, order);
+  e.source = store_source_json(store, order.order_id);
   RETURN_IF_ERROR(tx.append_audit(e));
   return l;
 }
@@ -52,7 +47,22 @@ std::string new_key() {
   return generate_license_key();
 }
 
+// The order's own id and every id its later events may cite, each naming the order.
+Status keep_references(StoreTx& tx, const Storefront& store, const VerifiedOrder& order) {
+  RETURN_IF_ERROR(tx.put_order_reference(store.id, order.order_id, order.order_id));
+  for (const auto& reference : order.references) {
+    if (reference.empty()) continue;
+    RETURN_IF_ERROR(tx.put_order_reference(store.id, reference, order.order_id));
+  }
+  return Ok{};
+}
+
 }  // namespace
+
+std::string store_source_json(const Storefront& store, std::string_view order_id) {
+  return boost::json::serialize(boost::json::object{
+      {"provider", store.provider}, {"storeId", store.id}, {"orderId", order_id}});
+}
 
 Result<bool> acknowledge_event(StoreTx& tx, const Storefront& store, std::string_view event_key,
                                std::string_view event_type, UnixMillis now) {
@@ -71,6 +81,7 @@ Result<Fulfilment> fulfil_order(StoreTx& tx, const Storefront& store, const Veri
     ASSIGN_OR_RETURN(out.license_keys, tx.order_license_keys(store.id, order.order_id));
     return out;
   }
+  RETURN_IF_ERROR(keep_references(tx, store, order));
   ASSIGN_OR_RETURN(const auto mappings, tx.list_sku_mappings(store.id));
   std::map<std::string, SkuMapping, std::less<>> by_item;
   for (const auto& m : mappings) by_item.emplace(m.item_id, m);

@@ -8,12 +8,15 @@
 //     async_payment_succeeded, say) never fulfils it twice;
 //   - a mapped item with perUnit makes one license per unit, otherwise one license with
 //     max = plan max x quantity; each license keeps customer and source and has its
-//     license.create audit record (actor `store`, `source`).
+//     license.create audit record (actor `store`, `source`);
+//   - the order's id and its `references` are kept, each naming the order, so the
+//     lifecycle's later events (store_lifecycle.h) find its licenses by any of them.
 // Parsing and checking a provider's request is the HTTP layer's; this knows no provider.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/license.h"
@@ -51,6 +54,9 @@ struct Fulfilment {
 
 Result<Fulfilment> fulfil_order(StoreTx& tx, const Storefront& store, const VerifiedOrder& order,
                                 UnixMillis now);
+
+// The `source` of a store's audit records (spec §20): {"provider", "storeId", "orderId"}.
+std::string store_source_json(const Storefront& store, std::string_view order_id);
 
 // Records an event that changes nothing (a type not acted on, a test-mode event): true when
 // it was new. Duplicates of it are acknowledged as well.

@@ -103,7 +103,6 @@ const std::vector<DumpTable>& dump_tables() {
        {{"id", K::kInt}, {"private_key", K::kText}, {"created_at", K::kInt}},
        {"id"},
        true},
-      // Admin API tokens, as their hashes: a moved deployment keeps its shop's tokens.
       // Stores and what they have fulfilled: a moved deployment must not fulfil an order
       // again, and keeps the secrets its stores sign with.
       {"storefronts",
@@ -144,6 +143,28 @@ const std::vector<DumpTable>& dump_tables() {
         {"created_at", K::kInt}},
        {"store_id", "order_id", "line", "unit"},
        false},
+      // The lifecycle's records: without them a moved deployment would not find an
+      // order by its payment intent, nor know which dispute suspended a license.
+      {"storefront_order_refs",
+       {{"store_id", K::kInt}, {"reference", K::kText}, {"order_id", K::kText}},
+       {"store_id", "reference"},
+       false},
+      {"storefront_status_causes",
+       {{"license_key", K::kText}, {"store_id", K::kInt}, {"cause", K::kText}, {"set_at", K::kInt}},
+       {"license_key"},
+       false},
+      {"storefront_order_periods",
+       {{"store_id", K::kInt},
+        {"order_id", K::kText},
+        {"period_start", K::kInt},
+        {"period_end", K::kInt}},
+       {"store_id", "order_id"},
+       false},
+      {"storefront_payment_failures",
+       {{"store_id", K::kInt}, {"order_id", K::kText}, {"failed_at", K::kInt}},
+       {"store_id", "order_id"},
+       false},
+      // Admin API tokens, as their hashes: a moved deployment keeps its shop's tokens.
       {"admin_tokens",
        {{"id", K::kInt},
         {"name", K::kText},

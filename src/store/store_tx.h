@@ -147,6 +147,38 @@ class StoreTx : public LicenseTx {
   // The distinct license keys of an order's units, in the order they were claimed.
   virtual Result<std::vector<std::string>> order_license_keys(int64_t store_id,
                                                               std::string_view order_id) = 0;
+  // When the event of that key was first recorded; nullopt when it never was.
+  virtual Result<std::optional<UnixMillis>> find_storefront_event(int64_t store_id,
+                                                                  std::string_view event_key) = 0;
+
+  // The store lifecycle (spec §20-21). Later events of an order cite it by its id or by
+  // another id the sale listed (a payment intent, a subscription): fulfilment writes each
+  // as a reference to the order; the first order to claim a reference keeps it.
+  virtual Status put_order_reference(int64_t store_id, std::string_view reference,
+                                     std::string_view order_id) = 0;
+  virtual Result<std::optional<std::string>> find_order_by_reference(
+      int64_t store_id, std::string_view reference) = 0;
+  // Which store event set a license's current status ("dispute:<id>", "payment"): a won
+  // dispute or a payment restores ACTIVE only where it is theirs. Any other status
+  // change clears it (set_license_status).
+  virtual Result<std::optional<std::string>> find_status_cause(std::string_view license_key) = 0;
+  virtual Status set_status_cause(std::string_view license_key, int64_t store_id,
+                                  std::string_view cause, UnixMillis now) = 0;
+  virtual Status clear_status_cause(std::string_view license_key) = 0;
+  // The latest subscription period recorded for an order; put replaces it.
+  virtual Result<std::optional<OrderPeriod>> find_order_period(int64_t store_id,
+                                                               std::string_view order_id) = 0;
+  virtual Status put_order_period(int64_t store_id, std::string_view order_id,
+                                  const OrderPeriod& period) = 0;
+  // A failed payment of an order; one already pending keeps its (earlier) time.
+  virtual Status record_payment_failure(int64_t store_id, std::string_view order_id,
+                                        UnixMillis failed_at) = 0;
+  // True when one was pending. On PostgreSQL the row's lock decides between a payment
+  // and the sweep arriving together: whoever deletes it acts on it.
+  virtual Result<bool> clear_payment_failure(int64_t store_id, std::string_view order_id) = 0;
+  // Failures whose store's paymentGrace has passed at `now`, oldest first, at most `limit`.
+  virtual Result<std::vector<PendingPaymentFailure>> due_payment_failures(UnixMillis now,
+                                                                          int64_t limit) = 0;
 
   // Export and import (`licensed admin export|import`, src/admin/store_transfer.h):
   // every row of a table in key order; one row written with its ids as they were; and,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,22 @@ struct Storefront {
   std::string options_json = "{}";  // a JSON object: apiKey, apiBase, testMode, ...
   int64_t payment_grace_seconds = kDefaultPaymentGraceSeconds;
   UnixMillis created_at = 0;
+};
+
+// A subscription period a renewal or cancellation cited, as recorded per order: the
+// lifecycle never sets expiresAt from a period older than this one (spec §21 "Order:").
+// Periods are ordered by their start when both have one, else by their end.
+struct OrderPeriod {
+  std::optional<UnixMillis> start;
+  UnixMillis end = 0;
+};
+
+// A failed payment of an order waiting out its store's paymentGrace: unless a payment
+// arrives first, the sweep then suspends the order's licenses.
+struct PendingPaymentFailure {
+  int64_t store_id = 0;
+  std::string order_id;
+  UnixMillis failed_at = 0;
 };
 
 }  // namespace licensed

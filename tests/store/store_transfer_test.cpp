@@ -7,6 +7,7 @@
 #include "admin/admin_operations.h"
 #include "admin/plan_operations.h"
 #include "admin/store_fulfilment.h"
+#include "admin/store_lifecycle.h"
 #include "admin/storefront_operations.h"
 #include "auth/trial_key.h"
 #include "core/operations.h"
@@ -118,8 +119,24 @@ void Populate(licensed::Store& store) {
     order.order_id = "cs_1";
     order.customer = {std::string("ann@example.com"), std::nullopt};
     order.lines = {{"price_1", 2}};
+    order.references = {"pi_1", "sub_1"};
     if (auto f = licensed::fulfil_order(tx, shop->storefront, order, kT0); !f.ok()) {
       return f.error();
+    }
+    // Its lifecycle: a dispute (a status cause), a renewal (a period), a failed payment.
+    for (auto action : {licensed::StoreAction::kDispute, licensed::StoreAction::kRenewal,
+                        licensed::StoreAction::kPaymentFailed}) {
+      licensed::StoreEvent e;
+      e.event_key = "evt_life_" + std::to_string(static_cast<int>(action));
+      e.event_type = "lifecycle";
+      e.action = action;
+      e.reference = "sub_1";
+      e.dispute_id = "dp_1";
+      e.period_start = kT0;
+      e.period_end = kT0 + 30LL * 86400 * 1000;
+      if (auto a = licensed::apply_store_event(tx, shop->storefront, e, kT0 + 1000); !a.ok()) {
+        return a.error();
+      }
     }
     return tx.insert_response_key("-----BEGIN PRIVATE KEY-----\nnot a real key\n", kT0);
   });
@@ -152,8 +169,12 @@ TEST(StoreTransfer, SqliteToPostgresAndBackLosesNoRow) {
   EXPECT_EQ(Lines(first, "storefronts"), 1u);
   EXPECT_EQ(Lines(first, "storefront_secrets"), 2u);
   EXPECT_EQ(Lines(first, "storefront_skus"), 1u);
-  EXPECT_EQ(Lines(first, "storefront_events"), 1u);
   EXPECT_EQ(Lines(first, "storefront_units"), 2u);
+  EXPECT_EQ(Lines(first, "storefront_order_refs"), 3u);  // cs_1, pi_1, sub_1
+  EXPECT_EQ(Lines(first, "storefront_status_causes"), 2u);
+  EXPECT_EQ(Lines(first, "storefront_order_periods"), 1u);
+  EXPECT_EQ(Lines(first, "storefront_payment_failures"), 1u);
+  EXPECT_EQ(Lines(first, "storefront_events"), 4u);
   EXPECT_EQ(Lines(first, "activations"), 5u);
   EXPECT_EQ(Lines(first, "trials"), 1u);
   EXPECT_EQ(Lines(first, "trial_emails"), 1u);

@@ -169,6 +169,36 @@ CREATE TABLE storefront_units (
   PRIMARY KEY (store_id, order_id, line, unit)
 );
 )sql"},
+    // The store lifecycle (spec §20-21); as SQLite's 7.
+    {7, R"sql(
+CREATE TABLE storefront_order_refs (
+  store_id    BIGINT NOT NULL REFERENCES storefronts(id),
+  reference   TEXT NOT NULL,
+  order_id    TEXT NOT NULL,
+  PRIMARY KEY (store_id, reference)
+);
+INSERT INTO storefront_order_refs (store_id, reference, order_id)
+  SELECT DISTINCT store_id, order_id, order_id FROM storefront_units;
+CREATE TABLE storefront_status_causes (
+  license_key  TEXT PRIMARY KEY,
+  store_id     BIGINT NOT NULL REFERENCES storefronts(id),
+  cause        TEXT NOT NULL,
+  set_at       BIGINT NOT NULL
+);
+CREATE TABLE storefront_order_periods (
+  store_id      BIGINT NOT NULL REFERENCES storefronts(id),
+  order_id      TEXT NOT NULL,
+  period_start  BIGINT,
+  period_end    BIGINT NOT NULL,
+  PRIMARY KEY (store_id, order_id)
+);
+CREATE TABLE storefront_payment_failures (
+  store_id   BIGINT NOT NULL REFERENCES storefronts(id),
+  order_id   TEXT NOT NULL,
+  failed_at  BIGINT NOT NULL,
+  PRIMARY KEY (store_id, order_id)
+);
+)sql"},
 };
 
 // Any constant both the server and the admin CLI use: pg_advisory_lock takes a bigint.

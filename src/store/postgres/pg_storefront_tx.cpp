@@ -88,7 +88,11 @@ Result<bool> PgTx::delete_storefront(int64_t id) {
   for (const char* sql : {"DELETE FROM storefront_secrets WHERE store_id = $1",
                           "DELETE FROM storefront_skus WHERE store_id = $1",
                           "DELETE FROM storefront_events WHERE store_id = $1",
-                          "DELETE FROM storefront_units WHERE store_id = $1"}) {
+                          "DELETE FROM storefront_units WHERE store_id = $1",
+                          "DELETE FROM storefront_order_refs WHERE store_id = $1",
+                          "DELETE FROM storefront_order_periods WHERE store_id = $1",
+                          "DELETE FROM storefront_payment_failures WHERE store_id = $1",
+                          "DELETE FROM storefront_status_causes WHERE store_id = $1"}) {
     RETURN_IF_ERROR(conn_.run(sql, PgParams().add(id), "delete store"));
   }
   ASSIGN_OR_RETURN(auto r, conn_.query("DELETE FROM storefronts WHERE id = $1 RETURNING id",
@@ -173,6 +177,111 @@ Result<std::vector<std::string>> PgTx::order_license_keys(int64_t store_id,
   for (int i = 0; i < r.rows(); ++i) {
     std::string key = r.text(i, 0);
     if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(std::move(key));
+  }
+  return out;
+}
+
+Result<std::optional<UnixMillis>> PgTx::find_storefront_event(int64_t store_id,
+                                                              std::string_view event_key) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT received_at FROM storefront_events"
+                               " WHERE store_id = $1 AND event_key = $2",
+                               PgParams().add(store_id).add(event_key), "find store event"));
+  if (r.rows() == 0) return std::optional<UnixMillis>();
+  return std::optional<UnixMillis>(r.int64(0, 0));
+}
+
+Status PgTx::put_order_reference(int64_t store_id, std::string_view reference,
+                                 std::string_view order_id) {
+  return conn_.run(
+      "INSERT INTO storefront_order_refs (store_id, reference, order_id)"
+      " VALUES ($1, $2, $3) ON CONFLICT (store_id, reference) DO NOTHING",
+      PgParams().add(store_id).add(reference).add(order_id), "keep order reference");
+}
+
+Result<std::optional<std::string>> PgTx::find_order_by_reference(int64_t store_id,
+                                                                 std::string_view reference) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT order_id FROM storefront_order_refs"
+                               " WHERE store_id = $1 AND reference = $2",
+                               PgParams().add(store_id).add(reference), "find order reference"));
+  if (r.rows() == 0) return std::optional<std::string>();
+  return std::optional<std::string>(r.text(0, 0));
+}
+
+Result<std::optional<std::string>> PgTx::find_status_cause(std::string_view license_key) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT cause FROM storefront_status_causes WHERE license_key = $1",
+                               PgParams().add(license_key), "find status cause"));
+  if (r.rows() == 0) return std::optional<std::string>();
+  return std::optional<std::string>(r.text(0, 0));
+}
+
+Status PgTx::set_status_cause(std::string_view license_key, int64_t store_id,
+                              std::string_view cause, UnixMillis now) {
+  return conn_.run(
+      "INSERT INTO storefront_status_causes (license_key, store_id, cause, set_at)"
+      " VALUES ($1, $2, $3, $4) ON CONFLICT (license_key) DO UPDATE SET"
+      " store_id = EXCLUDED.store_id, cause = EXCLUDED.cause, set_at = EXCLUDED.set_at",
+      PgParams().add(license_key).add(store_id).add(cause).add(now), "keep status cause");
+}
+
+Status PgTx::clear_status_cause(std::string_view license_key) {
+  return conn_.run("DELETE FROM storefront_status_causes WHERE license_key = $1",
+                   PgParams().add(license_key), "clear status cause");
+}
+
+Result<std::optional<OrderPeriod>> PgTx::find_order_period(int64_t store_id,
+                                                           std::string_view order_id) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT period_start, period_end"
+                               " FROM storefront_order_periods"
+                               " WHERE store_id = $1 AND order_id = $2",
+                               PgParams().add(store_id).add(order_id), "find order period"));
+  if (r.rows() == 0) return std::optional<OrderPeriod>();
+  return std::optional<OrderPeriod>(OrderPeriod{r.optional_int64(0, 0), r.int64(0, 1)});
+}
+
+Status PgTx::put_order_period(int64_t store_id, std::string_view order_id,
+                              const OrderPeriod& period) {
+  PgParams p;
+  p.add(store_id).add(order_id).add(period.start).add(period.end);
+  return conn_.run(
+      "INSERT INTO storefront_order_periods (store_id, order_id, period_start, period_end)"
+      " VALUES ($1, $2, $3, $4) ON CONFLICT (store_id, order_id) DO UPDATE SET"
+      " period_start = EXCLUDED.period_start, period_end = EXCLUDED.period_end",
+      p, "keep order period");
+}
+
+Status PgTx::record_payment_failure(int64_t store_id, std::string_view order_id,
+                                    UnixMillis failed_at) {
+  return conn_.run(
+      "INSERT INTO storefront_payment_failures (store_id, order_id, failed_at)"
+      " VALUES ($1, $2, $3) ON CONFLICT (store_id, order_id) DO NOTHING",
+      PgParams().add(store_id).add(order_id).add(failed_at), "record payment failure");
+}
+
+Result<bool> PgTx::clear_payment_failure(int64_t store_id, std::string_view order_id) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("DELETE FROM storefront_payment_failures"
+                               " WHERE store_id = $1 AND order_id = $2 RETURNING 1",
+                               PgParams().add(store_id).add(order_id), "clear payment failure"));
+  return r.rows() > 0;
+}
+
+Result<std::vector<PendingPaymentFailure>> PgTx::due_payment_failures(UnixMillis now,
+                                                                      int64_t limit) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT f.store_id, f.order_id, f.failed_at"
+                               " FROM storefront_payment_failures f"
+                               " JOIN storefronts s ON s.id = f.store_id"
+                               " WHERE f.failed_at + s.payment_grace * 1000 <= $1"
+                               " ORDER BY f.failed_at, f.store_id,"
+                               " f.order_id COLLATE \"C\" LIMIT $2",
+                               PgParams().add(now).add(limit), "list due payment failures"));
+  std::vector<PendingPaymentFailure> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    out.push_back(PendingPaymentFailure{r.int64(i, 0), r.text(i, 1), r.int64(i, 2)});
   }
   return out;
 }

@@ -83,6 +83,25 @@ class PgTx final : public StoreTx {
                                      UnixMillis now) override;
   Result<std::vector<std::string>> order_license_keys(int64_t store_id,
                                                       std::string_view order_id) override;
+  Result<std::optional<UnixMillis>> find_storefront_event(int64_t store_id,
+                                                          std::string_view event_key) override;
+  Status put_order_reference(int64_t store_id, std::string_view reference,
+                             std::string_view order_id) override;
+  Result<std::optional<std::string>> find_order_by_reference(int64_t store_id,
+                                                             std::string_view reference) override;
+  Result<std::optional<std::string>> find_status_cause(std::string_view license_key) override;
+  Status set_status_cause(std::string_view license_key, int64_t store_id, std::string_view cause,
+                          UnixMillis now) override;
+  Status clear_status_cause(std::string_view license_key) override;
+  Result<std::optional<OrderPeriod>> find_order_period(int64_t store_id,
+                                                       std::string_view order_id) override;
+  Status put_order_period(int64_t store_id, std::string_view order_id,
+                          const OrderPeriod& period) override;
+  Status record_payment_failure(int64_t store_id, std::string_view order_id,
+                                UnixMillis failed_at) override;
+  Result<bool> clear_payment_failure(int64_t store_id, std::string_view order_id) override;
+  Result<std::vector<PendingPaymentFailure>> due_payment_failures(UnixMillis now,
+                                                                  int64_t limit) override;
   Result<std::vector<DumpRow>> dump_rows(const DumpTable& table) override;
   Result<bool> table_is_empty(const DumpTable& table) override;
   Status restore_row(const DumpTable& table, const DumpRow& row) override;

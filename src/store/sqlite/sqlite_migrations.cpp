@@ -186,6 +186,40 @@ CREATE TABLE storefront_units (
   PRIMARY KEY (store_id, order_id, line, unit)
 ) WITHOUT ROWID;
 )sql"},
+    // The store lifecycle (spec §20-21): the ids later events cite an order by (its own,
+    // a payment intent, a subscription), filled for orders fulfilled before; which store
+    // event set a license's status, so a won dispute or a payment restores only its own;
+    // the latest subscription period per order, so an older one never moves expiresAt;
+    // failed payments waiting out their store's paymentGrace.
+    {7, R"sql(
+CREATE TABLE storefront_order_refs (
+  store_id    INTEGER NOT NULL REFERENCES storefronts(id),
+  reference   TEXT NOT NULL,
+  order_id    TEXT NOT NULL,
+  PRIMARY KEY (store_id, reference)
+) WITHOUT ROWID;
+INSERT INTO storefront_order_refs (store_id, reference, order_id)
+  SELECT DISTINCT store_id, order_id, order_id FROM storefront_units;
+CREATE TABLE storefront_status_causes (
+  license_key  TEXT PRIMARY KEY,
+  store_id     INTEGER NOT NULL REFERENCES storefronts(id),
+  cause        TEXT NOT NULL,
+  set_at       INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE storefront_order_periods (
+  store_id      INTEGER NOT NULL REFERENCES storefronts(id),
+  order_id      TEXT NOT NULL,
+  period_start  INTEGER,
+  period_end    INTEGER NOT NULL,
+  PRIMARY KEY (store_id, order_id)
+) WITHOUT ROWID;
+CREATE TABLE storefront_payment_failures (
+  store_id   INTEGER NOT NULL REFERENCES storefronts(id),
+  order_id   TEXT NOT NULL,
+  failed_at  INTEGER NOT NULL,
+  PRIMARY KEY (store_id, order_id)
+) WITHOUT ROWID;
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {

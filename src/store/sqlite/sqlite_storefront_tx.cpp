@@ -90,7 +90,11 @@ Result<bool> SqliteTx::delete_storefront(int64_t id) {
   for (const char* sql : {"DELETE FROM storefront_secrets WHERE store_id = ?",
                           "DELETE FROM storefront_skus WHERE store_id = ?",
                           "DELETE FROM storefront_events WHERE store_id = ?",
-                          "DELETE FROM storefront_units WHERE store_id = ?"}) {
+                          "DELETE FROM storefront_units WHERE store_id = ?",
+                          "DELETE FROM storefront_order_refs WHERE store_id = ?",
+                          "DELETE FROM storefront_order_periods WHERE store_id = ?",
+                          "DELETE FROM storefront_payment_failures WHERE store_id = ?",
+                          "DELETE FROM storefront_status_causes WHERE store_id = ?"}) {
     ASSIGN_OR_RETURN(auto s, conn_.prepare(sql));
     RETURN_IF_ERROR(s->bind(1, id).run("delete store"));
   }
@@ -175,6 +179,122 @@ Result<std::vector<std::string>> SqliteTx::order_license_keys(int64_t store_id,
     if (std::find(out.begin(), out.end(), key) == out.end()) out.push_back(std::move(key));
   }
   if (rc != SQLITE_DONE) return s->failure(rc, "list order licenses");
+  return out;
+}
+
+Result<std::optional<UnixMillis>> SqliteTx::find_storefront_event(int64_t store_id,
+                                                                  std::string_view event_key) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT received_at FROM storefront_events"
+                                         " WHERE store_id = ? AND event_key = ?"));
+  s->bind(1, store_id).bind(2, event_key);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<UnixMillis>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find store event");
+  return std::optional<UnixMillis>(s->int64(0));
+}
+
+Status SqliteTx::put_order_reference(int64_t store_id, std::string_view reference,
+                                     std::string_view order_id) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO storefront_order_refs (store_id, reference,"
+                                         " order_id) VALUES (?, ?, ?)"
+                                         " ON CONFLICT (store_id, reference) DO NOTHING"));
+  s->bind(1, store_id).bind(2, reference).bind(3, order_id);
+  return s->run("keep order reference");
+}
+
+Result<std::optional<std::string>> SqliteTx::find_order_by_reference(int64_t store_id,
+                                                                     std::string_view reference) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT order_id FROM storefront_order_refs"
+                                         " WHERE store_id = ? AND reference = ?"));
+  s->bind(1, store_id).bind(2, reference);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<std::string>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find order reference");
+  return std::optional<std::string>(s->text(0));
+}
+
+Result<std::optional<std::string>> SqliteTx::find_status_cause(std::string_view license_key) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT cause FROM storefront_status_causes"
+                                         " WHERE license_key = ?"));
+  s->bind(1, license_key);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<std::string>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find status cause");
+  return std::optional<std::string>(s->text(0));
+}
+
+Status SqliteTx::set_status_cause(std::string_view license_key, int64_t store_id,
+                                  std::string_view cause, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO storefront_status_causes (license_key,"
+                                         " store_id, cause, set_at) VALUES (?, ?, ?, ?)"
+                                         " ON CONFLICT (license_key) DO UPDATE SET"
+                                         " store_id = excluded.store_id, cause = excluded.cause,"
+                                         " set_at = excluded.set_at"));
+  s->bind(1, license_key).bind(2, store_id).bind(3, cause).bind(4, now);
+  return s->run("keep status cause");
+}
+
+Status SqliteTx::clear_status_cause(std::string_view license_key) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("DELETE FROM storefront_status_causes WHERE license_key = ?"));
+  return s->bind(1, license_key).run("clear status cause");
+}
+
+Result<std::optional<OrderPeriod>> SqliteTx::find_order_period(int64_t store_id,
+                                                               std::string_view order_id) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT period_start, period_end"
+                                         " FROM storefront_order_periods"
+                                         " WHERE store_id = ? AND order_id = ?"));
+  s->bind(1, store_id).bind(2, order_id);
+  const int rc = s->step();
+  if (rc == SQLITE_DONE) return std::optional<OrderPeriod>();
+  if (rc != SQLITE_ROW) return s->failure(rc, "find order period");
+  return std::optional<OrderPeriod>(OrderPeriod{s->optional_int64(0), s->int64(1)});
+}
+
+Status SqliteTx::put_order_period(int64_t store_id, std::string_view order_id,
+                                  const OrderPeriod& period) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO storefront_order_periods (store_id,"
+                                         " order_id, period_start, period_end)"
+                                         " VALUES (?, ?, ?, ?)"
+                                         " ON CONFLICT (store_id, order_id) DO UPDATE SET"
+                                         " period_start = excluded.period_start,"
+                                         " period_end = excluded.period_end"));
+  s->bind(1, store_id).bind(2, order_id).bind(3, period.start).bind(4, period.end);
+  return s->run("keep order period");
+}
+
+Status SqliteTx::record_payment_failure(int64_t store_id, std::string_view order_id,
+                                        UnixMillis failed_at) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO storefront_payment_failures (store_id,"
+                                         " order_id, failed_at) VALUES (?, ?, ?)"
+                                         " ON CONFLICT (store_id, order_id) DO NOTHING"));
+  s->bind(1, store_id).bind(2, order_id).bind(3, failed_at);
+  return s->run("record payment failure");
+}
+
+Result<bool> SqliteTx::clear_payment_failure(int64_t store_id, std::string_view order_id) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM storefront_payment_failures"
+                                         " WHERE store_id = ? AND order_id = ?"));
+  RETURN_IF_ERROR(s->bind(1, store_id).bind(2, order_id).run("clear payment failure"));
+  return sqlite3_changes(conn_.handle()) > 0;
+}
+
+Result<std::vector<PendingPaymentFailure>> SqliteTx::due_payment_failures(UnixMillis now,
+                                                                          int64_t limit) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT f.store_id, f.order_id, f.failed_at"
+                                         " FROM storefront_payment_failures f"
+                                         " JOIN storefronts s ON s.id = f.store_id"
+                                         " WHERE f.failed_at + s.payment_grace * 1000 <= ?"
+                                         " ORDER BY f.failed_at, f.store_id, f.order_id"
+                                         " LIMIT ?"));
+  s->bind(1, now).bind(2, limit);
+  std::vector<PendingPaymentFailure> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) {
+    out.push_back(PendingPaymentFailure{s->int64(0), s->text(1), s->int64(2)});
+  }
+  if (rc != SQLITE_DONE) return s->failure(rc, "list due payment failures");
   return out;
 }
 
