@@ -180,8 +180,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void on_body(beast::error_code ec) {
     switch (classify_body_read(ec)) {
       case BodyOutcome::kTooLarge:
-        return send(error_response(errors::body_too_large(
-                                       static_cast<int64_t>(config().limits.max_body_bytes)),
+        return send(error_response(errors::body_too_large(static_cast<int64_t>(
+                                       body_limit_for(route_, config().limits))),
                                    request_id_),
                     true);
       case BodyOutcome::kBadFraming:

@@ -19,22 +19,28 @@ namespace licensed {
 struct HttpLimits {
   size_t max_body_bytes = 16 * 1024;
   size_t max_header_bytes = 8 * 1024;
+  // A store's deliveries (spec §20: 1 MiB), the only route with a limit of its own.
+  size_t max_store_body_bytes = 1024 * 1024;
 };
 
 using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
 
+// The header limit, and the largest body any route takes: the route, known once the
+// header is read, then narrows it (body_limit_for).
 void apply_limits(RequestParser& parser, const HttpLimits& limits);
+// The body limit of `route` (a store delivery's, else the listener's).
+size_t body_limit_for(const Route& route, const HttpLimits& limits);
 
 // What to do once the header was read (with `ec`, the read's error): read the body for
-// `route`, or answer `refusal` at once. `path` is the target without its query string,
-// empty when the header could not be parsed.
+// `route` (the parser's body limit narrowed to the route's), or answer `refusal` at once. `path` is
+// the target without its query string, empty when the header could not be parsed.
 struct HeaderDecision {
   std::optional<Route> route;
   std::optional<ApiError> refusal;
   std::string path;
   size_t header_fields = 0;  // the header's fields, for refuse_trailer_fields
 };
-HeaderDecision decide_after_header(const HttpService& service, const RequestParser& parser,
+HeaderDecision decide_after_header(const HttpService& service, RequestParser& parser,
                                    boost::beast::error_code ec, const HttpLimits& limits);
 
 // The header to hand HttpService::finish_response: nullptr unless it was parsed.
