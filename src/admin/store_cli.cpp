@@ -53,9 +53,9 @@ Result<std::pair<std::string, json::object>> mapping_flag(const std::string& fla
     per_unit = true;
     plan = plan.substr(0, second);
   }
-  return std::make_pair(flag.substr(0, eq), json::object{{"product", rest.substr(0, colon)},
-                                                         {"plan", plan},
-                                                         {"perUnit", per_unit}});
+  return std::make_pair(
+      flag.substr(0, eq),
+      json::object{{"product", rest.substr(0, colon)}, {"plan", plan}, {"perUnit", per_unit}});
 }
 
 // The body create_storefront reads, from the flags.
@@ -95,8 +95,9 @@ Result<json::object> create_body(const StoreArgs& a) {
 void add_create(CLI::App& group, const std::shared_ptr<StoreArgs>& a, const std::string* store,
                 const std::shared_ptr<std::function<int()>>& chosen) {
   auto* create = group.add_subcommand("create", "add a store; prints its inbound URL, once");
-  create->add_option("--provider", a->provider,
-                     "stripe, paddle, fastspring, fastspring-generator, lemonsqueezy or gumroad")
+  create
+      ->add_option("--provider", a->provider,
+                   "stripe, paddle, fastspring, fastspring-generator, lemonsqueezy or gumroad")
       ->required();
   create->add_option("--name", a->name, "a name for the store")->required();
   create->add_option("--secret", a->secrets,
@@ -141,8 +142,10 @@ void add_create(CLI::App& group, const std::shared_ptr<StoreArgs>& a, const std:
 void add_store_commands(CLI::App& admin, const std::string* store,
                         const std::shared_ptr<std::function<int()>>& chosen) {
   auto a = std::make_shared<StoreArgs>();
-  auto* group = admin.add_subcommand("store", "the stores a vendor sells through (sales make "
-                                              "licenses)")
+  auto* group = admin
+                    .add_subcommand("store",
+                                    "the stores a vendor sells through (sales make "
+                                    "licenses)")
                     ->require_subcommand(1);
   add_create(*group, a, store, chosen);
 
@@ -151,8 +154,8 @@ void add_store_commands(CLI::App& admin, const std::string* store,
   list->callback([a, store, chosen] {
     *chosen = [a, store] {
       return with_store(*store, [&](Store& s) {
-        auto r = run_blocking(s, TxKind::kRead,
-                              [](StoreTx& tx) { return list_storefronts_json(tx); });
+        auto r =
+            run_blocking(s, TxKind::kRead, [](StoreTx& tx) { return list_storefronts_json(tx); });
         if (!r.ok()) return report(r.error());
         if (a->json_out) {
           std::cout << json::serialize(r.value()) << "\n";
@@ -160,8 +163,8 @@ void add_store_commands(CLI::App& admin, const std::string* store,
         }
         for (const auto& v : r.value()) {
           const auto& o = v.as_object();
-          std::cout << o.at("id").as_int64() << "  " << o.at("provider").as_string().c_str()
-                    << "  " << o.at("name").as_string().c_str() << "  "
+          std::cout << o.at("id").as_int64() << "  " << o.at("provider").as_string().c_str() << "  "
+                    << o.at("name").as_string().c_str() << "  "
                     << o.at("mapping").as_object().size() << " mapped item(s)\n";
         }
         return kExitOk;

@@ -87,8 +87,8 @@ Result<StoreEvent> read_checkout(const StripeEvent& e, const Storefront& store, 
   if (!stripe_fulfils(e, checkout)) return out;  // unpaid: acknowledged
   // Session ids go into an API path: they are Stripe's `cs_` ids, nothing else.
   for (const char c : checkout.session_id) {
-    const bool ok = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                    c == '_';
+    const bool ok =
+        (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
     if (!ok) return bad("data.object.id", "a session id is letters, digits and _");
   }
   out.action = StoreAction::kFulfil;
@@ -107,9 +107,10 @@ Result<StoreEvent> read_checkout(const StripeEvent& e, const Storefront& store, 
 }
 
 Result<StoreEvent> read_charge_refunded(const StripeEvent& e, StoreEvent out) {
-  ASSIGN_OR_RETURN(const int64_t amount, required_integer(e.object, "amount", "data.object.amount"));
-  ASSIGN_OR_RETURN(const int64_t refunded, required_integer(e.object, "amount_refunded",
-                                                            "data.object.amount_refunded"));
+  ASSIGN_OR_RETURN(const int64_t amount,
+                   required_integer(e.object, "amount", "data.object.amount"));
+  ASSIGN_OR_RETURN(const int64_t refunded,
+                   required_integer(e.object, "amount_refunded", "data.object.amount_refunded"));
   out.action = refunded == amount ? StoreAction::kRefund : StoreAction::kPartialRefund;
   // A charge made outside a payment intent belongs to no order here: its own id then.
   out.reference = id_of(e.object, "payment_intent");
@@ -154,12 +155,10 @@ std::string invoice_subscription(const json::object& invoice) {
 Result<StoreEvent> read_invoice(const StripeEvent& e, StoreEvent out) {
   out.reference = invoice_subscription(e.object);
   if (out.reference.empty()) return out;  // a one-off invoice: no subscription to act on
-  out.action =
-      e.type == "invoice.paid" ? StoreAction::kRenewal : StoreAction::kPaymentFailed;
+  out.action = e.type == "invoice.paid" ? StoreAction::kRenewal : StoreAction::kPaymentFailed;
   const auto* lines = e.object.if_contains("lines");
-  const json::value* data = lines != nullptr && lines->is_object()
-                                ? lines->get_object().if_contains("data")
-                                : nullptr;
+  const json::value* data =
+      lines != nullptr && lines->is_object() ? lines->get_object().if_contains("data") : nullptr;
   if (data != nullptr && data->is_array()) {
     for (const auto& line : data->get_array()) {
       if (!line.is_object()) continue;
@@ -185,9 +184,8 @@ Result<StoreEvent> read_subscription_deleted(const StripeEvent& e, StoreEvent ou
   out.action = StoreAction::kCancellation;
   out.period_end = seconds_to_millis(e.object.if_contains("current_period_end"));
   const auto* items = e.object.if_contains("items");
-  const json::value* data = items != nullptr && items->is_object()
-                                ? items->get_object().if_contains("data")
-                                : nullptr;
+  const json::value* data =
+      items != nullptr && items->is_object() ? items->get_object().if_contains("data") : nullptr;
   if (data != nullptr && data->is_array()) {
     for (const auto& item : data->get_array()) {
       if (!item.is_object()) continue;
@@ -213,7 +211,8 @@ Result<StoreEvent> read(const InboundDelivery& delivery, const Storefront& store
   out.event_key = e.id;
   out.event_type = e.type;
   out.live = e.livemode;
-  if (e.type == "checkout.session.completed" || e.type == "checkout.session.async_payment_succeeded") {
+  if (e.type == "checkout.session.completed" ||
+      e.type == "checkout.session.async_payment_succeeded") {
     return read_checkout(e, store, std::move(out));
   }
   if (e.type == "charge.refunded") return read_charge_refunded(e, std::move(out));

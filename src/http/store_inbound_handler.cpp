@@ -262,8 +262,8 @@ void StoreInboundHandler::serve(const Route&, const HttpRequest& request, const 
                });
 }
 
-void StoreInboundHandler::finish_response(HttpResponse& res, const HttpRequestHeader*,
-                                          const Route&, std::string_view path) const {
+void StoreInboundHandler::finish_response(HttpResponse& res, const HttpRequestHeader*, const Route&,
+                                          std::string_view path) const {
   if (res.result_int() == 200) return;
   if (res.result_int() == 413) {
     // Refused before serving: no client address here, the request id is the answer's.
@@ -275,8 +275,9 @@ void StoreInboundHandler::finish_response(HttpResponse& res, const HttpRequestHe
       if (config_.metrics != nullptr) {
         config_.metrics->record_store_rejected(target->provider, "too_large");
       }
-      StoreRejection r{std::string(target->provider), std::string(target->id), "too_large", "",
-                       request_id, config_.clock->now_ms()};
+      StoreRejection r{
+          std::string(target->provider), std::string(target->id), "too_large", "", request_id,
+          config_.clock->now_ms()};
       submit_call<Ok>(
           *config_.store, TxKind::kWrite,
           [r = std::move(r)](StoreTx& tx) -> Result<Ok> {
