@@ -158,10 +158,17 @@ BodyOutcome classify_body_read(beast::error_code ec) {
   return BodyOutcome::kBroken;
 }
 
+namespace {
+constexpr size_t kFramingRoom = 8 * 1024;
+}  // namespace
+
 size_t connection_buffer_limit(const HttpLimits& limits) {
-  constexpr size_t kFramingRoom = 8 * 1024;
   return limits.max_header_bytes + std::max(limits.max_body_bytes, limits.max_store_body_bytes) +
          kFramingRoom;
+}
+
+size_t connection_buffer_limit_for(const Route& route, const HttpLimits& limits) {
+  return limits.max_header_bytes + body_limit_for(route, limits) + kFramingRoom;
 }
 
 std::optional<ApiError> refuse_trailer_fields(const RequestParser& parser, size_t header_fields) {

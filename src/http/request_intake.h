@@ -67,7 +67,10 @@ BodyOutcome classify_body_read(boost::beast::error_code ec);
 // room for chunk framing. Beast (1.81) bounds the header and the body but not a chunk's
 // size line, its extensions or the trailer, which would otherwise grow the buffer for
 // as long as a client sends them.
+// The largest of any route (what a connection is made with); connection_buffer_limit_for
+// narrows it to one route's once its header is read.
 size_t connection_buffer_limit(const HttpLimits& limits);
+size_t connection_buffer_limit_for(const Route& route, const HttpLimits& limits);
 
 // Once a body is read: 400 when a chunked body ended with trailer fields. Beast adds them
 // to the request's own fields, where a signing header, Authorization or

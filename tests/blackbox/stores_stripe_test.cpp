@@ -53,8 +53,8 @@ class StoresStripe : public BlackboxTest {
   }
   void StartWithPlan(ServerOptions options = {}) {
     Start(options);
-    const HttpResponse plan = Api("POST", "/products/reverb/plans",
-                                  R"({"code":"pro","name":"Reverb Pro","max":2})");
+    const HttpResponse plan =
+        Api("POST", "/products/reverb/plans", R"({"code":"pro","name":"Reverb Pro","max":2})");
     ASSERT_EQ(plan.status, 201) << plan.Describe();
   }
   const json::value& OpenApi() {
@@ -81,12 +81,12 @@ class StoresStripe : public BlackboxTest {
   // A Stripe store mapping price_single (per unit) and price_site to reverb's pro plan;
   // its id and inbound path.
   std::pair<std::int64_t, std::string> CreateStore(std::string options = "{}") {
-    const HttpResponse r = Api(
-        "POST", "/stores",
-        R"({"provider":"stripe","name":"Web shop","secret":")" + std::string(kSecret) +
-            R"(","mapping":{"price_single":{"product":"reverb","plan":"pro","perUnit":true},)"
-            R"("price_site":{"product":"reverb","plan":"pro"}},"options":)" +
-            options + "}");
+    const HttpResponse r =
+        Api("POST", "/stores",
+            R"({"provider":"stripe","name":"Web shop","secret":")" + std::string(kSecret) +
+                R"(","mapping":{"price_single":{"product":"reverb","plan":"pro","perUnit":true},)"
+                R"("price_site":{"product":"reverb","plan":"pro"}},"options":)" +
+                options + "}");
     EXPECT_EQ(r.status, 201) << r.Describe();
     EXPECT_DOCUMENTED(OpenApi(), "post", "/api/v1/admin/stores", r);
     const json::value body = BodyJson(r);
@@ -168,8 +168,7 @@ TEST_F(StoresStripe, AStoreIsCreatedShownChangedAndDeletedAndItsTokenAppearsOnly
 
   const HttpResponse deleted = Api("DELETE", "/stores/" + std::to_string(id));
   ASSERT_EQ(deleted.status, 200) << deleted.Describe();
-  EXPECT_API_ERROR(Api("GET", "/stores/" + std::to_string(id)), 404, 1703,
-                   "LICENSE_API_NOT_FOUND");
+  EXPECT_API_ERROR(Api("GET", "/stores/" + std::to_string(id)), 404, 1703, "LICENSE_API_NOT_FOUND");
   EXPECT_API_ERROR(Api("DELETE", "/stores/" + std::to_string(id)), 404, 1703,
                    "LICENSE_API_NOT_FOUND");
   // Its URL is now just a wrong one.
@@ -181,10 +180,9 @@ TEST_F(StoresStripe, ThePublicUrlStartsTheInboundUrl) {
   options.args = {"--public-url", "https://licenses.example.com/"};
   StartWithPlan(options);
   const auto [id, url] = CreateStore();
-  EXPECT_EQ(url.rfind("https://licenses.example.com/api/v1/stores/stripe/" + std::to_string(id) +
-                          "/",
-                      0),
-            0u)
+  EXPECT_EQ(
+      url.rfind("https://licenses.example.com/api/v1/stores/stripe/" + std::to_string(id) + "/", 0),
+      0u)
       << url;
 }
 
@@ -332,12 +330,13 @@ TEST_F(StoresStripe, EveryFailedCheckAnswersAnEmpty400IsRecordedAndCounted) {
   }
 
   const std::string metrics = AdminGet("/metrics").body;
-  for (const char* line : {R"(licensed_store_rejected_total{provider="stripe",reason="unknown_store"} 2)",
-                           R"(licensed_store_rejected_total{provider="paddle",reason="unknown_store"} 1)",
-                           R"(licensed_store_rejected_total{provider="unknown",reason="unknown_store"} 1)",
-                           R"(licensed_store_rejected_total{provider="stripe",reason="authenticity"} 3)",
-                           R"(licensed_store_rejected_total{provider="stripe",reason="malformed"} 2)",
-                           R"(licensed_store_rejected_total{provider="stripe",reason="too_large"} 1)"}) {
+  for (const char* line :
+       {R"(licensed_store_rejected_total{provider="stripe",reason="unknown_store"} 2)",
+        R"(licensed_store_rejected_total{provider="paddle",reason="unknown_store"} 1)",
+        R"(licensed_store_rejected_total{provider="unknown",reason="unknown_store"} 1)",
+        R"(licensed_store_rejected_total{provider="stripe",reason="authenticity"} 3)",
+        R"(licensed_store_rejected_total{provider="stripe",reason="malformed"} 2)",
+        R"(licensed_store_rejected_total{provider="stripe",reason="too_large"} 1)"}) {
     EXPECT_NE(metrics.find(line), std::string::npos) << line << "\n" << metrics;
   }
   // The token never reaches the log.
@@ -354,6 +353,42 @@ TEST_F(StoresStripe, OnlyPostIsAnsweredOnAnInboundUrl) {
   HttpRequest short_path;
   short_path.target = "/api/v1/stores/stripe/" + std::to_string(id);
   EXPECT_EQ(Send(short_path).status, 404);
+}
+
+TEST_F(StoresStripe, TheCliCreatesListsAndDeletesAStoreAsTheApiDoes) {
+  auto run = [this](std::vector<std::string> args) {
+    const CommandResult r = admin().Run(args);
+    EXPECT_EQ(r.exit_code, 0) << r.Describe();
+    return r;
+  };
+  run({"plan", "create", "--product", "reverb", "--code", "pro", "--name", "Pro", "--max", "2"});
+  const CommandResult made =
+      run({"store", "create", "--provider", "stripe", "--name", "Cli shop", "--secret", "whsec_1",
+           "--secret", "whsec_2", "--map", "price_single=reverb:pro:per-unit", "--option",
+           "apiKey=rk_1", "--option", "testMode=true", "--public-url", "https://lic.example.com",
+           "--json"});
+  const json::value store = ParseJson(made.out);
+  const std::string id = std::to_string(Int(store, "id"));
+  EXPECT_EQ(
+      Str(store, "inboundUrl").rfind("https://lic.example.com/api/v1/stores/stripe/" + id + "/", 0),
+      0u);
+  EXPECT_EQ(Int(store, "secrets"), 2);
+  EXPECT_TRUE(Bool(store, "mapping.price_single.perUnit"));
+  EXPECT_TRUE(Bool(store, "options.testMode"));
+
+  const CommandResult listed = run({"store", "list", "--json"});
+  EXPECT_EQ(listed.out.find("whsec_1"), std::string::npos) << listed.out;
+  EXPECT_EQ(ParseJson(listed.out).as_array().size(), 1u);
+  // A refused flag exits 1 (a refused operation) saying which; nothing is made.
+  const CommandResult bad = admin().Run({"store", "create", "--provider", "stripe", "--name", "Bad",
+                                         "--secret", "s", "--map", "price_x=reverb"});
+  EXPECT_EQ(bad.exit_code, 1) << bad.Describe();
+  EXPECT_NE(bad.err.find("--map price_x=reverb"), std::string::npos) << bad.Describe();
+  EXPECT_EQ(ParseJson(run({"store", "list", "--json"}).out).as_array().size(), 1u);
+
+  run({"store", "delete", id});
+  EXPECT_EQ(ParseJson(run({"store", "list", "--json"}).out).as_array().size(), 0u);
+  EXPECT_NE(admin().Run({"store", "delete", id}).exit_code, 0);
 }
 
 }  // namespace
