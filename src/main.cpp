@@ -34,6 +34,7 @@
 #include "ratelimit/memory_rate_limiter.h"
 #include "ratelimit/redis_rate_limiter.h"
 #include "redis/redis_client.h"
+#include "redis/redis_workers.h"
 #include "store/remembered_nonce_purge.h"
 #include "store/sqlite/sqlite_serve_lock.h"
 #include "store/store.h"
@@ -68,6 +69,9 @@ constexpr std::string_view kRedisPrefix = "licensed:";
 // mostly waits for Redis' answer; two per network thread make as many calls at once as
 // before, when each network thread made them itself, with room for one slow answer.
 constexpr size_t kRedisWorkersPerNetworkThread = 2;
+// Store API look-ups at once (Stripe's line items): deliveries are rare, and one waiting
+// on a slow provider holds only its worker.
+constexpr size_t kStoreApiWorkers = 4;
 
 std::string host_name() {
   char name[256] = {};
@@ -446,7 +450,8 @@ int serve(const ServeConfig& config) {
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
   // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
-  const AdminApiHandler admin_api({store_ptr, &clock, &failed_admin_auth, reporter.get()});
+  const AdminApiHandler admin_api(
+      {store_ptr, &clock, &failed_admin_auth, reporter.get(), config.public_url.value_or("")});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
   DashboardConfig dashboard_config{store_ptr, &clock, state.dashboard_sessions.get(),
                                    &dashboard_sign_ins, reporter.get()};
@@ -455,7 +460,20 @@ int serve(const ServeConfig& config) {
   dashboard_config.public_url_is_https =
       config.dashboard_url && config.dashboard_url->starts_with("https://");
   const DashboardHandler dashboard(dashboard_config);
-  const ApiService api(handler, admin_api, dashboard);
+  // Store deliveries' look-ups wait on a provider's API: on workers of their own, never a
+  // network or store thread.
+  RedisWorkers store_api_workers(kStoreApiWorkers);
+  UnavailableStoreApiCaller store_api_caller;
+  StoreInboundConfig inbound_config;
+  inbound_config.store = store_ptr;
+  inbound_config.clock = &clock;
+  inbound_config.ip_limiter = state.ip_limiter.get();
+  inbound_config.metrics = &metrics;
+  inbound_config.api_caller = &store_api_caller;
+  inbound_config.workers = &store_api_workers;
+  inbound_config.error_reporter = reporter.get();
+  const StoreInboundHandler inbound(inbound_config);
+  const ApiService api(handler, admin_api, dashboard, inbound);
 
   HttpServerConfig http_config;
   http_config.host = config.listen_host;
@@ -509,6 +527,7 @@ int serve(const ServeConfig& config) {
   // A Redis call still running answers a request whose thread has stopped: it must end
   // before the server, whose io_contexts its answer is handed to.
   if (state.redis) state.redis->stop_workers();
+  store_api_workers.stop();
   if (admin_server) admin_server->stop(std::chrono::milliseconds(500));
   if (state.same_second_nonces) {
     keep_same_second_nonces(*store.value(), *state.same_second_nonces, clock);

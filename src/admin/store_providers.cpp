@@ -1,12 +1,14 @@
 #include <algorithm>
 
 #include "admin/store_provider.h"
+#include "admin/stripe_provider.h"
 
 namespace licensed {
 
 const std::vector<const StoreProvider*>& store_providers() {
   // One line per provider, in the order of spec §20's list.
   static const std::vector<const StoreProvider*> all = {
+      &stripe_provider(),
       &kPaddleStoreProvider,       &kFastSpringStoreProvider, &kFastSpringGeneratorStoreProvider,
       &kLemonSqueezyStoreProvider, &kGumroadStoreProvider,
   };

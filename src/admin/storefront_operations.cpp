@@ -2,6 +2,7 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <charconv>
 #include <map>
 
 #include "admin/plan_operations.h"
@@ -217,6 +218,76 @@ Result<std::optional<Storefront>> authenticate_storefront(StoreTx& tx, int64_t i
                                      reinterpret_cast<const uint8_t*>(hash.data()), hash.size());
   if (!same) return std::optional<Storefront>();
   return found;
+}
+
+Result<boost::json::array> list_storefronts_json(StoreTx& tx) {
+  ASSIGN_OR_RETURN(const auto stores, tx.list_storefronts());
+  boost::json::array out;
+  for (const auto& f : stores) {
+    ASSIGN_OR_RETURN(boost::json::object one, storefront_json(tx, f));
+    out.push_back(std::move(one));
+  }
+  return out;
+}
+
+Result<boost::json::object> find_storefront_json(StoreTx& tx, int64_t id) {
+  ASSIGN_OR_RETURN(const auto found, tx.find_storefront(id));
+  if (!found) return Error::not_found("store", "no store " + std::to_string(id));
+  return storefront_json(tx, *found);
+}
+
+Status remove_storefront(StoreTx& tx, int64_t id) {
+  ASSIGN_OR_RETURN(const bool removed, tx.delete_storefront(id));
+  if (!removed) return Error::not_found("store", "no store " + std::to_string(id));
+  return Ok{};
+}
+
+std::optional<int64_t> parse_storefront_id(std::string_view text) {
+  int64_t id = 0;
+  if (text.empty() || text.size() > 18 || text.front() < '1' || text.front() > '9') {
+    return std::nullopt;
+  }
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return id;
+}
+
+namespace {
+
+// The source of a store's rejection records, written and searched for byte for byte.
+std::string rejection_source(std::string_view provider, int64_t store_id) {
+  return boost::json::serialize(boost::json::object{{"provider", provider}, {"storeId", store_id}});
+}
+
+}  // namespace
+
+Status record_store_rejection(StoreTx& tx, const StoreRejection& r) {
+  AuditEntry e;
+  e.at = r.now;
+  e.action = std::string(kStoreRejectedAction);
+  e.actor = Actor::kStore;
+  if (!r.ip.empty()) e.ip = r.ip;
+  if (!r.request_id.empty()) e.request_id = r.request_id;
+  e.reason = r.reason;
+  std::optional<Storefront> store;
+  if (const auto id = parse_storefront_id(r.id)) {
+    ASSIGN_OR_RETURN(store, tx.find_storefront(*id));
+  }
+  if (store && store->provider == r.provider) {
+    e.actor_name = store->name;
+    e.source = rejection_source(store->provider, store->id);
+  } else if (is_store_provider(r.provider)) {
+    e.source = boost::json::serialize(boost::json::object{{"provider", r.provider}});
+  }
+  return tx.append_audit(e);
+}
+
+Result<std::vector<AuditEntry>> list_store_rejections(StoreTx& tx, int64_t id, int64_t past_id,
+                                                      int64_t limit) {
+  ASSIGN_OR_RETURN(const auto found, tx.find_storefront(id));
+  if (!found) return Error::not_found("store", "no store " + std::to_string(id));
+  return tx.list_keyless_audit(kStoreRejectedAction, rejection_source(found->provider, id), past_id,
+                               limit);
 }
 
 }  // namespace licensed

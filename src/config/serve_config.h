@@ -35,6 +35,9 @@ struct ServeConfig {
   // the key kept in the store signs.
   std::vector<std::string> response_keys;
   std::optional<std::string> dashboard_url;
+  // The server's address as the world reaches it (spec §21, --public-url): the {base_url}
+  // of store inbound URLs and claim links, without a trailing slash; none: they are paths.
+  std::optional<std::string> public_url;
   std::optional<RateSpec> rate_limit_key;  // nullopt: off
   std::optional<RateSpec> rate_limit_ip;   // nullopt: off
   // New trials per client IP and per product (docs/protocol.md §20); nullopt: off.

@@ -175,6 +175,34 @@ TEST(ServeConfigSentryDsn, FlagBeatsEnvironmentBeatsFile) {
   }
 }
 
+TEST(ServeConfigPublicUrl, NoneByDefaultThenFileEnvironmentFlagInOrderWithoutATrailingSlash) {
+  EXPECT_FALSE(resolve_serve_config({}, Env({}))->public_url);
+  TomlFile file("public_url = \"https://file.example.com/\"\n");
+  ServeFlags flags;
+  flags.set("config", file.path());
+  EXPECT_EQ(resolve_serve_config(flags, Env({}))->public_url, "https://file.example.com");
+  EXPECT_EQ(resolve_serve_config(flags, Env({{"LICENSED_PUBLIC_URL", "http://env.test:8080/lic"}}))
+                ->public_url,
+            "http://env.test:8080/lic");
+  // An empty value at a higher level undoes the file's: inbound URLs are paths again.
+  EXPECT_FALSE(resolve_serve_config(flags, Env({{"LICENSED_PUBLIC_URL", ""}}))->public_url);
+  flags.set("public-url", "https://flag.example.com//");
+  EXPECT_EQ(
+      resolve_serve_config(flags, Env({{"LICENSED_PUBLIC_URL", "http://env.test"}}))->public_url,
+      "https://flag.example.com");
+}
+
+TEST(ServeConfigPublicUrl, AnythingButAnHttpOrHttpsUrlWithAHostNamesItsSource) {
+  for (const char* bad : {"example.com", "ftp://example.com", "https://", "https:///path",
+                          "https://example.com/?q=1", "https://exa mple.com"}) {
+    ServeFlags flags;
+    flags.set("public-url", bad);
+    auto c = resolve_serve_config(flags, Env({}));
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_NE(c.error().message.find("--public-url"), std::string::npos) << c.error().message;
+  }
+}
+
 TEST(ServeConfigSentryDsn, BadDsnNamesItsSourceButNotItsKey) {
   ServeFlags flags;
   flags.set("sentry-dsn", "http://topsecretkey@127.0.0.1:99999/42");

@@ -63,6 +63,23 @@ Status set_dashboard_url(ServeConfig& c, const Sourced& s, const SettingSpec&) {
   return Ok{};
 }
 
+// An http:// or https:// URL with a host, kept without its trailing slashes (paths are
+// appended to it); empty means none, so an environment can undo a file's.
+Status set_public_url(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  c.public_url.reset();
+  if (s.value.empty()) return Ok{};
+  std::string_view url = s.value;
+  while (url.ends_with('/')) url.remove_suffix(1);
+  const size_t scheme_end = url.starts_with("https://") ? 8 : url.starts_with("http://") ? 7 : 0;
+  const std::string_view rest = url.substr(scheme_end);
+  if (scheme_end == 0 || rest.empty() || rest.front() == '/' ||
+      url.find_first_of("?# \t") != std::string_view::npos) {
+    return config_error(s.source + ": expected an http:// or https:// URL, got '" + s.value + "'");
+  }
+  c.public_url = std::string(url);
+  return Ok{};
+}
+
 // An endpoint that can be turned off (Redis, Sentry): an empty value turns it off, so an
 // environment can undo a file's. The message never repeats the value: its password or
 // key is a credential.
@@ -246,6 +263,11 @@ const SettingSpec kSettings[] = {
     {.flag = "dashboard-url", .env = "LICENSED_DASHBOARD_URL", .toml = "dashboard_url",
      .value_name = "URL", .help = "where a customer frees a slot (the 409 hint)",
      .default_help = "none", .set = set_dashboard_url},
+    {.flag = "public-url", .env = "LICENSED_PUBLIC_URL", .toml = "public_url",
+     .value_name = "URL",
+     .help = "the server's address as stores and buyers reach it: the base of store inbound "
+             "URLs",
+     .default_help = "none (inbound URLs are paths)", .set = set_public_url},
     {.flag = "rate-limit-key", .env = "LICENSED_RATE_LIMIT_KEY", .toml = "rate_limit_key",
      .kind = K::kRateSpec, .value_name = "SPEC", .help = "per-license bucket: N/PERIOD or off",
      .default_value = "120/1m", .set = set_rate_spec<&ServeConfig::rate_limit_key>},

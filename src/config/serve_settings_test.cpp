@@ -130,6 +130,7 @@ TEST(ServeConfigSettings, DefaultsAreTheOnesTheServerAlwaysHad) {
   EXPECT_TRUE(c->signing_keys.empty());
   EXPECT_TRUE(c->response_keys.empty());
   EXPECT_FALSE(c->dashboard_url);
+  EXPECT_FALSE(c->public_url);
   ASSERT_TRUE(c->rate_limit_key && c->rate_limit_ip);
   EXPECT_EQ(c->rate_limit_key->count, 120);
   EXPECT_EQ(c->rate_limit_key->period_ms, 60'000);

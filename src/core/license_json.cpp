@@ -67,7 +67,8 @@ boost::json::object audit_json(const AuditEntry& e) {
   o["id"] = e.id;
   o["at"] = format_timestamp(e.at);
   o["action"] = e.action;
-  o["licenseKey"] = e.license_key;
+  // store.rejected concerns no license (spec §21).
+  if (!e.license_key.empty()) o["licenseKey"] = e.license_key;
   if (e.machine_id) o["machineId"] = *e.machine_id;
   if (e.refresh) o["refresh"] = true;
   o["actor"] = to_string(e.actor);

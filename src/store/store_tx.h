@@ -91,6 +91,14 @@ class StoreTx : public LicenseTx {
   virtual Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, AuditOrder order,
                                                      int64_t past_id, int64_t limit) = 0;
 
+  // Audit records of no license (license_key empty) with this action and exactly this
+  // source (as stored), newest first with ids below `past_id` (0: from the newest), at
+  // most `limit`: a store's store.rejected records (spec §21). Walks the index on
+  // (license_key, id) from the bound.
+  virtual Result<std::vector<AuditEntry>> list_keyless_audit(std::string_view action,
+                                                             std::string_view source,
+                                                             int64_t past_id, int64_t limit) = 0;
+
   // Nonces of requests dated ahead of the server clock (docs/protocol.md §3.4, restart rule).
   virtual Status remember_nonce(std::string_view key_id, std::string_view nonce,
                                 UnixMillis expires_at) = 0;

@@ -271,6 +271,30 @@ Status PgTx::append_audit(const AuditEntry& e) {
   return Ok{};
 }
 
+namespace {
+
+// Row `i` of kAuditColumns.
+AuditEntry read_audit_entry(const PgResult& r, int i) {
+  AuditEntry e;
+  e.id = r.int64(i, 0);
+  e.at = r.int64(i, 1);
+  e.action = r.text(i, 2);
+  e.license_key = r.text(i, 3);
+  e.machine_id = r.optional_text(i, 4);
+  e.refresh = r.boolean(i, 5);
+  e.actor = parse_actor(r.text(i, 6));
+  e.actor_name = r.optional_text(i, 7);
+  e.ip = r.optional_text(i, 8);
+  e.key_id = r.optional_text(i, 9);
+  e.request_id = r.optional_text(i, 10);
+  e.changes = r.optional_text(i, 11);
+  e.reason = r.optional_text(i, 12);
+  e.source = r.optional_text(i, 13);
+  return e;
+}
+
+}  // namespace
+
 Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, AuditOrder order,
                                                  int64_t past_id, int64_t limit) {
   // Both walk the index on (license_key, id) from the bound, in the page's order.
@@ -291,24 +315,26 @@ Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, A
                   PgParams().add(license_key).add(audit_id_bound(order, past_id)).add(limit),
                   "list audit records"));
   std::vector<AuditEntry> out;
-  for (int i = 0; i < r.rows(); ++i) {
-    AuditEntry e;
-    e.id = r.int64(i, 0);
-    e.at = r.int64(i, 1);
-    e.action = r.text(i, 2);
-    e.license_key = r.text(i, 3);
-    e.machine_id = r.optional_text(i, 4);
-    e.refresh = r.boolean(i, 5);
-    e.actor = parse_actor(r.text(i, 6));
-    e.actor_name = r.optional_text(i, 7);
-    e.ip = r.optional_text(i, 8);
-    e.key_id = r.optional_text(i, 9);
-    e.request_id = r.optional_text(i, 10);
-    e.changes = r.optional_text(i, 11);
-    e.reason = r.optional_text(i, 12);
-    e.source = r.optional_text(i, 13);
-    out.push_back(std::move(e));
-  }
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_audit_entry(r, i));
+  return out;
+}
+
+Result<std::vector<AuditEntry>> PgTx::list_keyless_audit(std::string_view action,
+                                                         std::string_view source, int64_t past_id,
+                                                         int64_t limit) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT id, at, action, license_key, machine_id, refresh, actor,"
+                               " actor_name, ip, key_id, request_id, changes, reason, source"
+                               " FROM audit_log WHERE license_key = '' AND id < $1 AND action = $2"
+                               " AND source = $3 ORDER BY id DESC LIMIT $4",
+                               PgParams()
+                                   .add(audit_id_bound(AuditOrder::kNewestFirst, past_id))
+                                   .add(action)
+                                   .add(source)
+                                   .add(limit),
+                               "list keyless audit records"));
+  std::vector<AuditEntry> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_audit_entry(r, i));
   return out;
 }
 

@@ -53,6 +53,9 @@ class PgTx final : public StoreTx {
   Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
                                                             UnixMillis before) override;
   Status append_audit(const AuditEntry& entry) override;
+  Result<std::vector<AuditEntry>> list_keyless_audit(std::string_view action,
+                                                     std::string_view source, int64_t past_id,
+                                                     int64_t limit) override;
   Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, AuditOrder order,
                                              int64_t past_id, int64_t limit) override;
   Status remember_nonce(std::string_view key_id, std::string_view nonce,

@@ -277,6 +277,30 @@ Status SqliteTx::append_audit(const AuditEntry& e) {
   return s->run("append audit record");
 }
 
+namespace {
+
+// One row of kAuditColumns.
+AuditEntry read_audit_entry(const Statement& s) {
+  AuditEntry e;
+  e.id = s.int64(0);
+  e.at = s.int64(1);
+  e.action = s.text(2);
+  e.license_key = s.text(3);
+  e.machine_id = s.optional_text(4);
+  e.refresh = s.int64(5) != 0;
+  e.actor = parse_actor(s.text(6));
+  e.actor_name = s.optional_text(7);
+  e.ip = s.optional_text(8);
+  e.key_id = s.optional_text(9);
+  e.request_id = s.optional_text(10);
+  e.changes = s.optional_text(11);
+  e.reason = s.optional_text(12);
+  e.source = s.optional_text(13);
+  return e;
+}
+
+}  // namespace
+
 Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_key, AuditOrder order,
                                                      int64_t past_id, int64_t limit) {
   // Both walk the index on (license_key, id) from the bound, in the page's order.
@@ -293,25 +317,27 @@ Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_ke
   s->bind(1, license_key).bind(2, audit_id_bound(order, past_id)).bind(3, limit);
   std::vector<AuditEntry> out;
   int rc;
-  while ((rc = s->step()) == SQLITE_ROW) {
-    AuditEntry e;
-    e.id = s->int64(0);
-    e.at = s->int64(1);
-    e.action = s->text(2);
-    e.license_key = s->text(3);
-    e.machine_id = s->optional_text(4);
-    e.refresh = s->int64(5) != 0;
-    e.actor = parse_actor(s->text(6));
-    e.actor_name = s->optional_text(7);
-    e.ip = s->optional_text(8);
-    e.key_id = s->optional_text(9);
-    e.request_id = s->optional_text(10);
-    e.changes = s->optional_text(11);
-    e.reason = s->optional_text(12);
-    e.source = s->optional_text(13);
-    out.push_back(std::move(e));
-  }
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_audit_entry(*s));
   if (rc != SQLITE_DONE) return s->failure(rc, "list audit records");
+  return out;
+}
+
+Result<std::vector<AuditEntry>> SqliteTx::list_keyless_audit(std::string_view action,
+                                                             std::string_view source,
+                                                             int64_t past_id, int64_t limit) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("SELECT id, at, action, license_key, machine_id, refresh, actor,"
+                                 " actor_name, ip, key_id, request_id, changes, reason, source"
+                                 " FROM audit_log WHERE license_key = '' AND id < ? AND action = ?"
+                                 " AND source = ? ORDER BY id DESC LIMIT ?"));
+  s->bind(1, audit_id_bound(AuditOrder::kNewestFirst, past_id))
+      .bind(2, action)
+      .bind(3, source)
+      .bind(4, limit);
+  std::vector<AuditEntry> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_audit_entry(*s));
+  if (rc != SQLITE_DONE) return s->failure(rc, "list keyless audit records");
   return out;
 }
 
