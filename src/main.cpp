@@ -28,6 +28,7 @@
 #include "http/descriptor_limit.h"
 #include "http/http_server.h"
 #include "http/license_handler.h"
+#include "http/store_api_caller.h"
 #include "observability/log_format.h"
 #include "observability/redaction.h"
 #include "observability/sentry_reporter.h"
@@ -463,7 +464,7 @@ int serve(const ServeConfig& config) {
   // Store deliveries' look-ups wait on a provider's API: on workers of their own, never a
   // network or store thread.
   RedisWorkers store_api_workers(kStoreApiWorkers);
-  UnavailableStoreApiCaller store_api_caller;
+  OutgoingStoreApiCaller store_api_caller(outgoing_policy(config));
   StoreInboundConfig inbound_config;
   inbound_config.store = store_ptr;
   inbound_config.clock = &clock;

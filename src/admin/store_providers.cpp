@@ -8,8 +8,8 @@ namespace licensed {
 const std::vector<const StoreProvider*>& store_providers() {
   // One line per provider, in the order of spec §20's list.
   static const std::vector<const StoreProvider*> all = {
-      &stripe_provider(),
-      &kPaddleStoreProvider,       &kFastSpringStoreProvider, &kFastSpringGeneratorStoreProvider,
+      &stripe_provider(),          &kPaddleStoreProvider,
+      &kFastSpringStoreProvider,   &kFastSpringGeneratorStoreProvider,
       &kLemonSqueezyStoreProvider, &kGumroadStoreProvider,
   };
   return all;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <boost/beast/http/field.hpp>
 #include <memory>
 
@@ -33,15 +34,16 @@ struct Delivery {
   std::string masked_path;
   HttpReply reply;
   const StoreProvider* provider = nullptr;
-  StoreEvent event;
+  // Every event of the delivery (FastSpring sends several), applied together.
+  std::vector<StoreEvent> events;
 };
 using DeliveryPtr = std::shared_ptr<Delivery>;
 
-// What the read transaction found: a rejection's reason, or the store and its event.
+// What the read transaction found: a rejection's reason, or the store and its events.
 struct Checked {
   std::optional<std::string> rejected;
   Storefront store;
-  StoreEvent event;
+  std::vector<StoreEvent> events;
 };
 
 HttpResponse bare_response(unsigned status, std::string_view request_id) {
@@ -102,7 +104,9 @@ void answer(const DeliveryPtr& d, const StoreOutcome& outcome) {
   d->reply(std::move(res));
 }
 
-// The event acted on, in one write transaction, with the store as it is now.
+// The events acted on, in one write transaction with the store as it is now: all of a
+// delivery or none (a failure rolls back the events applied before it, so the
+// provider's retry finds none of them recorded). The keys answered are every event's.
 void apply(const DeliveryPtr& d, int64_t store_id) {
   const Clock* clock = d->config->clock;
   submit_call<StoreOutcome>(
@@ -110,7 +114,13 @@ void apply(const DeliveryPtr& d, int64_t store_id) {
       [d, store_id, clock](StoreTx& tx) -> Result<StoreOutcome> {
         ASSIGN_OR_RETURN(const auto store, tx.find_storefront(store_id));
         if (!store) return Error::not_found("store", "the store was deleted meanwhile");
-        return apply_store_event(tx, *store, d->event, clock->now_ms());
+        StoreOutcome all;
+        for (const StoreEvent& event : d->events) {
+          ASSIGN_OR_RETURN(StoreOutcome one, apply_store_event(tx, *store, event, clock->now_ms()));
+          all.license_keys.insert(all.license_keys.end(), one.license_keys.begin(),
+                                  one.license_keys.end());
+        }
+        return all;
       },
       [d](const Result<StoreOutcome>& outcome) {
         if (outcome.ok()) return answer(d, outcome.value());
@@ -124,26 +134,48 @@ void apply(const DeliveryPtr& d, int64_t store_id) {
       });
 }
 
-// The provider's API completes the event; on a worker, outside any transaction.
+bool needs_look_up(const std::vector<StoreEvent>& events) {
+  return std::any_of(events.begin(), events.end(),
+                     [](const StoreEvent& e) { return e.lookup.has_value(); });
+}
+
+// The provider's API completes each event that needs it, at most kMaxLookups calls in
+// all; on a worker, outside any transaction.
 void look_up(const DeliveryPtr& d, const Storefront& store) {
-  for (int i = 0; i < kMaxLookups && d->event.lookup; ++i) {
-    StoreApiCaller* caller = d->config->api_caller;
-    Result<std::string> body = caller != nullptr
-                                   ? caller->call(*d->event.lookup)
-                                   : Result<std::string>(Error::unavailable("no store API client"));
-    if (!body.ok()) {
-      return answer_failure(d, Error::unavailable("the " + d->provider_name +
-                                                  " API look-up failed: " + body.error().message));
+  int calls = 0;
+  for (StoreEvent& event : d->events) {
+    for (; calls < kMaxLookups && event.lookup; ++calls) {
+      StoreApiCaller* caller = d->config->api_caller;
+      Result<std::string> body =
+          caller != nullptr ? caller->call(*event.lookup)
+                            : Result<std::string>(Error::unavailable("no store API client"));
+      if (!body.ok()) {
+        return answer_failure(d,
+                              Error::unavailable("the " + d->provider_name +
+                                                 " API look-up failed: " + body.error().message));
+      }
+      auto completed = d->provider->complete(std::move(event), body.value(), store);
+      if (!completed.ok()) {
+        if (completed.error().code == StatusCode::kInvalidArgument) return reject(d, "malformed");
+        return answer_failure(d, completed.error());
+      }
+      event = std::move(completed.value());
     }
-    auto completed = d->provider->complete(std::move(d->event), body.value(), store);
-    if (!completed.ok()) {
-      if (completed.error().code == StatusCode::kInvalidArgument) return reject(d, "malformed");
-      return answer_failure(d, completed.error());
-    }
-    d->event = std::move(completed.value());
   }
-  if (d->event.lookup) return reject(d, "malformed");
+  if (needs_look_up(d->events)) return reject(d, "malformed");
   apply(d, store.id);
+}
+
+// A duplicate delivery changes nothing and answers 200 (spec §20): an event recorded
+// before needs no look-up, so a retry is answered even while the provider's API is down.
+Status skip_look_ups_of_recorded_events(StoreTx& tx, int64_t store_id,
+                                        std::vector<StoreEvent>& events) {
+  for (StoreEvent& event : events) {
+    if (!event.lookup) continue;
+    ASSIGN_OR_RETURN(const auto recorded, tx.find_storefront_event(store_id, event.event_key));
+    if (recorded) event.lookup.reset();
+  }
+  return Ok{};
 }
 
 // Store, provider, authenticity and the event's reading, in a read transaction.
@@ -164,22 +196,23 @@ void check(const DeliveryPtr& d) {
           out.rejected = "authenticity";
           return out;
         }
-        auto event = provider->read(d->in, *found);
-        if (!event.ok() && event.error().code == StatusCode::kInvalidArgument) {
+        auto events = read_store_events(*provider, d->in, *found);
+        if (!events.ok() && events.error().code == StatusCode::kInvalidArgument) {
           out.rejected = "malformed";
           return out;
         }
-        if (!event.ok()) return event.error();
+        if (!events.ok()) return events.error();
+        RETURN_IF_ERROR(skip_look_ups_of_recorded_events(tx, found->id, events.value()));
         out.store = *found;
-        out.event = std::move(event.value());
+        out.events = std::move(events.value());
         return out;
       },
       [d](Result<Checked> checked) {
         if (!checked.ok()) return answer_failure(d, checked.error());
         if (checked->rejected) return reject(d, *checked->rejected);
         d->provider = find_store_provider(d->provider_name);
-        d->event = std::move(checked->event);
-        if (!d->event.lookup) return apply(d, checked->store.id);
+        d->events = std::move(checked->events);
+        if (!needs_look_up(d->events)) return apply(d, checked->store.id);
         RedisWorkers* workers = d->config->workers;
         if (workers == nullptr) return look_up(d, checked->store);
         workers->submit([d, store = std::move(checked->store)] { look_up(d, store); });

@@ -58,15 +58,6 @@ std::optional<StoreInboundTarget> parse_store_inbound_path(std::string_view path
 // `path` for logs and error reports: an inbound URL's token shows as *** (spec §21).
 std::string masked_store_path(std::string_view path);
 
-// The server's look-ups until the outgoing HTTP client (spec §21's SSRF rules) is wired:
-// every one fails, so a delivery that needs one answers 503 and its provider retries.
-class UnavailableStoreApiCaller final : public StoreApiCaller {
- public:
-  Result<std::string> call(const ApiLookup&) override {
-    return Error::unavailable("store API look-ups are not built into this server yet");
-  }
-};
-
 class StoreInboundHandler final : public HttpService {
  public:
   explicit StoreInboundHandler(StoreInboundConfig config) : config_(config) {}

@@ -14,6 +14,7 @@
 
 #include "support/fixture.h"
 #include "support/openapi_check.h"
+#include "support/provider_stand_in.h"
 
 namespace bb {
 namespace {
@@ -259,6 +260,55 @@ TEST_F(StoresStripe, EventsThatChangeNothingAreAcknowledged) {
   }
   EXPECT_TRUE(StoreLicenses().empty());
   EXPECT_TRUE(Rejections(id).empty());
+}
+
+// Webhooks never carry a session's line items: the server fetches them from Stripe's API
+// (here a stand-in on loopback, reached only because --webhook-allow-private and
+// --webhook-allow-http allow it) with the store's restricted key, before it writes.
+TEST_F(StoresStripe, ASaleWhoseLineItemsComeFromStripesApiMakesItsLicenses) {
+  ProviderStandIn stripe;
+  StandInAnswer items;
+  items.body = R"({"object":"list","url":"/v1/checkout/sessions/cs_live_bb_fetch/line_items",)"
+               R"("has_more":false,"data":[{"id":"li_1","object":"item","quantity":3,)"
+               R"("price":{"id":"price_single","object":"price"}}]})";
+  stripe.Answer("/v1/checkout/sessions/cs_live_bb_fetch/line_items?limit=100", items);
+  ServerOptions options;
+  options.args = {"--webhook-allow-private", "--webhook-allow-http"};
+  StartWithPlan(options);
+  const auto [id, url] =
+      CreateStore(R"({"apiKey":"rk_live_readonly","apiBase":")" + stripe.base_url() + R"("})");
+  std::string body = PaidSession("evt_bb_fetch", "cs_live_bb_fetch");
+  body = body.substr(0, body.find(R"(,"line_items")")) + "}}}";
+
+  const HttpResponse r = Deliver(url, body);
+  ASSERT_EQ(r.status, 200) << r.Describe();
+  const auto requests = stripe.WaitFor(1);
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].header("authorization"), "Bearer rk_live_readonly");
+  const auto licenses = StoreLicenses();
+  ASSERT_EQ(licenses.size(), 3u) << "three units of a per-unit price";
+  for (const auto& l : licenses) {
+    EXPECT_EQ(Str(l, "source.orderId"), "cs_live_bb_fetch");
+    EXPECT_EQ(Str(l, "customer.email"), "ada@example.com");
+  }
+  // Stripe's retry of the same event is answered from the record: no second look-up.
+  ASSERT_EQ(Deliver(url, body).status, 200);
+  EXPECT_EQ(StoreLicenses().size(), 3u);
+  EXPECT_EQ(stripe.Received().size(), 1u);
+}
+
+// Without the operator's switches the same store API on loopback is refused (spec §21's
+// SSRF ranges): the delivery answers 503 and Stripe retries; nothing connects.
+TEST_F(StoresStripe, AStoreApiOnALoopbackAddressIsNotCalledWithoutTheSwitches) {
+  ProviderStandIn stripe;
+  StartWithPlan();
+  const auto [id, url] =
+      CreateStore(R"({"apiKey":"rk_live_readonly","apiBase":")" + stripe.base_url() + R"("})");
+  std::string body = PaidSession("evt_bb_ssrf", "cs_live_bb_ssrf");
+  body = body.substr(0, body.find(R"(,"line_items")")) + "}}}";
+  ExpectEmptyAnswer(Deliver(url, body), 503);
+  EXPECT_EQ(stripe.connections(), 0u);
+  EXPECT_TRUE(StoreLicenses().empty());
 }
 
 TEST_F(StoresStripe, ALookUpThatCannotBeMadeAnswers503AndMakesNothing) {
