@@ -92,7 +92,9 @@ Result<StoreEvent> read_fastspring_generator_event(std::string_view body, const 
   if (name && !name->empty()) event.order.customer.name = name;
   ApiLookup lookup;
   lookup.base = store_api_base(store, kFastSpringApiBase);
-  lookup.path_and_query = "/orders/" + percent_encode(*reference);
+  const auto segment = path_segment(*reference);
+  if (!segment) return store_payload_error("reference", "not a FastSpring order reference");
+  lookup.path_and_query = "/orders/" + *segment;
   const std::string credentials = store_option(store, "apiKey").value_or("");
   lookup.headers.emplace_back(
       "Authorization",

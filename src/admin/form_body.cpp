@@ -57,6 +57,12 @@ std::optional<std::string> form_value(const FormParameters& params, std::string_
   return found;
 }
 
+std::optional<std::string> path_segment(std::string_view id) {
+  constexpr size_t kMaxIdBytes = 256;
+  if (id.empty() || id == "." || id == ".." || id.size() > kMaxIdBytes) return std::nullopt;
+  return percent_encode(id);
+}
+
 std::string percent_encode(std::string_view value) {
   static constexpr char kDigits[] = "0123456789ABCDEF";
   std::string out;

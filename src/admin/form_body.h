@@ -29,4 +29,9 @@ std::optional<std::string> form_value(const FormParameters& params, std::string_
 // %-encodes everything but unreserved characters (RFC 3986 §2.3), for a query value.
 std::string percent_encode(std::string_view value);
 
+// An id from a delivery as one path segment of a provider API look-up: %-encoded, and
+// nullopt for what no provider's id is but could move the path (empty, "." or "..",
+// which an HTTP client resolves as dot segments) or is absurdly long (over 256 bytes).
+std::optional<std::string> path_segment(std::string_view id);
+
 }  // namespace licensed

@@ -10,10 +10,13 @@ namespace {
 
 constexpr std::string_view kSubscribersPath = "/v2/subscribers/";
 
-ApiLookup gumroad_lookup(const Storefront& store, std::string_view path, std::string_view id) {
+Result<ApiLookup> gumroad_lookup(const Storefront& store, std::string_view path,
+                                 std::string_view id) {
+  const auto segment = path_segment(id);
+  if (!segment) return store_payload_error("id", "not an id Gumroad gives");
   ApiLookup lookup;
   lookup.base = store_api_base(store, kGumroadApiBase);
-  lookup.path_and_query = std::string(path) + percent_encode(id) + "?access_token=" +
+  lookup.path_and_query = std::string(path) + *segment + "?access_token=" +
                           percent_encode(store_option(store, "apiKey").value_or(""));
   return lookup;
 }
@@ -71,7 +74,7 @@ Result<StoreEvent> complete_sale(StoreEvent event, const boost::json::object& sa
   } else if ((flag(sale, "cancelled") || flag(sale, "ended")) && subscription) {
     event.action = StoreAction::kCancellation;
     event.reference = *subscription;
-    event.lookup = gumroad_lookup(store, kSubscribersPath, *subscription);
+    ASSIGN_OR_RETURN(event.lookup, gumroad_lookup(store, kSubscribersPath, *subscription));
   } else if (flag(sale, "partially_refunded") && event.event_type == "refund") {
     event.action = StoreAction::kPartialRefund;
   } else if (!flag(sale, "recurring_charge")) {
@@ -113,7 +116,7 @@ Result<StoreEvent> read_gumroad_event(std::string_view body, const Storefront& s
   const auto sale = form_value(*form, "sale_id");
   if (!sale || sale->empty()) return event;
   event.reference = *sale;
-  event.lookup = gumroad_lookup(store, "/v2/sales/", *sale);
+  ASSIGN_OR_RETURN(event.lookup, gumroad_lookup(store, "/v2/sales/", *sale));
   return event;
 }
 

@@ -1,5 +1,6 @@
 #include "admin/lemonsqueezy_event.h"
 
+#include "admin/form_body.h"
 #include "admin/store_json.h"
 #include "auth/request_signature.h"
 
@@ -63,7 +64,11 @@ Status read_invoice(const boost::json::object& a, const Storefront& store, Store
   }
   ApiLookup lookup;
   lookup.base = store_api_base(store, kLemonSqueezyApiBase);
-  lookup.path_and_query = "/v1/subscriptions/" + subscription;
+  const auto segment = path_segment(subscription);
+  if (!segment) {
+    return store_payload_error("data.attributes.subscription_id", "not a subscription id");
+  }
+  lookup.path_and_query = "/v1/subscriptions/" + *segment;
   lookup.headers.emplace_back("Accept", "application/vnd.api+json");
   lookup.headers.emplace_back("Authorization",
                               "Bearer " + store_option(store, "apiKey").value_or(""));

@@ -1,5 +1,6 @@
 #include "admin/paddle_event.h"
 
+#include "admin/form_body.h"
 #include "admin/store_json.h"
 
 namespace licensed {
@@ -64,7 +65,9 @@ Status read_transaction(const boost::json::object& data, const Storefront& store
   if (customer) {
     ApiLookup lookup;
     lookup.base = store_api_base(store, kPaddleApiBase);
-    lookup.path_and_query = "/customers/" + *customer;
+    const auto segment = path_segment(*customer);
+    if (!segment) return store_payload_error("data.customer_id", "not a Paddle customer id");
+    lookup.path_and_query = "/customers/" + *segment;
     lookup.headers.emplace_back("Authorization",
                                 "Bearer " + store_option(store, "apiKey").value_or(""));
     event.lookup = std::move(lookup);

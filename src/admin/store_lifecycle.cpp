@@ -200,6 +200,15 @@ Result<StoreOutcome> fulfil(StoreTx& tx, const Storefront& store, const StoreEve
   ASSIGN_OR_RETURN(Fulfilment done, fulfil_order(tx, store, order, now));
   out.duplicate = done.duplicate;
   out.license_keys = std::move(done.license_keys);
+  if (out.duplicate || !done.created.empty() || out.license_keys.empty()) return out;
+  // A new event for an order fulfilled before (a FastSpring generator request sent again
+  // with its parameters reordered: a new body, so a new event key): its keys are answered
+  // within the same window as a duplicate's, counted from the order's first license.
+  ASSIGN_OR_RETURN(const auto first, find_any_license(tx, out.license_keys.front()));
+  if (now - first.created_at > kDuplicateKeysWindowMs) {
+    out.license_keys.clear();
+    out.keys_expired = true;
+  }
   return out;
 }
 

@@ -534,5 +534,25 @@ TEST(FormBody, DecodesPlusAndEscapesAndRefusesMalformedOnes) {
   EXPECT_EQ(percent_encode("a b=/~"), "a%20b%3D%2F~");
 }
 
+// Ids from a delivery go into a look-up's path: none may move it (spec §21's look-ups
+// stay on the provider's API; a dot segment would climb out of /v2/sales/).
+TEST(FormBody, AnIdBecomesOneEncodedPathSegmentOrIsRefused) {
+  EXPECT_EQ(path_segment("FO8TXN-dbxYaBdE7_vHN7JA=="), "FO8TXN-dbxYaBdE7_vHN7JA%3D%3D");
+  EXPECT_EQ(path_segment("../v2/products?x=1#f"), "..%2Fv2%2Fproducts%3Fx%3D1%23f");
+  EXPECT_EQ(path_segment("@evil.example"), "%40evil.example");
+  for (const std::string_view bad : {"", ".", ".."}) {
+    EXPECT_EQ(path_segment(bad), std::nullopt) << bad;
+  }
+  EXPECT_EQ(path_segment(std::string(257, 'a')), std::nullopt);
+  EXPECT_TRUE(path_segment(std::string(256, 'a')).has_value());
+}
+
+TEST(GumroadEvent, APingNamingADotSegmentAsItsSaleIsRefusedBeforeAnyLookUp) {
+  const auto read = kGumroadStoreProvider.read(delivery("seller_id=seller&sale_id=.."),
+                                               store("gumroad", std::string(kGumroadOptions)));
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.error().code, StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace licensed

@@ -93,6 +93,27 @@ Result<std::vector<SkuMapping>> mapping_from(StoreTx& tx, const boost::json::val
   return out;
 }
 
+// options.apiKey is a credential at the provider (Stripe's restricted key, FastSpring's
+// user:password, Gumroad's access token): answers show that one is set, never its value.
+constexpr std::string_view kHiddenOption = "***";
+
+// The options a PATCH gives, with an apiKey of "***" (as a GET showed it) keeping the
+// stored key, so options read, edited and sent back do not lose it.
+boost::json::object options_keeping_hidden_key(boost::json::object given,
+                                               std::string_view stored_json) {
+  const auto* key = given.if_contains("apiKey");
+  if (key == nullptr || !key->is_string() || key->get_string() != kHiddenOption) return given;
+  boost::system::error_code ec;
+  const boost::json::value stored = boost::json::parse(stored_json, ec);
+  const auto* old = !ec && stored.is_object() ? stored.get_object().if_contains("apiKey") : nullptr;
+  if (old != nullptr) {
+    given["apiKey"] = *old;
+  } else {
+    given.erase("apiKey");
+  }
+  return given;
+}
+
 }  // namespace
 
 bool is_store_provider(std::string_view provider) {
@@ -165,7 +186,8 @@ Result<Storefront> patch_storefront(StoreTx& tx, int64_t id, const boost::json::
       ASSIGN_OR_RETURN(mappings, mapping_from(tx, &value));
     } else if (key == "options") {
       if (!value.is_object()) return wrong("options", "options is an object");
-      f.options_json = boost::json::serialize(value);
+      f.options_json =
+          boost::json::serialize(options_keeping_hidden_key(value.get_object(), f.options_json));
     } else if (key == "paymentGrace") {
       ASSIGN_OR_RETURN(const auto seconds, duration_member(value, "paymentGrace"));
       if (!seconds) return wrong("paymentGrace", "paymentGrace is a duration");
@@ -196,6 +218,7 @@ Result<boost::json::object> storefront_json(StoreTx& tx, const Storefront& f) {
   boost::system::error_code ec;
   boost::json::value options = boost::json::parse(f.options_json, ec);
   if (ec || !options.is_object()) options = boost::json::object();
+  if (auto* key = options.get_object().if_contains("apiKey"); key != nullptr) *key = kHiddenOption;
   return boost::json::object{{"id", f.id},
                              {"provider", f.provider},
                              {"name", f.name},
@@ -273,12 +296,12 @@ Status record_store_rejection(StoreTx& tx, const StoreRejection& r) {
   if (const auto id = parse_storefront_id(r.id)) {
     ASSIGN_OR_RETURN(store, tx.find_storefront(*id));
   }
-  if (store && store->provider == r.provider) {
-    e.actor_name = store->name;
-    e.source = rejection_source(store->provider, store->id);
-  } else if (is_store_provider(r.provider)) {
-    e.source = boost::json::serialize(boost::json::object{{"provider", r.provider}});
-  }
+  // A URL naming no store of its provider is counted (the metric), not recorded: no
+  // store's rejections would list the record, and each one is a write a prober could
+  // repeat at will.
+  if (!store || store->provider != r.provider) return Ok{};
+  e.actor_name = store->name;
+  e.source = rejection_source(store->provider, store->id);
   return tx.append_audit(e);
 }
 

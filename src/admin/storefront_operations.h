@@ -66,9 +66,10 @@ struct StoreRejection {
   UnixMillis now = 0;
 };
 
-// Writes the store.rejected audit record (no license): `source` names the provider and
-// store when the URL's id is a store of the URL's provider (its token may have been the
-// wrong one), only the provider when that is one spec §20 names, else nothing.
+// Writes the store.rejected audit record (no license, `source` naming the provider and
+// store) when the URL's id is a store of the URL's provider (its token, signature or
+// body was wrong); a URL naming no store is only counted by the caller: no store's
+// rejections could list its record.
 Status record_store_rejection(StoreTx& tx, const StoreRejection& rejection);
 
 // The store.rejected records of store `id`, newest first, ids below `past_id` (0: from

@@ -20,6 +20,8 @@ namespace http = boost::beast::http;
 
 // A provider answering with one page after another: bounded, so a delivery's work is.
 constexpr int kMaxLookups = 10;
+// Deliveries waiting on a provider's API at once (StoreInboundHandler::waiting_look_ups_).
+constexpr int kMaxWaitingLookUps = 64;
 constexpr int64_t kRetryAfterSeconds = 30;
 
 // One delivery on its way through the steps; shared by the callbacks that carry it.
@@ -36,6 +38,20 @@ struct Delivery {
   const StoreProvider* provider = nullptr;
   // Every event of the delivery (FastSpring sends several), applied together.
   std::vector<StoreEvent> events;
+  std::atomic<int>* waiting_look_ups = nullptr;  // the handler's count
+};
+
+// Holds one place among the deliveries waiting on a provider's API, released however the
+// look-up ends (the delivery's last owner lets it go).
+class WaitingLookUp {
+ public:
+  explicit WaitingLookUp(std::atomic<int>* count) : count_(count) {}
+  ~WaitingLookUp() { count_->fetch_sub(1); }
+  WaitingLookUp(const WaitingLookUp&) = delete;
+  WaitingLookUp& operator=(const WaitingLookUp&) = delete;
+
+ private:
+  std::atomic<int>* count_;
 };
 using DeliveryPtr = std::shared_ptr<Delivery>;
 
@@ -212,10 +228,16 @@ void check(const DeliveryPtr& d) {
         if (checked->rejected) return reject(d, *checked->rejected);
         d->provider = find_store_provider(d->provider_name);
         d->events = std::move(checked->events);
+        d->in.body = std::string();  // read: only the events go on
         if (!needs_look_up(d->events)) return apply(d, checked->store.id);
+        if (d->waiting_look_ups->fetch_add(1) >= kMaxWaitingLookUps) {
+          d->waiting_look_ups->fetch_sub(1);
+          return answer_failure(d, Error::unavailable("too many deliveries wait on a store API"));
+        }
+        auto place = std::make_shared<WaitingLookUp>(d->waiting_look_ups);
         RedisWorkers* workers = d->config->workers;
         if (workers == nullptr) return look_up(d, checked->store);
-        workers->submit([d, store = std::move(checked->store)] { look_up(d, store); });
+        workers->submit([d, place, store = std::move(checked->store)] { look_up(d, store); });
       });
 }
 
@@ -271,6 +293,7 @@ void StoreInboundHandler::serve(const Route&, const HttpRequest& request, const 
   const auto target = parse_store_inbound_path(ctx.path);
   auto d = std::make_shared<Delivery>();
   d->config = &config_;
+  d->waiting_look_ups = &waiting_look_ups_;
   d->provider_name = std::string(target->provider);
   d->id_text = std::string(target->id);
   d->token = std::string(target->token);
@@ -304,10 +327,10 @@ void StoreInboundHandler::finish_response(HttpResponse& res, const HttpRequestHe
     const auto id_header = res.find("X-Request-Id");
     const std::string request_id =
         id_header == res.end() ? std::string() : std::string(id_header->value());
-    if (target) {
-      if (config_.metrics != nullptr) {
-        config_.metrics->record_store_rejected(target->provider, "too_large");
-      }
+    if (target && config_.metrics != nullptr) {
+      config_.metrics->record_store_rejected(target->provider, "too_large");
+    }
+    if (target && too_large_records_.admit(config_.clock->now_ms())) {
       StoreRejection r{
           std::string(target->provider), std::string(target->id), "too_large", "", request_id,
           config_.clock->now_ms()};

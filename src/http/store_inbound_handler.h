@@ -16,11 +16,13 @@
 // provider delivers again later.
 #pragma once
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "admin/store_provider.h"
+#include "core/log_throttle.h"
 #include "http/http_service.h"
 #include "observability/error_reporter.h"
 #include "observability/server_metrics.h"
@@ -68,12 +70,19 @@ class StoreInboundHandler final : public HttpService {
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
   // Every answer but a 200 goes out without a body (no detail for a prober); a 413 made
-  // before serving (over 1 MiB) is a failed check too: audited and counted here.
+  // before serving (over 1 MiB) is a failed check too: counted here, and audited at most
+  // once a second (it comes before the IP bucket, and each record is a write).
   void finish_response(HttpResponse& res, const HttpRequestHeader* request, const Route& route,
                        std::string_view path) const override;
 
  private:
   StoreInboundConfig config_;
+  // Thread-safe; mutable because answering is const.
+  mutable LogThrottle too_large_records_{1000};
+  // Deliveries waiting on a provider's API now: beyond kMaxWaitingLookUps a delivery
+  // answers 503 at once, so a slow provider (or a flood through a leaked URL) cannot
+  // queue memory and work without bound.
+  mutable std::atomic<int> waiting_look_ups_{0};
 };
 
 }  // namespace licensed

@@ -511,6 +511,27 @@ TEST_P(StoreLifecycle, ADuplicateSaleAnswersItsKeysOnlyWithin24HoursOfTheFirst) 
   EXPECT_EQ(late.first_seen_at, kT0);
 }
 
+// The generator's body is hashed as sent: the same request with its parameters in
+// another order is a new event. It must not answer the order's keys past the window a
+// duplicate has (a captured request replayed forever would hand them out forever).
+TEST_P(StoreLifecycle, ANewEventForAnOrderFulfilledBeforeAnswersItsKeysOnlyWithinTheSameWindow) {
+  const Storefront s = MakeStore();
+  const auto keys = Sell(s);  // at kT0
+  StoreEvent reordered;
+  reordered.event_key = "body-hash-reordered-1";
+  reordered.action = StoreAction::kFulfil;
+  reordered.order.order_id = "cs_1";
+  reordered.order.lines = {{"price_single", 2}};
+  const StoreOutcome within = Must(s, reordered, kT0 + licensed::kDuplicateKeysWindowMs);
+  EXPECT_FALSE(within.duplicate);
+  EXPECT_EQ(within.license_keys, keys) << "nothing new made, the order's keys answered";
+  reordered.event_key = "body-hash-reordered-2";
+  const StoreOutcome late = Must(s, reordered, kT0 + licensed::kDuplicateKeysWindowMs + 1);
+  EXPECT_FALSE(late.duplicate);
+  EXPECT_TRUE(late.license_keys.empty());
+  EXPECT_TRUE(late.keys_expired);
+}
+
 TEST_P(StoreLifecycle, DeletingAPlanAStoreMapsIsRefused) {
   const Storefront s = MakeStore();
   auto refused = Write([](StoreTx& tx) { return licensed::delete_plan(tx, "reverb", "pro"); });

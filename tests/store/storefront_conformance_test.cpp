@@ -465,6 +465,38 @@ TEST_P(StorefrontConformance, APatchReplacesSecretsMappingAndOptionsAndRefusesTh
   EXPECT_EQ(missing.error().code, licensed::StatusCode::kNotFound);
 }
 
+// options.apiKey is a credential at the provider: a read-only admin token must not
+// carry it away, and options read back and sent again must not lose it.
+TEST_P(StorefrontConformance, AnswersHideTheApiKeyAndAPatchOfTheHiddenValueKeepsIt) {
+  const Storefront s = MakeStore();
+  const boost::json::object with_key{
+      {"options", {{"apiKey", "rk_live_secret"}, {"testMode", false}}}};
+  ASSERT_TRUE(
+      Write([&](StoreTx& tx) { return licensed::patch_storefront(tx, s.id, with_key); }).ok());
+  auto shown = Write([&](StoreTx& tx) -> Result<boost::json::object> {
+    auto f = tx.find_storefront(s.id);
+    if (!f.ok()) return f.error();
+    return licensed::storefront_json(tx, *f.value());
+  });
+  ASSERT_TRUE(shown.ok()) << shown.error().message;
+  EXPECT_EQ(boost::json::serialize(shown->at("options")), R"({"apiKey":"***","testMode":false})");
+  EXPECT_EQ(boost::json::serialize(shown.value()).find("rk_live_secret"), std::string::npos);
+
+  // What was shown, edited and sent back keeps the stored key.
+  boost::json::object edited{{"options", shown->at("options")}};
+  edited["options"].as_object()["testMode"] = true;
+  ASSERT_TRUE(
+      Write([&](StoreTx& tx) { return licensed::patch_storefront(tx, s.id, edited); }).ok());
+  auto found = Read([&](StoreTx& tx) { return tx.find_storefront(s.id); });
+  EXPECT_EQ(found.value()->options_json, R"({"apiKey":"rk_live_secret","testMode":true})");
+  // A new key replaces it.
+  const boost::json::object rolled{{"options", {{"apiKey", "rk_live_rolled"}}}};
+  ASSERT_TRUE(
+      Write([&](StoreTx& tx) { return licensed::patch_storefront(tx, s.id, rolled); }).ok());
+  found = Read([&](StoreTx& tx) { return tx.find_storefront(s.id); });
+  EXPECT_EQ(found.value()->options_json, R"({"apiKey":"rk_live_rolled"})");
+}
+
 TEST_P(StorefrontConformance, AMappingToADeletedPlanFailsTheDeliveryWhichRecordsNothing) {
   const Storefront s = MakeStore();
   // The first line is made before the second fails: all of it must roll back.

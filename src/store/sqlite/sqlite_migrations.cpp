@@ -147,7 +147,7 @@ ALTER TABLE licenses ADD COLUMN source_order_id TEXT;
 CREATE INDEX licenses_by_customer_email ON licenses (lower(customer_email));
 CREATE INDEX licenses_by_source_order ON licenses (source_order_id);
 CREATE TABLE storefronts (
-  id              INTEGER PRIMARY KEY,
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
   provider        TEXT NOT NULL,
   name            TEXT NOT NULL,
   token_sha256    TEXT NOT NULL UNIQUE,
