@@ -120,9 +120,12 @@ std::string GeneratorForm(std::vector<std::pair<std::string, std::string>> param
   return body + "security_request_hash=" + Md5Hex(values + key);
 }
 std::vector<std::pair<std::string, std::string>> GeneratorParams(int n) {
-  return {{"name", "Ada Lovelace"},       {"email", "ada@example.com"},
-          {"company", ""},                {"reference", GeneratorReference(n)},
-          {"internalProductName", "studio-plugin"}, {"quantity", "2"},
+  return {{"name", "Ada Lovelace"},
+          {"email", "ada@example.com"},
+          {"company", ""},
+          {"reference", GeneratorReference(n)},
+          {"internalProductName", "studio-plugin"},
+          {"quantity", "2"},
           {"test", "false"}};
 }
 HttpRequest GeneratorDelivery(int n, const std::string& secret, std::int64_t) {
@@ -164,7 +167,8 @@ std::string GumroadSaleId(int n) {
 HttpRequest GumroadDelivery(int n, const std::string& seller, std::int64_t) {
   std::string body = Fixture("gumroad/sale_ping.txt");
   body = ReplaceAll(body, "gRsFixtureSale0001%3D%3D", GumroadSaleId(n));
-  body = ReplaceAll(body, "seller_id=gRsFixtureSeller0001%3D%3D", "seller_id=" + FormEncode(seller));
+  body =
+      ReplaceAll(body, "seller_id=gRsFixtureSeller0001%3D%3D", "seller_id=" + FormEncode(seller));
   return Post("application/x-www-form-urlencoded", body);
 }
 void AnswerGumroadSale(ProviderStandIn& api, int n) {
@@ -196,12 +200,14 @@ const std::vector<ProviderCase>& Providers() {
   static const std::vector<ProviderCase> cases = {
       {.provider = "paddle",
        .test_name = "paddle",
-       .mapping = R"({"pri_01hstoresfixturesingle00001":{"product":"reverb","plan":"pro","perUnit":true},)"
-                  R"("pri_01hstoresfixturemonthly0001":{"product":"reverb","plan":"pro"}})",
+       .mapping =
+           R"({"pri_01hstoresfixturesingle00001":{"product":"reverb","plan":"pro","perUnit":true},)"
+           R"("pri_01hstoresfixturemonthly0001":{"product":"reverb","plan":"pro"}})",
        .licenses = 3,
-       .options = [](const std::string& base) {
-         return R"({"apiKey":"pdl_live_apikey_readonly","apiBase":")" + base + R"("})";
-       },
+       .options =
+           [](const std::string& base) {
+             return R"({"apiKey":"pdl_live_apikey_readonly","apiBase":")" + base + R"("})";
+           },
        .order_id = PaddleOrderId,
        .delivery = PaddleDelivery,
        .answer =
@@ -222,10 +228,11 @@ const std::vector<ProviderCase>& Providers() {
        .test_name = "fastspring_generator",
        .mapping = R"({"studio-plugin":{"product":"reverb","plan":"pro","perUnit":true}})",
        .licenses = 2,
-       .options = [](const std::string& base) {
-         return R"({"apiKey":"api_user:api_password","apiBase":")" + base +
-                R"(","generatorParams":)" + std::string(kGeneratorParams) + "}";
-       },
+       .options =
+           [](const std::string& base) {
+             return R"({"apiKey":"api_user:api_password","apiBase":")" + base +
+                    R"(","generatorParams":)" + std::string(kGeneratorParams) + "}";
+           },
        .order_id = GeneratorReference,
        .delivery = GeneratorDelivery,
        .answer = [](ProviderStandIn& api, int n) { AnswerGeneratorOrder(api, n); }},
@@ -240,10 +247,11 @@ const std::vector<ProviderCase>& Providers() {
        .test_name = "gumroad",
        .mapping = R"({"gRsFixtureProduct001==":{"product":"reverb","plan":"pro","perUnit":true}})",
        .licenses = 2,
-       .options = [](const std::string& base) {
-         return R"({"apiKey":"gumroad_access_token","sellerId":")" + std::string(kSellerId) +
-                R"(","apiBase":")" + base + R"("})";
-       },
+       .options =
+           [](const std::string& base) {
+             return R"({"apiKey":"gumroad_access_token","sellerId":")" + std::string(kSellerId) +
+                    R"(","apiBase":")" + base + R"("})";
+           },
        .order_id = GumroadSaleId,
        .delivery = GumroadDelivery,
        .answer = AnswerGumroadSale},
@@ -271,9 +279,9 @@ class ProviderStoresTest : public StoresTest {
   std::pair<std::int64_t, std::string> CreateStore(const ProviderCase& c) {
     const std::string secret =
         c.provider == "gumroad" ? "" : R"("secret":")" + std::string(kSecret) + R"(",)";
-    return CreateStoreFrom(R"({"provider":")" + c.provider + R"(","name":"Shop of )" +
-                           c.provider + R"(",)" + secret + R"("mapping":)" + c.mapping +
-                           R"(,"options":)" + c.options(api_.base_url()) + "}");
+    return CreateStoreFrom(R"({"provider":")" + c.provider + R"(","name":"Shop of )" + c.provider +
+                           R"(",)" + secret + R"("mapping":)" + c.mapping + R"(,"options":)" +
+                           c.options(api_.base_url()) + "}");
   }
   HttpResponse Deliver(const std::string& url, HttpRequest request) const {
     request.target = url;
@@ -423,8 +431,7 @@ TEST_F(StoresFastSpringGenerator, TheKeysAreAnsweredAsPlainTextOnePerLineAndAgai
   const auto requests = api_.WaitFor(1);
   ASSERT_FALSE(requests.empty());
   EXPECT_EQ(requests[0].target, "/orders/" + GeneratorReference(7));
-  EXPECT_EQ(requests[0].header("authorization"),
-            "Basic " + Base64Encode("api_user:api_password"));
+  EXPECT_EQ(requests[0].header("authorization"), "Basic " + Base64Encode("api_user:api_password"));
 
   // FastSpring asks again (its request timed out): the same keys, nothing new.
   const HttpResponse again = DeliverOrder(c, url_, 7);
@@ -438,8 +445,7 @@ TEST_F(StoresFastSpringGenerator, AFormWithAParameterTheStoreDoesNotListFailsThe
   auto params = GeneratorParams(8);
   params.emplace_back("subscriptionReference", "sub-1");
   const std::string hashed_too = GeneratorForm(params, std::string(kSecret));
-  ExpectEmptyAnswer(
-      Deliver(url_, Post("application/x-www-form-urlencoded", hashed_too)), 400);
+  ExpectEmptyAnswer(Deliver(url_, Post("application/x-www-form-urlencoded", hashed_too)), 400);
   // A listed name missing is refused too.
   params = GeneratorParams(8);
   params.pop_back();

@@ -77,8 +77,7 @@ std::string StripePaidSession(std::string_view event_id, std::string_view sessio
   return R"({"id":")" + std::string(event_id) +
          R"(","object":"event","api_version":"2024-06-20","created":1780000000,"livemode":)" +
          (livemode ? "true" : "false") +
-         R"(,"type":"checkout.session.completed","data":{"object":{"id":")" +
-         std::string(session) +
+         R"(,"type":"checkout.session.completed","data":{"object":{"id":")" + std::string(session) +
          R"(","object":"checkout.session","mode":"payment","payment_status":"paid",)"
          R"("payment_intent":")" +
          std::string(payment_intent) +
@@ -155,8 +154,8 @@ std::vector<json::value> StoresTest::StoreLicenses() {
   std::vector<json::value> out;
   std::string cursor;
   for (int page = 0; page < 100; ++page) {
-    const HttpResponse r =
-        Api("GET", "/licenses?product=reverb&limit=500" + (cursor.empty() ? "" : "&cursor=" + cursor));
+    const HttpResponse r = Api(
+        "GET", "/licenses?product=reverb&limit=500" + (cursor.empty() ? "" : "&cursor=" + cursor));
     EXPECT_EQ(r.status, 200) << r.Describe();
     if (r.status != 200) break;
     const json::value body = BodyJson(r);
