@@ -35,9 +35,8 @@ std::string OrderId(int n) {
 // Order n, freshly signed. Only price_single is mapped (per unit): its two units make two
 // licenses; the session's price_site line is sold but not licensed here.
 HttpRequest Order(const std::string& url, int n) {
-  const std::string body =
-      StripePaidSession("evt_crash_" + std::to_string(n), OrderId(n), "pi_crash_" + std::to_string(n),
-                        true, kUnitsPerOrder);
+  const std::string body = StripePaidSession("evt_crash_" + std::to_string(n), OrderId(n),
+                                             "pi_crash_" + std::to_string(n), true, kUnitsPerOrder);
   return StripeDelivery(url, body, StripeSignature(kSecret, UnixNow(), body));
 }
 

@@ -526,5 +526,93 @@ TEST_F(StoresFastSpring, AManualRetryWithNewEventIdsMakesNoSecondSetOfLicenses) 
   for (const auto& l : after) EXPECT_TRUE(keys.count(Str(l, "licenseKey")));
 }
 
+// --- Refunds of Lemon Squeezy and Gumroad sales over HTTP (the lifecycle; Stripe's are in
+// stores_lifecycle_test.cpp).
+
+class StoresRefunds : public ProviderStoresTest {
+ protected:
+  std::map<std::string, std::string> Statuses(const std::string& order_id) {
+    std::map<std::string, std::string> out;
+    for (const auto& l : OrderLicenses(order_id)) out[Str(l, "licenseKey")] = Str(l, "status");
+    return out;
+  }
+  static std::set<std::string> StatusSet(const std::map<std::string, std::string>& statuses) {
+    std::set<std::string> out;
+    for (const auto& entry : statuses) out.insert(entry.second);
+    return out;
+  }
+  void ExpectRefundAudited(const std::map<std::string, std::string>& statuses,
+                           const std::string& provider, const std::string& order_id) {
+    for (const auto& entry : statuses) {
+      const auto records = LicenseAudit(entry.first, "license.status");
+      ASSERT_EQ(records.size(), 1u) << entry.first;
+      EXPECT_EQ(Str(records[0], "actor"), "store");
+      EXPECT_EQ(Str(records[0], "source.provider"), provider);
+      EXPECT_EQ(Str(records[0], "source.orderId"), order_id);
+      EXPECT_EQ(Str(records[0], "changes.status.to"), "REFUNDED");
+    }
+  }
+};
+
+TEST_F(StoresRefunds, ALemonSqueezyOrderRefundedMakesTheOrdersLicensesRefunded) {
+  const ProviderCase& c = Case("lemonsqueezy");
+  StartWithPlan();
+  const auto [id, url] = CreateStore(c);
+  ASSERT_EQ(DeliverOrder(c, url, 41).status, 200);
+  ASSERT_EQ(DeliverOrder(c, url, 42).status, 200);
+  ASSERT_EQ(Statuses(LemonSqueezyOrderId(41)).size(), 3u);
+
+  // Part of it refunded: nothing changes.
+  const HttpResponse partial = Deliver(
+      url, LemonSqueezySigned(LemonSqueezyEvent("lemonsqueezy/order_refunded_partial.json", 41),
+                              std::string(kSecret)));
+  ASSERT_EQ(partial.status, 200) << partial.Describe();
+  EXPECT_EQ(StatusSet(Statuses(LemonSqueezyOrderId(41))), std::set<std::string>{"ACTIVE"});
+
+  const HttpResponse full =
+      Deliver(url, LemonSqueezySigned(LemonSqueezyEvent("lemonsqueezy/order_refunded.json", 41),
+                                      std::string(kSecret)));
+  ASSERT_EQ(full.status, 200) << full.Describe();
+  const auto refunded = Statuses(LemonSqueezyOrderId(41));
+  EXPECT_EQ(StatusSet(refunded), std::set<std::string>{"REFUNDED"});
+  ExpectRefundAudited(refunded, "lemonsqueezy", LemonSqueezyOrderId(41));
+  EXPECT_EQ(StatusSet(Statuses(LemonSqueezyOrderId(42))), std::set<std::string>{"ACTIVE"});
+}
+
+// Gumroad signs nothing, so a ping only triggers a look-up: what Gumroad's API answers
+// about the sale decides, never what the ping says.
+TEST_F(StoresRefunds, AGumroadRefundPingRefundsOnlyWhenGumroadsApiSaysTheSaleIsRefunded) {
+  const ProviderCase& c = Case("gumroad");
+  StartWithPlan(WithStandInAllowed());
+  const auto [id, url] = CreateStore(c);
+  ASSERT_EQ(DeliverOrder(c, url, 51).status, 200);
+  ASSERT_EQ(DeliverOrder(c, url, 52).status, 200);
+  ASSERT_EQ(Statuses(GumroadSaleId(51)).size(), 2u);
+  const auto refund_ping = [](int n) {
+    std::string body = ReplaceAll(Fixture("gumroad/refund_ping.txt"), "gRsFixtureSale0001%3D%3D",
+                                  GumroadSaleId(n));
+    return Post("application/x-www-form-urlencoded", body);
+  };
+
+  // The ping says refunded, Gumroad's API does not (the stand-in still answers the sale).
+  const HttpResponse claimed = Deliver(url, refund_ping(51));
+  ASSERT_EQ(claimed.status, 200) << claimed.Describe();
+  EXPECT_EQ(StatusSet(Statuses(GumroadSaleId(51))), std::set<std::string>{"ACTIVE"});
+
+  StandInAnswer refunded_sale;
+  refunded_sale.body =
+      ReplaceAll(Fixture("gumroad/sale_refunded.json"), "gRsFixtureSale0001==", GumroadSaleId(52));
+  api_.Answer("/v2/sales/" + GumroadSaleId(52), refunded_sale);
+  const HttpResponse confirmed = Deliver(url, refund_ping(52));
+  ASSERT_EQ(confirmed.status, 200) << confirmed.Describe();
+  const auto refunded = Statuses(GumroadSaleId(52));
+  EXPECT_EQ(StatusSet(refunded), std::set<std::string>{"REFUNDED"});
+  ExpectRefundAudited(refunded, "gumroad", GumroadSaleId(52));
+  EXPECT_EQ(StatusSet(Statuses(GumroadSaleId(51))), std::set<std::string>{"ACTIVE"});
+  const auto asked = api_.Received();
+  EXPECT_EQ(asked.back().target.rfind("/v2/sales/" + GumroadSaleId(52) + "?access_token=", 0), 0u)
+      << asked.back().target;
+}
+
 }  // namespace
 }  // namespace bb
