@@ -67,7 +67,8 @@ TEST_F(StoresLifecycle, AFullStripeRefundMakesTheSessionsLicensesRefundedAndAPar
   Sell(url, "cs_live_kept", "pi_lc_kept");
 
   // A third of the charge refunded: nothing changes, each license's record says why.
-  const HttpResponse partial = Deliver(url, About("charge_refunded_partial.json", "pi_lc_refunded"));
+  const HttpResponse partial =
+      Deliver(url, About("charge_refunded_partial.json", "pi_lc_refunded"));
   ASSERT_EQ(partial.status, 200) << partial.Describe();
   EXPECT_TRUE(All(Statuses("cs_live_refunded"), "ACTIVE"));
   for (const auto& [key, status] : Statuses("cs_live_refunded")) {
