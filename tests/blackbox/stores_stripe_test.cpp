@@ -15,125 +15,43 @@
 #include "support/fixture.h"
 #include "support/openapi_check.h"
 #include "support/provider_stand_in.h"
+#include "support/signer.h"
+#include "support/stores.h"
 
 namespace bb {
 namespace {
 
 constexpr std::string_view kSecret = "whsec_blackbox_0123456789";
 
-std::string StripeSignature(std::string_view secret, std::int64_t t, std::string_view body) {
-  const std::string ts = std::to_string(t);
-  return "t=" + ts + ",v1=" + HmacSha256Hex(secret, ts + "." + std::string(body));
-}
-
 std::int64_t Now() {
-  return static_cast<std::int64_t>(std::time(nullptr));
+  return UnixNow();
 }
 
 // A paid Checkout Session whose line items came expanded (as `expand[]=line_items`
 // gives them), so no look-up is needed: one price of two units, one of a single unit.
 std::string PaidSession(std::string_view event_id, std::string_view session) {
-  return R"({"id":")" + std::string(event_id) +
-         R"(","object":"event","api_version":"2024-06-20","created":1780000000,)"
-         R"("livemode":true,"type":"checkout.session.completed","data":{"object":{"id":")" +
-         std::string(session) +
-         R"(","object":"checkout.session","mode":"payment","payment_status":"paid",)"
-         R"("payment_intent":"pi_bb_1","customer_details":{"email":"ada@example.com",)"
-         R"("name":"Ada Lovelace"},"line_items":{"object":"list","has_more":false,"data":[)"
-         R"({"id":"li_1","price":{"id":"price_single"},"quantity":2},)"
-         R"({"id":"li_2","price":{"id":"price_site"},"quantity":1}]}}}})";
+  return StripePaidSession(event_id, session);
 }
 
-class StoresStripe : public BlackboxTest {
+class StoresStripe : public StoresTest {
  protected:
-  void SetUp() override {
-    BlackboxTest::SetUp();
-    const CommandResult r = admin().Run({"token", "create", "--name", "stores-bot", "--json"});
-    if (r.exit_code != 0) throw std::runtime_error(r.Describe());
-    token_ = Str(ParseJson(r.out), "token");
-  }
-  void StartWithPlan(ServerOptions options = {}) {
-    Start(options);
-    const HttpResponse plan =
-        Api("POST", "/products/reverb/plans", R"({"code":"pro","name":"Reverb Pro","max":2})");
-    ASSERT_EQ(plan.status, 201) << plan.Describe();
-  }
-  const json::value& OpenApi() {
-    if (openapi_.is_null()) {
-      HttpRequest request;
-      request.method = "GET";
-      request.target = "/api/v1/openapi.json";
-      openapi_ = ParseJson(Send(request).body);
-    }
-    return openapi_;
-  }
-  HttpResponse Api(const std::string& method, const std::string& target,
-                   std::optional<std::string> body = {}) {
-    HttpRequest request;
-    request.method = method;
-    request.target = "/api/v1/admin" + target;
-    request.Set("Authorization", "Bearer " + token_);
-    if (body) {
-      request.Set("Content-Type", "application/json");
-      request.body = std::move(*body);
-    }
-    return Send(request);
-  }
   // A Stripe store mapping price_single (per unit) and price_site to reverb's pro plan;
   // its id and inbound path.
   std::pair<std::int64_t, std::string> CreateStore(std::string options = "{}") {
-    const HttpResponse r =
-        Api("POST", "/stores",
-            R"({"provider":"stripe","name":"Web shop","secret":")" + std::string(kSecret) +
-                R"(","mapping":{"price_single":{"product":"reverb","plan":"pro","perUnit":true},)"
-                R"("price_site":{"product":"reverb","plan":"pro"}},"options":)" +
-                options + "}");
-    EXPECT_EQ(r.status, 201) << r.Describe();
-    EXPECT_DOCUMENTED(OpenApi(), "post", "/api/v1/admin/stores", r);
-    const json::value body = BodyJson(r);
-    return {Int(body, "id"), Str(body, "inboundUrl")};
+    return CreateStoreFrom(
+        R"({"provider":"stripe","name":"Web shop","secret":")" + std::string(kSecret) +
+        R"(","mapping":{"price_single":{"product":"reverb","plan":"pro","perUnit":true},)"
+        R"("price_site":{"product":"reverb","plan":"pro"}},"options":)" +
+        options + "}");
   }
   HttpRequest Delivery(const std::string& path, std::string body,
                        std::optional<std::string> signature) const {
-    HttpRequest request;
-    request.target = path;
-    request.Set("Content-Type", "application/json; charset=utf-8");
-    if (signature) request.Set("Stripe-Signature", std::move(*signature));
-    request.body = std::move(body);
-    return request;
+    return StripeDelivery(path, std::move(body), std::move(signature));
   }
   HttpResponse Deliver(const std::string& path, const std::string& body) const {
     return Send(Delivery(path, body, StripeSignature(kSecret, Now(), body)));
   }
-  // The licenses the stores made (they carry a source).
-  std::vector<json::value> StoreLicenses() {
-    const HttpResponse r = Api("GET", "/licenses?product=reverb&limit=500");
-    EXPECT_EQ(r.status, 200) << r.Describe();
-    const json::value body = BodyJson(r);
-    std::vector<json::value> out;
-    for (const auto& l : Arr(body, "items")) {
-      if (Has(l, "source")) out.push_back(l);
-    }
-    return out;
-  }
-  std::vector<json::value> Rejections(std::int64_t id) {
-    const HttpResponse r = Api("GET", "/stores/" + std::to_string(id) + "/rejections");
-    EXPECT_EQ(r.status, 200) << r.Describe();
-    EXPECT_DOCUMENTED(OpenApi(), "get", "/api/v1/admin/stores/{id}/rejections", r);
-    const json::value body = BodyJson(r);
-    const auto& items = Arr(body, "items");
-    return {items.begin(), items.end()};
-  }
-
-  std::string token_;
-  json::value openapi_;
 };
-
-void ExpectEmptyAnswer(const HttpResponse& r, int status) {
-  EXPECT_EQ(r.status, status) << r.Describe();
-  EXPECT_TRUE(r.body.empty()) << r.Describe();
-  EXPECT_FALSE(r.header("X-License-Response-Signature")) << "store answers are not signed";
-}
 
 TEST_F(StoresStripe, AStoreIsCreatedShownChangedAndDeletedAndItsTokenAppearsOnlyOnce) {
   StartWithPlan();
@@ -354,12 +272,7 @@ TEST_F(StoresStripe, EveryFailedCheckAnswersAnEmpty400IsRecordedAndCounted) {
   EXPECT_TRUE(StoreLicenses().empty());
 
   // The 413's record is written after its answer: wait for it.
-  std::vector<json::value> records;
-  for (int i = 0; i < 50; ++i) {
-    records = Rejections(id);
-    if (records.size() >= 7) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
+  const std::vector<json::value> records = Rejections(id, 7);
   std::map<std::string, int> reasons;
   for (const auto& r : records) {
     EXPECT_EQ(Str(r, "action"), "store.rejected");
