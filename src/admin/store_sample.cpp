@@ -31,8 +31,9 @@ Result<std::string> random_hex(size_t bytes) {
 
 // An id the provider writes as a number when it is one (Lemon Squeezy's variant ids).
 json::value number_or_text(const std::string& id) {
-  const bool digits = !id.empty() && id.size() <= 18 &&
-                      std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const bool digits =
+      !id.empty() && id.size() <= 18 &&
+      std::all_of(id.begin(), id.end(), [](char c) { return c >= '0' && c <= '9'; });
   if (digits) return json::value(std::stoll(id));
   return json::value(id);
 }
@@ -67,8 +68,8 @@ Result<SampleDelivery> json_delivery(const json::object& body, std::string order
   return out;
 }
 
-Result<SampleDelivery> stripe_sample(const SampleRequest& r, const Ids& ids, std::string_view secret,
-                                     UnixMillis now) {
+Result<SampleDelivery> stripe_sample(const SampleRequest& r, const Ids& ids,
+                                     std::string_view secret, UnixMillis now) {
   json::object object;
   std::string type;
   if (r.kind == SampleKind::kSale) {
@@ -116,8 +117,8 @@ Result<SampleDelivery> stripe_sample(const SampleRequest& r, const Ids& ids, std
   return out;
 }
 
-Result<SampleDelivery> paddle_sample(const SampleRequest& r, const Ids& ids, std::string_view secret,
-                                     UnixMillis now) {
+Result<SampleDelivery> paddle_sample(const SampleRequest& r, const Ids& ids,
+                                     std::string_view secret, UnixMillis now) {
   json::object data;
   std::string type;
   if (r.kind == SampleKind::kSale) {
@@ -132,8 +133,11 @@ Result<SampleDelivery> paddle_sample(const SampleRequest& r, const Ids& ids, std
             {"items", json::array{std::move(item)}}};
   } else {
     type = "adjustment.created";
-    data = {{"id", "adj_" + ids.event}, {"action", "refund"},        {"status", "approved"},
-            {"type", "full"},           {"transaction_id", ids.order}};
+    data = {{"id", "adj_" + ids.event},
+            {"action", "refund"},
+            {"status", "approved"},
+            {"type", "full"},
+            {"transaction_id", ids.order}};
   }
   const json::object event{{"event_id", "evt_" + ids.event},
                            {"event_type", type},
@@ -164,10 +168,14 @@ Result<SampleDelivery> fastspring_sample(const SampleRequest& r, const Ids& ids,
     json::object customer{
         {"first", first_name(r.name)}, {"last", last_name(r.name)}, {"email", r.email}};
     json::object item{{"product", r.item}, {"quantity", r.quantity}};
-    data = {{"order", ids.order},         {"id", ids.order},
-            {"reference", ids.order},     {"completed", true},
-            {"live", r.live},             {"total", 10.0 * static_cast<double>(r.quantity)},
-            {"customer", std::move(customer)}, {"items", json::array{std::move(item)}}};
+    data = {{"order", ids.order},
+            {"id", ids.order},
+            {"reference", ids.order},
+            {"completed", true},
+            {"live", r.live},
+            {"total", 10.0 * static_cast<double>(r.quantity)},
+            {"customer", std::move(customer)},
+            {"items", json::array{std::move(item)}}};
   } else {
     type = "return.created";
     data = {{"return", "RET" + ids.event},
@@ -210,7 +218,8 @@ std::string generator_value(const SampleRequest& r, const Ids& ids, std::string_
 Result<SampleDelivery> generator_sample(const SampleRequest& r, const Ids& ids,
                                         std::string_view secret) {
   if (r.kind != SampleKind::kSale) {
-    return refused("the FastSpring license generator is asked only for a sale; it sends no refunds");
+    return refused(
+        "the FastSpring license generator is asked only for a sale; it sends no refunds");
   }
   const std::vector<std::string> names =
       r.generator_params.empty() ? default_generator_params() : r.generator_params;
@@ -252,17 +261,16 @@ Result<SampleDelivery> lemonsqueezy_sample(const SampleRequest& r, const Ids& id
   if (sale) {
     // The order's UUID (the claim page takes it), shaped as Lemon Squeezy's.
     ASSIGN_OR_RETURN(const std::string u, random_hex(16));
-    attributes["identifier"] = u.substr(0, 8) + "-" + u.substr(8, 4) + "-" + u.substr(12, 4) +
-                               "-" + u.substr(16, 4) + "-" + u.substr(20, 12);
+    attributes["identifier"] = u.substr(0, 8) + "-" + u.substr(8, 4) + "-" + u.substr(12, 4) + "-" +
+                               u.substr(16, 4) + "-" + u.substr(20, 12);
     attributes["first_order_item"] =
         json::object{{"variant_id", number_or_text(r.item)}, {"quantity", r.quantity}};
   }
   const json::object event{
-      {"meta",
-       json::object{{"test_mode", !r.live}, {"event_name", sale ? "order_created" : "order_refunded"}}},
-      {"data", json::object{{"type", "orders"},
-                            {"id", ids.order},
-                            {"attributes", std::move(attributes)}}}};
+      {"meta", json::object{{"test_mode", !r.live},
+                            {"event_name", sale ? "order_created" : "order_refunded"}}},
+      {"data",
+       json::object{{"type", "orders"}, {"id", ids.order}, {"attributes", std::move(attributes)}}}};
   ASSIGN_OR_RETURN(SampleDelivery out, json_delivery(event, ids.order));
   const auto signature = lemonsqueezy_signature(out.body, secret);
   if (!signature) return signing_failed();

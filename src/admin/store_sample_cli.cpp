@@ -17,8 +17,7 @@ namespace {
 constexpr const char* kSecretEnv = "LICENSED_STORE_SECRET";
 
 struct SampleArgs {
-  std::string url, server, secret, secret_file, event = "sale", item, email, name, order,
-                                                seller_id;
+  std::string url, server, secret, secret_file, event = "sale", item, email, name, order, seller_id;
   std::vector<std::string> generator_params;
   int64_t quantity = 1;
   bool live = false;
@@ -74,8 +73,8 @@ std::string masked(const std::string& url) {
 
 std::string what_was_sent(const SampleRequest& r, const SampleDelivery& d) {
   if (r.kind == SampleKind::kRefund) return r.provider + " refund of order " + d.order_id;
-  return r.provider + " sale of " + r.item + " x " + std::to_string(r.quantity) + " to " +
-         r.email + ", order " + d.order_id;
+  return r.provider + " sale of " + r.item + " x " + std::to_string(r.quantity) + " to " + r.email +
+         ", order " + d.order_id;
 }
 
 // What a status other than 200 means here, for the operator.
@@ -192,9 +191,7 @@ void add_store_sample_command(CLI::App& store_group,
                   "fastspring-generator: a name of the store's options.generatorParams "
                   "(repeat; default reference internalProductName quantity email name "
                   "company test)");
-  cmd->callback([a, chosen] {
-    *chosen = [a] { return run(*a); };
-  });
+  cmd->callback([a, chosen] { *chosen = [a] { return run(*a); }; });
 }
 
 }  // namespace licensed

@@ -176,8 +176,8 @@ TEST(StoreSample, TheGeneratorSendsTheStoresParametersHashedAndIsLookedUp) {
   EXPECT_FALSE(e.live);
   EXPECT_TRUE(e.lookup.has_value()) << "FastSpring's API confirms every generator request";
   // The default parameters are not this store's: the request is refused.
-  auto defaults = build_store_sample(sale("fastspring-generator", "studio-plugin"), "private_key",
-                                     kNow);
+  auto defaults =
+      build_store_sample(sale("fastspring-generator", "studio-plugin"), "private_key", kNow);
   ASSERT_TRUE(defaults.ok());
   EXPECT_FALSE(kFastSpringGeneratorStoreProvider.authentic(inbound(defaults.value()), s));
 }
@@ -201,9 +201,9 @@ TEST(StoreSample, AGumroadPingNamesTheSellerAndTheSaleToLookUp) {
 
 TEST(StoreSample, TheProviderIsReadFromTheInboundUrl) {
   EXPECT_EQ(sample_provider_of("/api/v1/stores/stripe/1/abc").value(), "stripe");
-  EXPECT_EQ(sample_provider_of("https://l.example.com/api/v1/stores/fastspring-generator/12/t")
-                .value(),
-            "fastspring-generator");
+  EXPECT_EQ(
+      sample_provider_of("https://l.example.com/api/v1/stores/fastspring-generator/12/t").value(),
+      "fastspring-generator");
   EXPECT_FALSE(sample_provider_of("/api/v1/stores/stripe/1/").ok());
   EXPECT_FALSE(sample_provider_of("/api/v1/stores/stripe").ok());
   EXPECT_FALSE(sample_provider_of("https://l.example.com/").ok());
