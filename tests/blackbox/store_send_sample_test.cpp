@@ -33,9 +33,9 @@ class StoresSendSample : public BlackboxTest {
                                                   const std::string& secret,
                                                   const std::string& mapping,
                                                   bool test_mode = true) {
-    std::vector<std::string> args = {"store",  "create", "--provider", provider, "--name",
-                                     "Sample", "--secret", secret,     "--map",  mapping,
-                                     "--json"};
+    std::vector<std::string> args = {"store",  "create", "--provider", provider,
+                                     "--name", "Sample", "--secret",   secret,
+                                     "--map",  mapping,  "--json"};
     if (test_mode) {
       args.push_back("--option");
       args.push_back("testMode=true");
@@ -49,8 +49,9 @@ class StoresSendSample : public BlackboxTest {
     return path.string();
   }
   CommandResult SendSample(const std::string& url, std::vector<std::string> extra) const {
-    std::vector<std::string> args = {"store", "send-sample", "--url", url, "--server",
-                                     "http://127.0.0.1:" + std::to_string(port())};
+    std::vector<std::string> args = {"store",    "send-sample",
+                                     "--url",    url,
+                                     "--server", "http://127.0.0.1:" + std::to_string(port())};
     args.insert(args.end(), extra.begin(), extra.end());
     return admin().Run(args);
   }
@@ -75,10 +76,11 @@ std::string SentOrder(const CommandResult& r) {
 
 TEST_F(StoresSendSample, AStripeTestModeSampleSaleIsAnsweredOkAndMakesItsLicenses) {
   Start();
-  const auto [id, url] = CreateStore("stripe", "whsec_sample_1", "price_single=reverb:pro:per-unit");
-  const CommandResult r = SendSample(url, {"--secret-file", SecretFile("whsec_sample_1"), "--item",
-                                           "price_single", "--quantity", "2", "--email",
-                                           "ada@example.com"});
+  const auto [id, url] =
+      CreateStore("stripe", "whsec_sample_1", "price_single=reverb:pro:per-unit");
+  const CommandResult r =
+      SendSample(url, {"--secret-file", SecretFile("whsec_sample_1"), "--item", "price_single",
+                       "--quantity", "2", "--email", "ada@example.com"});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_NE(r.out.find(R"(answered 200: {"ok":true})"), std::string::npos) << r.Describe();
   EXPECT_NE(r.out.find("options.testMode"), std::string::npos) << "says what test mode needs";
@@ -149,8 +151,7 @@ TEST_F(StoresSendSample, APathWithoutServerAndAMissingSecretAreRefusedBeforeSend
   EXPECT_NE(no_server.err.find("--server"), std::string::npos) << no_server.Describe();
   const CommandResult no_secret = SendSample(url, {"--item", "price_single"});
   EXPECT_EQ(no_secret.exit_code, 1) << no_secret.Describe();
-  EXPECT_NE(no_secret.err.find("LICENSED_STORE_SECRET"), std::string::npos)
-      << no_secret.Describe();
+  EXPECT_NE(no_secret.err.find("LICENSED_STORE_SECRET"), std::string::npos) << no_secret.Describe();
 }
 
 }  // namespace
