@@ -1,10 +1,12 @@
 #include "admin/store_cli.h"
 
 #include <boost/json/array.hpp>
+#include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <iostream>
 
 #include "admin/cli_status.h"
+#include "admin/store_sample_cli.h"
 #include "admin/storefront_operations.h"
 #include "store/store.h"
 
@@ -79,10 +81,18 @@ Result<json::object> create_body(const StoreArgs& a) {
     if (eq == std::string::npos || eq == 0) {
       return Error::invalid_argument("options", "--option " + flag + ": expected KEY=VALUE");
     }
-    // true and false are booleans (testMode); anything else is text.
+    // true and false are booleans (testMode); a value starting with [ or { is JSON
+    // (generatorParams is a list); anything else is text.
     const std::string value = flag.substr(eq + 1);
     if (value == "true" || value == "false") {
       options[flag.substr(0, eq)] = value == "true";
+    } else if (value.starts_with('[') || value.starts_with('{')) {
+      boost::system::error_code ec;
+      json::value parsed = json::parse(value, ec);
+      if (ec) {
+        return Error::invalid_argument("options", "--option " + flag + ": the value is not JSON");
+      }
+      options[flag.substr(0, eq)] = std::move(parsed);
     } else {
       options[flag.substr(0, eq)] = value;
     }
@@ -104,7 +114,9 @@ void add_create(CLI::App& group, const std::shared_ptr<StoreArgs>& a, const std:
                      "the provider's signing secret (repeat during a rotation, at most 3)");
   create->add_option("--map", a->mappings,
                      "ITEM=PRODUCT:PLAN[:per-unit]: what a sale of the store's item makes");
-  create->add_option("--option", a->options, "KEY=VALUE: apiKey, apiBase, testMode, ...");
+  create->add_option(
+      "--option", a->options,
+      "KEY=VALUE: apiKey, apiBase, testMode=true, generatorParams=[\"reference\",...]");
   create->add_option("--payment-grace", a->payment_grace,
                      "access kept after a failed payment (default 7d)");
   create->add_option("--public-url", a->public_url,
@@ -148,6 +160,7 @@ void add_store_commands(CLI::App& admin, const std::string* store,
                                     "licenses)")
                     ->require_subcommand(1);
   add_create(*group, a, store, chosen);
+  add_store_sample_command(*group, chosen);
 
   auto* list = group->add_subcommand("list", "list the stores (never their secrets)");
   list->add_flag("--json", a->json_out, "print a JSON array");

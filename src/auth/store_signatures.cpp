@@ -84,6 +84,33 @@ std::optional<std::array<uint8_t, N>> parse_hex_bytes(std::string_view text) {
   return out;
 }
 
+// The values of `params` sorted by name (bytewise), concatenated: what the generator's
+// hash covers before the private key.
+std::string sorted_values(const std::vector<std::pair<std::string, std::string>>& params) {
+  std::vector<const std::pair<std::string, std::string>*> sorted;
+  sorted.reserve(params.size());
+  for (const auto& p : params) sorted.push_back(&p);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  std::string values;
+  for (const auto* p : sorted) values += p->second;
+  return values;
+}
+
+std::optional<Sha256Digest> hmac_of(std::string_view secret, std::string_view message) {
+  if (secret.empty()) return std::nullopt;
+  const HmacSha256 hmac(secret);
+  Sha256Digest digest{};
+  if (!hmac.compute(message, digest)) return std::nullopt;
+  return digest;
+}
+
+std::optional<std::string> hex_hmac_of(std::string_view secret, std::string_view message) {
+  const auto digest = hmac_of(secret, message);
+  if (!digest) return std::nullopt;
+  return to_hex(digest->data(), digest->size());
+}
+
 }  // namespace
 
 std::optional<StripeSignatureHeader> parse_stripe_signature(std::string_view header) {
@@ -191,13 +218,7 @@ bool verify_fastspring_generator_hash(
     const std::vector<std::string>& secrets) {
   const auto given = parse_hex_bytes<16>(hash_hex);
   if (!given) return false;
-  std::vector<const std::pair<std::string, std::string>*> sorted;
-  sorted.reserve(params.size());
-  for (const auto& p : params) sorted.push_back(&p);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto* a, const auto* b) { return a->first < b->first; });
-  std::string values;
-  for (const auto* p : sorted) values += p->second;
+  const std::string values = sorted_values(params);
   bool matched = false;
   for (const auto& secret : secrets) {
     if (secret.empty()) continue;
@@ -206,6 +227,40 @@ bool verify_fastspring_generator_hash(
     matched |= crypto::equal_in_constant_time(expected.data(), given->data(), expected.size());
   }
   return matched;
+}
+
+std::optional<std::string> stripe_signature_header(std::string_view body, std::string_view secret,
+                                                   int64_t unix_seconds) {
+  const std::string t = std::to_string(unix_seconds);
+  const auto v1 = hex_hmac_of(secret, t + "." + std::string(body));
+  if (!v1) return std::nullopt;
+  return "t=" + t + ",v1=" + *v1;
+}
+
+std::optional<std::string> paddle_signature_header(std::string_view body, std::string_view secret,
+                                                   int64_t unix_seconds) {
+  const std::string ts = std::to_string(unix_seconds);
+  const auto h1 = hex_hmac_of(secret, ts + ":" + std::string(body));
+  if (!h1) return std::nullopt;
+  return "ts=" + ts + ";h1=" + *h1;
+}
+
+std::optional<std::string> fastspring_signature(std::string_view body, std::string_view secret) {
+  const auto digest = hmac_of(secret, body);
+  if (!digest) return std::nullopt;
+  return base64_encode(digest->data(), digest->size());
+}
+
+std::optional<std::string> lemonsqueezy_signature(std::string_view body, std::string_view secret) {
+  return hex_hmac_of(secret, body);
+}
+
+std::optional<std::string> fastspring_generator_hash(
+    const std::vector<std::pair<std::string, std::string>>& params, std::string_view secret) {
+  if (secret.empty()) return std::nullopt;
+  Md5Digest digest{};
+  if (!md5(sorted_values(params) + std::string(secret), digest)) return std::nullopt;
+  return to_hex(digest.data(), digest.size());
 }
 
 bool texts_equal_in_constant_time(std::string_view a, std::string_view b) {

@@ -73,6 +73,24 @@ bool verify_fastspring_generator_hash(
     const std::vector<std::pair<std::string, std::string>>& params, std::string_view hash_hex,
     const std::vector<std::string>& secrets);
 
+// Signers: what each provider sends, for `licensed admin store send-sample` (a correctly
+// signed sample delivery to the operator's own server) and for tests. Each is the exact
+// inverse of the verifier above it; nullopt only when the crypto library fails.
+//
+// `Stripe-Signature: t=<unix_seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`.
+std::optional<std::string> stripe_signature_header(std::string_view body, std::string_view secret,
+                                                   int64_t unix_seconds);
+// `Paddle-Signature: ts=<unix_seconds>;h1=<hex HMAC-SHA256 of "<ts>:<body>">`.
+std::optional<std::string> paddle_signature_header(std::string_view body, std::string_view secret,
+                                                   int64_t unix_seconds);
+// `X-FS-Signature`: base64 of HMAC-SHA256(secret, body).
+std::optional<std::string> fastspring_signature(std::string_view body, std::string_view secret);
+// `X-Signature`: hex (lower case) of HMAC-SHA256(secret, body).
+std::optional<std::string> lemonsqueezy_signature(std::string_view body, std::string_view secret);
+// `security_request_hash`: MD5 hex of the values sorted by name, then the private key.
+std::optional<std::string> fastspring_generator_hash(
+    const std::vector<std::pair<std::string, std::string>>& params, std::string_view secret);
+
 // Whether two texts are equal, in a time that depends on neither's content (their SHA-256
 // digests are compared): for values that are not secrets keyed into an HMAC but still
 // decide authenticity, such as Gumroad's seller_id.

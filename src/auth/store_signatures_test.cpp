@@ -112,3 +112,69 @@ TEST(StripeSignature, TheSignatureCoversTheTimestampAndTheExactBody) {
 
 }  // namespace
 }  // namespace licensed
+
+namespace licensed {
+namespace {
+
+// The signers' known answers were computed apart from this code (Python's hmac, hashlib
+// and base64 modules); each signed delivery must also pass its verifier, and fail it
+// under another secret.
+constexpr std::string_view kSignedBody = R"({"id":"evt_1"})";
+
+TEST(StoreSigners, StripesHeaderIsTheKnownAnswerAndVerifies) {
+  const auto header = stripe_signature_header(kSignedBody, "whsec_test_secret", 1'780'000'000);
+  ASSERT_TRUE(header.has_value());
+  EXPECT_EQ(*header,
+            "t=1780000000,v1=a41c819342c4e1838339e12814a661f63c8efe893735feeac134d6d164daf72f");
+  const UnixMillis now = 1'780'000'000'000;
+  EXPECT_TRUE(verify_stripe_signature(*header, kSignedBody, {"whsec_test_secret"}, now));
+  EXPECT_FALSE(verify_stripe_signature(*header, kSignedBody, {"whsec_other"}, now));
+}
+
+TEST(StoreSigners, PaddlesHeaderIsTheKnownAnswerAndVerifies) {
+  const auto header = paddle_signature_header(kSignedBody, "pdl_ntfset_secret", 1'780'000'000);
+  ASSERT_TRUE(header.has_value());
+  EXPECT_EQ(*header,
+            "ts=1780000000;h1=f546ae7de550fccbc3f63860e3c906ffbfa5f021071dbc6439ec6794d170b126");
+  const UnixMillis now = 1'780'000'000'000;
+  EXPECT_TRUE(verify_paddle_signature(*header, kSignedBody, {"pdl_ntfset_secret"}, now));
+  EXPECT_FALSE(verify_paddle_signature(*header, kSignedBody, {"pdl_other"}, now));
+}
+
+TEST(StoreSigners, FastSpringsSignatureIsTheKnownAnswerAndVerifies) {
+  const auto signature = fastspring_signature(kSignedBody, "fs_secret");
+  ASSERT_TRUE(signature.has_value());
+  EXPECT_EQ(*signature, "34rxnfA5MlZRN3f08/haaC29KxvWLuz4VgzsgER/osg=");
+  EXPECT_TRUE(verify_fastspring_signature(*signature, kSignedBody, {"fs_secret"}));
+  EXPECT_FALSE(verify_fastspring_signature(*signature, kSignedBody, {"fs_other"}));
+}
+
+TEST(StoreSigners, LemonSqueezysSignatureIsTheKnownAnswerAndVerifies) {
+  const auto signature = lemonsqueezy_signature(kSignedBody, "ls_secret");
+  ASSERT_TRUE(signature.has_value());
+  EXPECT_EQ(*signature, "22ec458b4f17c685f247d1218ba79386418d6f9be240e61c13f41a1ed3420c8e");
+  EXPECT_TRUE(verify_lemonsqueezy_signature(*signature, kSignedBody, {"ls_secret"}));
+  EXPECT_FALSE(verify_lemonsqueezy_signature(*signature, kSignedBody, {"ls_other"}));
+}
+
+TEST(StoreSigners, TheGeneratorHashSortsByNameIsTheKnownAnswerAndVerifies) {
+  // Given out of order: the hash covers email, quantity, reference in that order.
+  const std::vector<std::pair<std::string, std::string>> params = {
+      {"reference", "LIC-1"}, {"email", "ada@example.com"}, {"quantity", "2"}};
+  const auto hash = fastspring_generator_hash(params, "private_key");
+  ASSERT_TRUE(hash.has_value());
+  EXPECT_EQ(*hash, "c3dee15de3da3825fb86de1b03a020a0");
+  EXPECT_TRUE(verify_fastspring_generator_hash(params, *hash, {"private_key"}));
+  EXPECT_FALSE(verify_fastspring_generator_hash(params, *hash, {"other_key"}));
+}
+
+TEST(StoreSigners, AnEmptySecretSignsNothing) {
+  EXPECT_FALSE(stripe_signature_header(kSignedBody, "", 1).has_value());
+  EXPECT_FALSE(paddle_signature_header(kSignedBody, "", 1).has_value());
+  EXPECT_FALSE(fastspring_signature(kSignedBody, "").has_value());
+  EXPECT_FALSE(lemonsqueezy_signature(kSignedBody, "").has_value());
+  EXPECT_FALSE(fastspring_generator_hash({}, "").has_value());
+}
+
+}  // namespace
+}  // namespace licensed
