@@ -65,8 +65,7 @@ class PlanNames {
   std::map<std::pair<int64_t, std::string>, std::string> names_;
 };
 
-Result<ClaimedOrder> read_order(StoreTx& tx, const std::vector<std::string>& keys,
-                                UnixMillis now) {
+Result<ClaimedOrder> read_order(StoreTx& tx, const std::vector<std::string>& keys, UnixMillis now) {
   ClaimedOrder order;
   PlanNames plans(tx);
   bool first = true;
@@ -116,7 +115,9 @@ std::string page(std::string_view title, std::string_view head_extra, std::strin
   out.append(head_extra);
   out.append("<title>").append(html_escape(title)).append("</title>\n");
   out.append("<link rel=\"stylesheet\" href=\"/dashboard/assets/app.css\">\n</head>\n<body>\n");
-  out.append("<main id=\"main\" class=\"claim\">\n").append(body).append("</main>\n</body>\n</html>\n");
+  out.append("<main id=\"main\" class=\"claim\">\n")
+      .append(body)
+      .append("</main>\n</body>\n</html>\n");
   return out;
 }
 
@@ -136,7 +137,8 @@ std::string key_card(const ClaimedKey& k, size_t n) {
                               html_escape(k.status) + "</span>");
   }
   out += "</dl>\n<label for=\"" + id + "\">License key</label>\n";
-  out += "<input id=\"" + id + "\" class=\"mono license-key\" readonly spellcheck=\"false\" value=\"" +
+  out += "<input id=\"" + id +
+         "\" class=\"mono license-key\" readonly spellcheck=\"false\" value=\"" +
          html_escape(k.key) + "\">\n</section>\n";
   return out;
 }
@@ -171,12 +173,23 @@ std::string html_escape(std::string_view text) {
   out.reserve(text.size());
   for (const char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

@@ -30,7 +30,7 @@ TEST(ClaimId, AStripeCheckoutSessionIdOrAUuidIsAcceptedAndNothingElse) {
   EXPECT_TRUE(claim_id_provider("cs_live_" + std::string(247, 'a')));
 }
 
-TEST(ClaimPage, VendorAndBuyerTextIsEscaped) {
+TEST(ClaimPageHtml, VendorAndBuyerTextIsEscaped) {
   EXPECT_EQ(html_escape(R"(<a href="x" title='y'>&amp;</a>)"),
             "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;");
   ClaimedOrder order;
@@ -51,10 +51,9 @@ TEST(ClaimPage, VendorAndBuyerTextIsEscaped) {
   EXPECT_EQ(html.find("<style"), std::string::npos);
 }
 
-TEST(ClaimPage, TheWaitingPageReloadsUntilItsLastAttempt) {
+TEST(ClaimPageHtml, TheWaitingPageReloadsUntilItsLastAttempt) {
   const std::string first = claim_waiting_html(1);
-  EXPECT_NE(first.find(R"(<meta http-equiv="refresh" content="5; url=?try=2">)"),
-            std::string::npos)
+  EXPECT_NE(first.find(R"(<meta http-equiv="refresh" content="5; url=?try=2">)"), std::string::npos)
       << first;
   EXPECT_NE(first.find("being prepared"), std::string::npos);
   const std::string last = claim_waiting_html(kClaimRefreshAttempts);
@@ -62,7 +61,7 @@ TEST(ClaimPage, TheWaitingPageReloadsUntilItsLastAttempt) {
   EXPECT_EQ(claim_waiting_html(3), claim_waiting_html(3)) << "the page depends on nothing else";
 }
 
-TEST(ClaimPage, TheAttemptComesFromTheQueryWithinItsBounds) {
+TEST(ClaimPageHtml, TheAttemptComesFromTheQueryWithinItsBounds) {
   EXPECT_EQ(claim_attempt_of(""), 1);
   EXPECT_EQ(claim_attempt_of("try=7"), 7);
   EXPECT_EQ(claim_attempt_of("x=1&try=12"), 12);
@@ -86,8 +85,8 @@ class Claim : public ::testing::Test {
     auto made = write([this](StoreTx& tx) -> Result<bool> {
       const AdminContext admin{kSold, std::nullopt};
       ASSIGN_OR_RETURN(const Product p, create_product(tx, "reverb", "Reverb <Studio>", admin));
-      const boost::json::object pro{{"code", "pro"}, {"name", "Reverb Pro"}, {"max", 2},
-                                    {"validFor", "365d"}};
+      const boost::json::object pro{
+          {"code", "pro"}, {"name", "Reverb Pro"}, {"max", 2}, {"validFor", "365d"}};
       ASSIGN_OR_RETURN(const Plan plan, create_plan(tx, "reverb", pro, admin));
       (void)plan;
       ASSIGN_OR_RETURN(stripe_, add_store(tx, "stripe", p.id, 'a'));
