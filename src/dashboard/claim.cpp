@@ -204,8 +204,8 @@ std::string claim_page_html(const ClaimedOrder& order) {
   }
   body += "Keep your " + std::string(order.keys.size() == 1 ? "key" : "keys") +
           " somewhere safe: this page shows " +
-          std::string(order.keys.size() == 1 ? "it" : "them") + " until " +
-          date_of(order.ordered_at + kClaimLifetimeMs) + ".</p>\n";
+          std::string(order.keys.size() == 1 ? "it" : "them") + " until <time>" +
+          date_of(order.ordered_at + kClaimLifetimeMs) + "</time>.</p>\n";
   for (size_t i = 0; i < order.keys.size(); ++i) body += key_card(order.keys[i], i + 1);
   body +=
       "<p class=\"muted\">Enter a key in the application to activate it. To see a key's "

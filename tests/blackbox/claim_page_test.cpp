@@ -67,11 +67,11 @@ class StoresClaim : public BlackboxTest {
   // A store of `provider` mapping price_single per unit to reverb's pro plan: its id and
   // inbound path.
   std::pair<std::int64_t, std::string> CreateStore(std::string_view provider = "stripe") {
-    const HttpResponse r =
-        Api("POST", "/stores",
-            R"({"provider":")" + std::string(provider) + R"(","name":"Web shop","secret":")" +
-                std::string(kSecret) +
-                R"(","mapping":{"price_single":{"product":"reverb","plan":"pro","perUnit":true}}})");
+    const HttpResponse r = Api(
+        "POST", "/stores",
+        R"({"provider":")" + std::string(provider) + R"(","name":"Web shop","secret":")" +
+            std::string(kSecret) +
+            R"(","mapping":{"price_single":{"product":"reverb","plan":"pro","perUnit":true}}})");
     EXPECT_EQ(r.status, 201) << r.Describe();
     const json::value body = BodyJson(r);
     return {Int(body, "id"), Str(body, "inboundUrl")};
@@ -166,17 +166,17 @@ TEST_F(StoresClaim, EverythingThatFindsNothingAnswersTheSame404Page) {
             std::string::npos)
       << first.body;
   for (const std::string& path :
-       {s + old,                                                   // over 30 days
-        s + "cs_live_soldthere",                                   // another store's session
-        "/claim/" + std::to_string(other_id) + "/" + sold,         // ... and the other way
-        "/claim/" + std::to_string(lemon_id) + "/" + sold,         // a store of another provider
-        "/claim/" + std::to_string(id + 100) + "/" + sold,         // an unknown store
-        "/claim/x" + std::to_string(id) + "/" + sold,              // a store id that is no number
-        s + "pi_evt_claim_sold",                                   // a reference of another shape
-        s + "ada@example.com",                                     // not an id at all
-        s + "104e18a2-d755-4d4b-80c4-a6c1dcbe1c10",                // a UUID on a Stripe store
-        s + sold + "/more",                                        // a segment too many
-        "/claim/" + std::to_string(id)}) {                         // one too few
+       {s + old,                                            // over 30 days
+        s + "cs_live_soldthere",                            // another store's session
+        "/claim/" + std::to_string(other_id) + "/" + sold,  // ... and the other way
+        "/claim/" + std::to_string(lemon_id) + "/" + sold,  // a store of another provider
+        "/claim/" + std::to_string(id + 100) + "/" + sold,  // an unknown store
+        "/claim/x" + std::to_string(id) + "/" + sold,       // a store id that is no number
+        s + "pi_evt_claim_sold",                            // a reference of another shape
+        s + "ada@example.com",                              // not an id at all
+        s + "104e18a2-d755-4d4b-80c4-a6c1dcbe1c10",         // a UUID on a Stripe store
+        s + sold + "/more",                                 // a segment too many
+        "/claim/" + std::to_string(id)}) {                  // one too few
     const HttpResponse r = Claim(path);
     EXPECT_EQ(r.status, 404) << path << r.Describe();
     EXPECT_EQ(r.body, first.body) << path;
