@@ -46,7 +46,7 @@ class StoresClaim : public BlackboxTest {
     if (r.exit_code != 0) throw std::runtime_error(r.Describe());
     token_ = Str(ParseJson(r.out), "token");
   }
-  void StartWithPlan(ServerOptions options = {}) {
+  void StartWithPlan(const ServerOptions& options = {}) {
     Start(options);
     const HttpResponse plan =
         Api("POST", "/products/reverb/plans", R"({"code":"pro","name":"Reverb Pro","max":2})");
