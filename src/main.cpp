@@ -474,7 +474,8 @@ int serve(const ServeConfig& config) {
   inbound_config.workers = &store_api_workers;
   inbound_config.error_reporter = reporter.get();
   const StoreInboundHandler inbound(inbound_config);
-  const ApiService api(handler, admin_api, dashboard, inbound);
+  const ClaimHandler claim({store_ptr, &clock, state.ip_limiter.get(), &metrics, reporter.get()});
+  const ApiService api(handler, admin_api, dashboard, inbound, claim);
 
   HttpServerConfig http_config;
   http_config.host = config.listen_host;

@@ -11,6 +11,7 @@ ApiResult<Route> ApiService::route(std::string_view method, std::string_view pat
   if (is_dashboard_path(path)) return dashboard_.route(method, path);
   if (is_admin_api_path(path)) return admin_.route(method, path);
   if (is_store_inbound_path(path)) return inbound_.route(method, path);
+  if (is_claim_path(path)) return claim_.route(method, path);
   if (api_path_of(path) == kOpenApiPath) {
     if (method != "GET") return errors::method_not_allowed("GET");
     return Route{PublicRoute::kOpenApi, "other"};
@@ -23,6 +24,7 @@ void ApiService::serve(const Route& route, const HttpRequest& request, const Req
   if (route.is<DashboardRoute>()) return dashboard_.serve(route, request, ctx, std::move(reply));
   if (route.is<AdminRoute>()) return admin_.serve(route, request, ctx, std::move(reply));
   if (route.is<StoreRoute>()) return inbound_.serve(route, request, ctx, std::move(reply));
+  if (route.is<ClaimRoute>()) return claim_.serve(route, request, ctx, std::move(reply));
   if (route.is<PublicRoute>() && route.as<PublicRoute>() == PublicRoute::kOpenApi) {
     HttpResponse res = json_response(200, {}, ctx.request_id);
     res.body() = std::string(openapi_json());

@@ -1,10 +1,12 @@
 // The public listener's service: the License API (LicenseHandler), the admin API
 // (AdminApiHandler, under /api/v1/admin/), store deliveries (StoreInboundHandler, under
-// /api/v1/stores/), the OpenAPI document (GET /api/v1/openapi.json) and the dashboard
-// (DashboardHandler, under /dashboard), told apart by path.
+// /api/v1/stores/), the OpenAPI document (GET /api/v1/openapi.json), the dashboard
+// (DashboardHandler, under /dashboard) and the claim page (ClaimHandler, under /claim/),
+// told apart by path.
 #pragma once
 
 #include "http/admin_api_handler.h"
+#include "http/claim_handler.h"
 #include "http/dashboard_handler.h"
 #include "http/license_handler.h"
 #include "http/store_inbound_handler.h"
@@ -14,8 +16,9 @@ namespace licensed {
 class ApiService final : public HttpService {
  public:
   ApiService(const LicenseHandler& license, const AdminApiHandler& admin,
-             const DashboardHandler& dashboard, const StoreInboundHandler& inbound)
-      : license_(license), admin_(admin), dashboard_(dashboard), inbound_(inbound) {}
+             const DashboardHandler& dashboard, const StoreInboundHandler& inbound,
+             const ClaimHandler& claim)
+      : license_(license), admin_(admin), dashboard_(dashboard), inbound_(inbound), claim_(claim) {}
 
   ApiResult<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
@@ -30,6 +33,7 @@ class ApiService final : public HttpService {
   const AdminApiHandler& admin_;
   const DashboardHandler& dashboard_;
   const StoreInboundHandler& inbound_;
+  const ClaimHandler& claim_;
 };
 
 }  // namespace licensed
