@@ -24,21 +24,6 @@
 namespace licensed::fuzz {
 namespace {
 
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
-bool all_hex(std::string_view s) {
-  for (char c : s) {
-    if (!is_hex_digit(c)) return false;
-  }
-  return true;
-}
-
 // Whether the header should parse, and how many h1 it carries.
 std::pair<bool, size_t> oracle(std::string_view header) {
   if (header.empty() || header.size() > kMaxStoreSignatureHeaderBytes) return {false, 0};

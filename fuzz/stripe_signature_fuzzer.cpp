@@ -28,21 +28,6 @@ struct Expected {
   std::vector<std::string> v1;
 };
 
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
-
-bool all_hex(std::string_view s) {
-  for (char c : s) {
-    if (!is_hex_digit(c)) return false;
-  }
-  return true;
-}
-
 Expected oracle(std::string_view header) {
   Expected e;
   if (header.empty() || header.size() > kMaxStoreSignatureHeaderBytes) return e;

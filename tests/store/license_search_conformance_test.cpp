@@ -25,16 +25,11 @@ using licensed::TxKind;
 
 constexpr licensed::UnixMillis kT0 = 1'780'000'000'000;
 
-class LicenseSearch : public ::testing::TestWithParam<std::string> {
+class LicenseSearch : public StoreParamTest {
  protected:
-  template <class Fn>
-  auto Write(Fn&& fn) {
-    return licensed::run_blocking(harness_->store(), TxKind::kWrite, std::forward<Fn>(fn));
-  }
-
   void SetUp() override {
-    if (!StoreKindAvailable(GetParam())) GTEST_SKIP() << "no test PostgreSQL server";
-    harness_ = std::make_unique<StoreHarness>(GetParam());
+    StoreParamTest::SetUp();
+    if (IsSkipped()) return;
     auto made = Write([this](StoreTx& tx) -> Result<bool> {
       auto p = licensed::create_product(tx, "reverb", "Reverb Pro", licensed::AdminContext{kT0});
       if (!p.ok()) return p.error();
@@ -102,7 +97,6 @@ class LicenseSearch : public ::testing::TestWithParam<std::string> {
     return {keys.begin(), keys.end()};
   }
 
-  std::unique_ptr<StoreHarness> harness_;
   licensed::Storefront store_;
 };
 

@@ -37,21 +37,11 @@ constexpr UnixMillis kT0 = 1'780'000'000'000;
 constexpr UnixMillis kHour = 3600'000;
 constexpr UnixMillis kDay = 24 * kHour;
 
-class StoreLifecycle : public ::testing::TestWithParam<std::string> {
+class StoreLifecycle : public StoreParamTest {
  protected:
-  licensed::Store& store() { return harness_->store(); }
-  template <class Fn>
-  auto Write(Fn&& fn) {
-    return licensed::run_blocking(store(), TxKind::kWrite, std::forward<Fn>(fn));
-  }
-  template <class Fn>
-  auto Read(Fn&& fn) {
-    return licensed::run_blocking(store(), TxKind::kRead, std::forward<Fn>(fn));
-  }
-
   void SetUp() override {
-    if (!StoreKindAvailable(GetParam())) GTEST_SKIP() << "no test PostgreSQL server";
-    harness_ = std::make_unique<StoreHarness>(GetParam());
+    StoreParamTest::SetUp();
+    if (IsSkipped()) return;
     auto made = Write([](StoreTx& tx) -> Result<int64_t> {
       auto p = licensed::create_product(tx, "reverb", "Reverb Pro", AdminContext{kT0});
       if (!p.ok()) return p.error();
@@ -170,7 +160,6 @@ class StoreLifecycle : public ::testing::TestWithParam<std::string> {
            order_id + R"("})";
   }
 
-  std::unique_ptr<StoreHarness> harness_;
   int64_t product_id_ = 0;
 };
 

@@ -36,16 +36,11 @@ std::string fixture(const std::string& name) {
   return out.str();
 }
 
-class StoreProviderConformance : public ::testing::TestWithParam<std::string> {
+class StoreProviderConformance : public StoreParamTest {
  protected:
-  template <class Fn>
-  auto Write(Fn&& fn) {
-    return licensed::run_blocking(harness_->store(), TxKind::kWrite, std::forward<Fn>(fn));
-  }
-
   void SetUp() override {
-    if (!StoreKindAvailable(GetParam())) GTEST_SKIP() << "no test PostgreSQL server";
-    harness_ = std::make_unique<StoreHarness>(GetParam());
+    StoreParamTest::SetUp();
+    if (IsSkipped()) return;
     auto made = Write([](StoreTx& tx) -> Result<int64_t> {
       auto p = licensed::create_product(tx, "studio", "Studio Plugin", licensed::AdminContext{kT0});
       if (!p.ok()) return p.error();
@@ -105,7 +100,6 @@ class StoreProviderConformance : public ::testing::TestWithParam<std::string> {
     return applied.ok() ? applied.value() : std::vector<StoreOutcome>{};
   }
 
-  std::unique_ptr<StoreHarness> harness_;
   int64_t product_id_ = 0;
 };
 

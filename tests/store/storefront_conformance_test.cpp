@@ -30,21 +30,11 @@ using licensed::VerifiedOrder;
 
 constexpr licensed::UnixMillis kT0 = 1'780'000'000'000;
 
-class StorefrontConformance : public ::testing::TestWithParam<std::string> {
+class StorefrontConformance : public StoreParamTest {
  protected:
-  licensed::Store& store() { return harness_->store(); }
-  template <class Fn>
-  auto Write(Fn&& fn) {
-    return licensed::run_blocking(store(), TxKind::kWrite, std::forward<Fn>(fn));
-  }
-  template <class Fn>
-  auto Read(Fn&& fn) {
-    return licensed::run_blocking(store(), TxKind::kRead, std::forward<Fn>(fn));
-  }
-
   void SetUp() override {
-    if (!StoreKindAvailable(GetParam())) GTEST_SKIP() << "no test PostgreSQL server";
-    harness_ = std::make_unique<StoreHarness>(GetParam());
+    StoreParamTest::SetUp();
+    if (IsSkipped()) return;
     auto made = Write([](StoreTx& tx) -> Result<int64_t> {
       auto p = licensed::create_product(tx, "reverb", "Reverb Pro", licensed::AdminContext{kT0});
       if (!p.ok()) return p.error();
@@ -104,7 +94,6 @@ class StorefrontConformance : public ::testing::TestWithParam<std::string> {
     return l.value();
   }
 
-  std::unique_ptr<StoreHarness> harness_;
   int64_t product_id_ = 0;
 };
 
