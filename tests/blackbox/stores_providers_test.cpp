@@ -374,7 +374,7 @@ TEST_P(StoresProviders, EveryFailedCheckAnswersAnEmptyAnswerIsListedAndCounted) 
   ExpectEmptyAnswer(Deliver(url, huge), 413);
   EXPECT_TRUE(StoreLicenses().empty());
 
-  const auto records = Rejections(id, static_cast<std::size_t>(authenticity + 2));
+  const auto records = Rejections(id, static_cast<std::size_t>(authenticity) + 2);
   std::map<std::string, int> reasons;
   for (const auto& r : records) {
     EXPECT_EQ(Str(r, "action"), "store.rejected");

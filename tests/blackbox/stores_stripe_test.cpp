@@ -37,7 +37,7 @@ class StoresStripe : public StoresTest {
  protected:
   // A Stripe store mapping price_single (per unit) and price_site to reverb's pro plan;
   // its id and inbound path.
-  std::pair<std::int64_t, std::string> CreateStore(std::string options = "{}") {
+  std::pair<std::int64_t, std::string> CreateStore(const std::string& options = "{}") {
     return CreateStoreFrom(
         R"({"provider":"stripe","name":"Web shop","secret":")" + std::string(kSecret) +
         R"(","mapping":{"price_single":{"product":"reverb","plan":"pro","perUnit":true},)"
@@ -319,8 +319,8 @@ TEST_F(StoresStripe, OnlyPostIsAnsweredOnAnInboundUrl) {
 }
 
 TEST_F(StoresStripe, TheCliCreatesListsAndDeletesAStoreAsTheApiDoes) {
-  auto run = [this](std::vector<std::string> args) {
-    const CommandResult r = admin().Run(args);
+  auto run = [this](const std::vector<std::string>& args) {
+    CommandResult r = admin().Run(args);
     EXPECT_EQ(r.exit_code, 0) << r.Describe();
     return r;
   };

@@ -111,7 +111,7 @@ void StoresTest::SetUp() {
   token_ = Str(ParseJson(r.out), "token");
 }
 
-void StoresTest::StartWithPlan(ServerOptions options) {
+void StoresTest::StartWithPlan(const ServerOptions& options) {
   Start(options);
   const HttpResponse plan =
       Api("POST", "/products/reverb/plans", R"({"code":"pro","name":"Reverb Pro","max":2})");

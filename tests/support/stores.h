@@ -50,7 +50,7 @@ class StoresTest : public BlackboxTest {
  protected:
   void SetUp() override;
   // Starts the server and creates reverb's plan "pro" (max 2), which the stores map.
-  void StartWithPlan(ServerOptions options = {});
+  void StartWithPlan(const ServerOptions& options = {});
   const json::value& OpenApi();
   HttpResponse Api(const std::string& method, const std::string& target,
                    std::optional<std::string> body = {});
