@@ -15,6 +15,7 @@ endif()
 get_filename_component(LICENSED_SRC_DIR ${CMAKE_CURRENT_LIST_DIR}/../src ABSOLUTE)
 set(LICENSED_SIGNING_COMMON_SOURCES
     ${LICENSED_SRC_DIR}/auth/base64.cpp
+    ${LICENSED_SRC_DIR}/auth/armour.cpp
     ${LICENSED_SRC_DIR}/core/timestamp.cpp
     ${LICENSED_SRC_DIR}/auth/request_signature.cpp
     ${LICENSED_SRC_DIR}/auth/response_signature.cpp

@@ -7,11 +7,29 @@
 #include <string_view>
 #include <vector>
 
+#include "core/hex.h"
+
 namespace licensed::fuzz {
 
 [[noreturn]] void fail(std::string_view what);
 inline void require(bool ok, std::string_view what) {
   if (!ok) fail(what);
+}
+
+// Oracle helpers of the signature-header targets: a non-empty run of decimal digits; a
+// run (possibly empty) of hex digits (core/hex.h's, either case).
+inline bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+inline bool all_hex(std::string_view s) {
+  for (char c : s) {
+    if (!is_hex_digit(c)) return false;
+  }
+  return true;
 }
 
 // One answer of the License API as a client reads it.

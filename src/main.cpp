@@ -10,6 +10,7 @@
 
 #include "admin/admin_cli.h"
 #include "admin/cli_status.h"
+#include "admin/store_lifecycle.h"
 #include "auth/memory_nonce_store.h"
 #include "auth/redis_nonce_store.h"
 #include "auth/response_signer.h"
@@ -18,6 +19,7 @@
 #include "auth/trial_key.h"
 #include "config/serve_config.h"
 #include "config/serve_settings.h"
+#include "core/periodic_job.h"
 #include "core/private_file.h"
 #include "dashboard/memory_session_store.h"
 #include "dashboard/redis_session_store.h"
@@ -26,12 +28,14 @@
 #include "http/descriptor_limit.h"
 #include "http/http_server.h"
 #include "http/license_handler.h"
+#include "http/store_api_caller.h"
 #include "observability/log_format.h"
 #include "observability/redaction.h"
 #include "observability/sentry_reporter.h"
 #include "ratelimit/memory_rate_limiter.h"
 #include "ratelimit/redis_rate_limiter.h"
 #include "redis/redis_client.h"
+#include "redis/redis_workers.h"
 #include "store/remembered_nonce_purge.h"
 #include "store/sqlite/sqlite_serve_lock.h"
 #include "store/store.h"
@@ -58,16 +62,35 @@ constexpr size_t kDashboardMaxSessions = 100'000;
 constexpr int64_t kDashboardReadsPerSessionMinute = 60;
 constexpr int64_t kDashboardReadsPerIpMinute = 300;
 // Every key this server writes in Redis starts with this.
+// Failed store payments are swept this often: a store's paymentGrace is counted in days
+// (default 7d), so a suspension comes at most a minute after its grace ends.
+constexpr std::chrono::minutes kPaymentGraceSweepInterval{1};
 constexpr std::string_view kRedisPrefix = "licensed:";
 // Threads that make the Redis calls of parked requests, per network thread. A worker
 // mostly waits for Redis' answer; two per network thread make as many calls at once as
 // before, when each network thread made them itself, with room for one slow answer.
 constexpr size_t kRedisWorkersPerNetworkThread = 2;
+// Store API look-ups at once (Stripe's line items): deliveries are rare, and one waiting
+// on a slow provider holds only its worker.
+constexpr size_t kStoreApiWorkers = 4;
 
 std::string host_name() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0) return "unknown";
   return name;
+}
+
+// Spec §20: once a store's paymentGrace has passed since a failed payment with no payment
+// since, the order's licenses are SUSPENDED. Every instance sweeps; the store decides
+// between them (the first to delete a failure acts on it).
+void sweep_store_payment_grace(Store& store, const Clock& clock) {
+  auto swept = run_payment_grace_sweep(store, clock.now_ms());
+  if (!swept.ok()) {
+    // Nothing is lost: the failures stay due, and the next round tries again.
+    spdlog::warn("store payment grace not swept: {}", swept.error().message);
+  } else if (swept.value() > 0) {
+    spdlog::info("store payment grace: {} licenses suspended", swept.value());
+  }
 }
 
 // Nonces of requests dated ahead of the clock, kept in the store by an earlier run,
@@ -366,6 +389,10 @@ int serve(const ServeConfig& config) {
   // row outlives its expiry by at most one.
   auto nonce_purge = std::make_unique<RememberedNoncePurge>(
       *store.value(), clock, std::chrono::seconds(config.timestamp_window));
+  Store& sweep_store = *store.value();
+  auto payment_grace_sweep = std::make_unique<PeriodicJob>(
+      kPaymentGraceSweepInterval,
+      [&sweep_store, &clock] { sweep_store_payment_grace(sweep_store, clock); });
 
   if (auto kept = add_store_response_keys(response_keys, *store.value(), clock); !kept.ok()) {
     std::cerr << "licensed: cannot keep a response key in the store "
@@ -424,7 +451,8 @@ int serve(const ServeConfig& config) {
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
   // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
-  const AdminApiHandler admin_api({store_ptr, &clock, &failed_admin_auth, reporter.get()});
+  const AdminApiHandler admin_api(
+      {store_ptr, &clock, &failed_admin_auth, reporter.get(), config.public_url.value_or("")});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
   DashboardConfig dashboard_config{store_ptr, &clock, state.dashboard_sessions.get(),
                                    &dashboard_sign_ins, reporter.get()};
@@ -433,7 +461,21 @@ int serve(const ServeConfig& config) {
   dashboard_config.public_url_is_https =
       config.dashboard_url && config.dashboard_url->starts_with("https://");
   const DashboardHandler dashboard(dashboard_config);
-  const ApiService api(handler, admin_api, dashboard);
+  // Store deliveries' look-ups wait on a provider's API: on workers of their own, never a
+  // network or store thread.
+  RedisWorkers store_api_workers(kStoreApiWorkers);
+  OutgoingStoreApiCaller store_api_caller(outgoing_policy(config));
+  StoreInboundConfig inbound_config;
+  inbound_config.store = store_ptr;
+  inbound_config.clock = &clock;
+  inbound_config.ip_limiter = state.ip_limiter.get();
+  inbound_config.metrics = &metrics;
+  inbound_config.api_caller = &store_api_caller;
+  inbound_config.workers = &store_api_workers;
+  inbound_config.error_reporter = reporter.get();
+  const StoreInboundHandler inbound(inbound_config);
+  const ClaimHandler claim({store_ptr, &clock, state.ip_limiter.get(), &metrics, reporter.get()});
+  const ApiService api(handler, admin_api, dashboard, inbound, claim);
 
   HttpServerConfig http_config;
   http_config.host = config.listen_host;
@@ -487,10 +529,12 @@ int serve(const ServeConfig& config) {
   // A Redis call still running answers a request whose thread has stopped: it must end
   // before the server, whose io_contexts its answer is handed to.
   if (state.redis) state.redis->stop_workers();
+  store_api_workers.stop();
   if (admin_server) admin_server->stop(std::chrono::milliseconds(500));
   if (state.same_second_nonces) {
     keep_same_second_nonces(*store.value(), *state.same_second_nonces, clock);
   }
+  payment_grace_sweep.reset();
   nonce_purge.reset();
   store.value().reset();
   if (reporter) {

@@ -4,6 +4,7 @@
 
 #include "admin/list_page.h"
 #include "admin/plan_operations.h"
+#include "admin/storefront_operations.h"
 #include "core/license_json.h"
 #include "core/request_body.h"
 #include "core/text.h"
@@ -160,6 +161,9 @@ RequestResult<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call,
     }
     filter.deleted = *deleted == "true";
   }
+  // Support's search for a sale (spec §20): the buyer's email, the store's order id.
+  if (const auto email = filter_value(call, "email")) filter.customer_email = std::string(*email);
+  if (const auto order = filter_value(call, "orderId")) filter.order_id = std::string(*order);
   ASSIGN_OR_RETURN(std::vector<License> rows, tx.list_licenses(filter, after, page.limit + 1));
   const UnixMillis now = ctx.now;
   return AdminAnswer{200, page_json(
@@ -280,6 +284,58 @@ RequestResult<AdminAnswer> product_call(StoreTx& tx, const AdminCall& call) {
   return AdminAnswer{200, admin_product_json(p)};
 }
 
+// ---- stores (spec §20) ----------------------------------------------------------
+
+Result<int64_t> store_id_of(const AdminCall& call) {
+  const auto id = parse_storefront_id(call.store_id);
+  if (!id) return Error::not_found("store", "no store " + call.store_id);
+  return *id;
+}
+
+// Store.rejected records, newest first, in pages keyed by id.
+RequestResult<AdminAnswer> list_rejections(StoreTx& tx, const AdminCall& call, int64_t id) {
+  ASSIGN_OR_RETURN(const PageRequest page, parse_page(call));
+  ASSIGN_OR_RETURN(const int64_t before, after_id(page));
+  ASSIGN_OR_RETURN(std::vector<AuditEntry> rows,
+                   list_store_rejections(tx, id, before, page.limit + 1));
+  return AdminAnswer{200, page_json(std::move(rows), page.limit, audit_json,
+                                    [](const AuditEntry& e) { return std::to_string(e.id); })};
+}
+
+RequestResult<AdminAnswer> store_call(StoreTx& tx, const AdminCall& call, const AdminContext& ctx) {
+  if (call.route == AdminRoute::kListStores) {
+    ASSIGN_OR_RETURN(json::array items, list_storefronts_json(tx));
+    return AdminAnswer{200, json::object{{"items", std::move(items)}, {"nextCursor", nullptr}}};
+  }
+  if (call.route == AdminRoute::kCreateStore) {
+    ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
+    ASSIGN_OR_RETURN(const CreatedStorefront created,
+                     create_storefront(tx, body, call.public_url, ctx));
+    ASSIGN_OR_RETURN(json::object answer, storefront_json(tx, created.storefront));
+    // The token's only appearance: inside the URL, in this answer.
+    answer["inboundUrl"] = created.inbound_url;
+    return AdminAnswer{201, std::move(answer)};
+  }
+  ASSIGN_OR_RETURN(const int64_t id, store_id_of(call));
+  switch (call.route) {
+    case AdminRoute::kGetStore: {
+      ASSIGN_OR_RETURN(json::object answer, find_storefront_json(tx, id));
+      return AdminAnswer{200, std::move(answer)};
+    }
+    case AdminRoute::kPatchStore: {
+      ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
+      ASSIGN_OR_RETURN(const Storefront f, patch_storefront(tx, id, body));
+      ASSIGN_OR_RETURN(json::object answer, storefront_json(tx, f));
+      return AdminAnswer{200, std::move(answer)};
+    }
+    case AdminRoute::kDeleteStore:
+      RETURN_IF_ERROR(remove_storefront(tx, id));
+      return AdminAnswer{200, json::object{{"ok", true}}};
+    default:
+      return list_rejections(tx, call, id);
+  }
+}
+
 RequestResult<AdminAnswer> plan_call(StoreTx& tx, const AdminCall& call, const AdminContext& ctx) {
   switch (call.route) {
     case AdminRoute::kListPlans: {
@@ -320,6 +376,9 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kGetProduct:
     case AdminRoute::kListPlans:
     case AdminRoute::kGetPlan:
+    case AdminRoute::kListStores:
+    case AdminRoute::kGetStore:
+    case AdminRoute::kListStoreRejections:
       return false;
     case AdminRoute::kPatchProduct:
     case AdminRoute::kCreatePlan:
@@ -331,6 +390,9 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kDeleteLicense:
     case AdminRoute::kRestoreLicense:
     case AdminRoute::kRemoveActivation:
+    case AdminRoute::kCreateStore:
+    case AdminRoute::kPatchStore:
+    case AdminRoute::kDeleteStore:
       return true;
   }
   return true;
@@ -378,6 +440,13 @@ RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
     case AdminRoute::kPatchPlan:
     case AdminRoute::kDeletePlan:
       return plan_call(tx, call, ctx);
+    case AdminRoute::kListStores:
+    case AdminRoute::kCreateStore:
+    case AdminRoute::kGetStore:
+    case AdminRoute::kPatchStore:
+    case AdminRoute::kDeleteStore:
+    case AdminRoute::kListStoreRejections:
+      return store_call(tx, call, ctx);
   }
   return Error::internal("no admin call for this route");
 }

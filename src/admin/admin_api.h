@@ -34,6 +34,12 @@ enum class AdminRoute {
   kGetPlan,
   kPatchPlan,
   kDeletePlan,
+  kListStores,  // spec §20: the stores a vendor sells through
+  kCreateStore,
+  kGetStore,
+  kPatchStore,
+  kDeleteStore,
+  kListStoreRejections,  // spec §21: the store's store.rejected audit records
 };
 
 // True for the routes that change data: a read-only token may not call them.
@@ -45,8 +51,12 @@ struct AdminCall {
   std::string machine_id;                                  // path parameter, percent-decoded
   std::string product_slug;                                // path parameter, percent-decoded
   std::string plan_code;                                   // path parameter, percent-decoded
+  std::string store_id;                                    // path parameter, percent-decoded
   std::vector<std::pair<std::string, std::string>> query;  // percent-decoded
   std::string body;                                        // JSON for POST and PATCH
+  // The server's public address (--public-url) a new store's inboundUrl starts with;
+  // empty: inboundUrl is a path.
+  std::string public_url;
 };
 
 struct AdminAnswer {

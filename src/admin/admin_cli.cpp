@@ -10,6 +10,7 @@
 #include "admin/cli_status.h"
 #include "admin/plan_cli.h"
 #include "admin/plan_operations.h"
+#include "admin/store_cli.h"
 #include "admin/store_transfer.h"
 #include "auth/response_key.h"
 #include "core/license_json.h"
@@ -313,6 +314,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   });
 
   add_plan_commands(admin, *product, *license, &a->store, chosen);
+  add_store_commands(admin, &a->store, chosen);
 
   auto* audit = admin.add_subcommand("audit", "a license's audit records, oldest first");
   audit->add_option("KEY", a->key, "license key")->required();

@@ -48,6 +48,7 @@ AuditEntry audit_entry(std::string_view action, const License& l, const AdminCon
   e.actor_name = ctx.actor_name;
   e.ip = ctx.ip;
   e.reason = ctx.reason;
+  e.source = ctx.source;
   return e;
 }
 
@@ -257,6 +258,7 @@ Result<License> set_license_status(StoreTx& tx, std::string_view key, LicenseSta
   const LicenseStatus from = l.status;
   l.status = status;
   RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(tx.clear_status_cause(l.key));
   RETURN_IF_ERROR(audit_change(tx, audit_action::kStatus, l, ctx, "status",
                                boost::json::value(to_string(from)),
                                boost::json::value(to_string(status))));

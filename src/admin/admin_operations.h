@@ -26,6 +26,9 @@ struct AdminContext {
   std::optional<std::string> ip;  // the client's address, recorded where known
   // Why, in the admin's words: kept in every audit record of the call (docs/protocol.md §17).
   std::optional<std::string> reason;
+  // On changes a store event made (actor `store`, or `system` for the payment-grace
+  // sweep): the JSON object {"provider", "storeId", "orderId"} of the order (spec §20).
+  std::optional<std::string> source;
 };
 
 // A reason is at most this many characters (Unicode code points).
@@ -67,6 +70,8 @@ boost::json::object activation_json(const Activation& activation,
 Result<License> find_any_license(StoreTx& tx, std::string_view key);
 // The license (deleted ones too) with its activations, as `license show --json` prints.
 Result<boost::json::object> show_license(StoreTx& tx, std::string_view key, UnixMillis now);
+// Also forgets which store event set the status before (StoreTx::find_status_cause):
+// whoever sets a status owns it, so a won dispute never undoes an admin's suspension.
 Result<License> set_license_status(StoreTx& tx, std::string_view key, LicenseStatus status,
                                    const AdminContext& ctx);
 Result<License> set_license_max(StoreTx& tx, std::string_view key, int64_t max,

@@ -267,6 +267,17 @@ Status delete_plan(StoreTx& tx, std::string_view product_slug, std::string_view 
   if (product.default_plan == plan.code || (product.trial && product.trial->plan == plan.code)) {
     return Error::conflict("code", "plan " + plan.code + " is the product's default or trial plan");
   }
+  // A store's sale of a mapped item would fail (and be retried by the provider) forever.
+  ASSIGN_OR_RETURN(const auto stores, tx.list_storefronts());
+  for (const auto& store : stores) {
+    ASSIGN_OR_RETURN(const auto mappings, tx.list_sku_mappings(store.id));
+    for (const auto& m : mappings) {
+      if (m.product_id == product.id && m.plan == plan.code) {
+        return Error::conflict("code", "plan " + plan.code + " is mapped by store " +
+                                           std::to_string(store.id) + " (item " + m.item_id + ")");
+      }
+    }
+  }
   return tx.delete_plan(plan.id);
 }
 

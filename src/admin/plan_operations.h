@@ -31,7 +31,8 @@ Result<std::vector<Plan>> list_plans(StoreTx& tx, std::string_view product_slug)
 Result<Plan> find_plan(StoreTx& tx, std::string_view product_slug, std::string_view code);
 Result<Plan> patch_plan(StoreTx& tx, std::string_view product_slug, std::string_view code,
                         const boost::json::object& body);
-// Refused (kConflict) while the plan is its product's defaultPlan or trial plan.
+// Refused (kConflict) while the plan is its product's defaultPlan or trial plan, or a
+// store's mapping names it.
 Status delete_plan(StoreTx& tx, std::string_view product_slug, std::string_view code);
 
 // PATCH of a product: `defaultPlan` (a plan code or null) and `trial` ({"plan", "days"} or

@@ -49,6 +49,11 @@ void add_flag(CLI::App& app, ServeFlags& flags, const SettingSpec& s) {
   const std::string name = "--" + std::string(s.flag);
   const std::string flag(s.flag);
   CLI::Option* option = nullptr;
+  if (s.kind == SettingKind::kSwitch) {
+    app.add_flag_callback(
+        name, [&flags, flag] { flags.set(flag, "true"); }, help_text(s));
+    return;
+  }
   if (is_list(s)) {
     option = app.add_option_function<std::vector<std::string>>(
         name, [&flags, flag](const std::vector<std::string>& v) { flags.set(flag, v); },
@@ -79,6 +84,7 @@ std::optional<Sourced> pick_scalar(const SettingSpec& s, const ServeFlags& flags
   const std::string source = "config " + std::string(s.toml);
   if (auto text = node->value<std::string>()) return Sourced{*text, source};
   if (auto number = node->value<int64_t>()) return Sourced{std::to_string(*number), source};
+  if (auto boolean = node->value<bool>()) return Sourced{*boolean ? "true" : "false", source};
   return std::nullopt;
 }
 

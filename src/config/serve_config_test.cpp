@@ -175,6 +175,34 @@ TEST(ServeConfigSentryDsn, FlagBeatsEnvironmentBeatsFile) {
   }
 }
 
+TEST(ServeConfigPublicUrl, NoneByDefaultThenFileEnvironmentFlagInOrderWithoutATrailingSlash) {
+  EXPECT_FALSE(resolve_serve_config({}, Env({}))->public_url);
+  TomlFile file("public_url = \"https://file.example.com/\"\n");
+  ServeFlags flags;
+  flags.set("config", file.path());
+  EXPECT_EQ(resolve_serve_config(flags, Env({}))->public_url, "https://file.example.com");
+  EXPECT_EQ(resolve_serve_config(flags, Env({{"LICENSED_PUBLIC_URL", "http://env.test:8080/lic"}}))
+                ->public_url,
+            "http://env.test:8080/lic");
+  // An empty value at a higher level undoes the file's: inbound URLs are paths again.
+  EXPECT_FALSE(resolve_serve_config(flags, Env({{"LICENSED_PUBLIC_URL", ""}}))->public_url);
+  flags.set("public-url", "https://flag.example.com//");
+  EXPECT_EQ(
+      resolve_serve_config(flags, Env({{"LICENSED_PUBLIC_URL", "http://env.test"}}))->public_url,
+      "https://flag.example.com");
+}
+
+TEST(ServeConfigPublicUrl, AnythingButAnHttpOrHttpsUrlWithAHostNamesItsSource) {
+  for (const char* bad : {"example.com", "ftp://example.com", "https://", "https:///path",
+                          "https://example.com/?q=1", "https://exa mple.com"}) {
+    ServeFlags flags;
+    flags.set("public-url", bad);
+    auto c = resolve_serve_config(flags, Env({}));
+    ASSERT_FALSE(c.ok()) << bad;
+    EXPECT_NE(c.error().message.find("--public-url"), std::string::npos) << c.error().message;
+  }
+}
+
 TEST(ServeConfigSentryDsn, BadDsnNamesItsSourceButNotItsKey) {
   ServeFlags flags;
   flags.set("sentry-dsn", "http://topsecretkey@127.0.0.1:99999/42");
@@ -377,6 +405,72 @@ TEST(ServeConfigDurations, EachIsRefusedBeyondItsBoundNamingTheSetting) {
   ASSERT_FALSE(flagged.ok());
   EXPECT_NE(flagged.error().message.find("--timestamp-window: at most 86400"), std::string::npos)
       << flagged.error().message;
+}
+
+}  // namespace
+}  // namespace licensed
+
+namespace licensed {
+namespace {
+
+TEST(ServeConfigOutgoing, TheWebhookSwitchesAreOffByDefaultThenFileEnvironmentFlagInOrder) {
+  TomlFile file("webhook_allow_http = true\nwebhook_allow_private = true\n");
+  ServeFlags flags;
+  flags.set("config", file.path());
+  auto from_file = resolve_serve_config(flags, Env({}));
+  ASSERT_TRUE(from_file.ok()) << from_file.error().message;
+  EXPECT_TRUE(from_file->webhook_allow_http);
+  EXPECT_TRUE(from_file->webhook_allow_private);
+  // An empty variable turns off what the file turned on; "0" and "false" too.
+  auto env_off = resolve_serve_config(
+      flags, Env({{"LICENSED_WEBHOOK_ALLOW_HTTP", ""}, {"LICENSED_WEBHOOK_ALLOW_PRIVATE", "0"}}));
+  ASSERT_TRUE(env_off.ok()) << env_off.error().message;
+  EXPECT_FALSE(env_off->webhook_allow_http);
+  EXPECT_FALSE(env_off->webhook_allow_private);
+  flags.set("webhook-allow-private", "true");
+  auto flag_on = resolve_serve_config(flags, Env({{"LICENSED_WEBHOOK_ALLOW_PRIVATE", "false"}}));
+  ASSERT_TRUE(flag_on.ok()) << flag_on.error().message;
+  EXPECT_TRUE(flag_on->webhook_allow_private);
+  EXPECT_TRUE(flag_on->webhook_allow_http);  // still the file's
+}
+
+TEST(ServeConfigOutgoing, ASwitchTakesNoValueOnTheCommandLine) {
+  CLI::App app;
+  ServeFlags flags;
+  add_serve_flags(app, flags);
+  const TomlFile ca("not a certificate, but readable");
+  app.parse("--outgoing-ca-file " + ca.path() + " --webhook-allow-http", false);
+  auto c = resolve_serve_config(flags, Env({}));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_TRUE(c->webhook_allow_http);
+  EXPECT_FALSE(c->webhook_allow_private);
+  EXPECT_EQ(c->outgoing_ca_file, ca.path());
+}
+
+TEST(ServeConfigOutgoing, ACaFileThatCannotBeReadNamesItsSource) {
+  auto c = resolve_serve_config(
+      {}, Env({{"LICENSED_OUTGOING_CA_FILE", "/nonexistent/licensed-test-ca.pem"}}));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("LICENSED_OUTGOING_CA_FILE: cannot read"), std::string::npos)
+      << c.error().message;
+  // Empty: the system's CAs, so an environment can undo a file's.
+  auto empty = resolve_serve_config({}, Env({{"LICENSED_OUTGOING_CA_FILE", ""}}));
+  ASSERT_TRUE(empty.ok()) << empty.error().message;
+  EXPECT_TRUE(empty->outgoing_ca_file.empty());
+}
+
+TEST(ServeConfigOutgoing, ASwitchValueThatIsNotABooleanNamesItsSource) {
+  auto c = resolve_serve_config({}, Env({{"LICENSED_WEBHOOK_ALLOW_PRIVATE", "yes please"}}));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("LICENSED_WEBHOOK_ALLOW_PRIVATE"), std::string::npos)
+      << c.error().message;
+  TomlFile file("webhook_allow_http = \"maybe\"\n");
+  ServeFlags flags;
+  flags.set("config", file.path());
+  auto f = resolve_serve_config(flags, Env({}));
+  ASSERT_FALSE(f.ok());
+  EXPECT_NE(f.error().message.find("config webhook_allow_http"), std::string::npos)
+      << f.error().message;
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <fstream>
 #include <type_traits>
 
 #include "auth/signing_headers.h"
@@ -62,6 +63,23 @@ Status set_dashboard_url(ServeConfig& c, const Sourced& s, const SettingSpec&) {
   return Ok{};
 }
 
+// An http:// or https:// URL with a host, kept without its trailing slashes (paths are
+// appended to it); empty means none, so an environment can undo a file's.
+Status set_public_url(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  c.public_url.reset();
+  if (s.value.empty()) return Ok{};
+  std::string_view url = s.value;
+  while (url.ends_with('/')) url.remove_suffix(1);
+  const size_t scheme_end = url.starts_with("https://") ? 8 : url.starts_with("http://") ? 7 : 0;
+  const std::string_view rest = url.substr(scheme_end);
+  if (scheme_end == 0 || rest.empty() || rest.front() == '/' ||
+      url.find_first_of("?# \t") != std::string_view::npos) {
+    return config_error(s.source + ": expected an http:// or https:// URL, got '" + s.value + "'");
+  }
+  c.public_url = std::string(url);
+  return Ok{};
+}
+
 // An endpoint that can be turned off (Redis, Sentry): an empty value turns it off, so an
 // environment can undo a file's. The message never repeats the value: its password or
 // key is a credential.
@@ -102,6 +120,30 @@ Status set_number(ServeConfig& c, const Sourced& s, const SettingSpec& setting) 
                         s.value + "'");
   }
   c.*Member = static_cast<std::remove_reference_t<decltype(c.*Member)>>(*v);
+  return Ok{};
+}
+
+// A switch: true or 1 turns it on; false, 0 or an empty value (an environment undoing a
+// file) turns it off.
+template <auto Member>
+Status set_switch(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  if (s.value == "true" || s.value == "1") {
+    c.*Member = true;
+  } else if (s.value == "false" || s.value == "0" || s.value.empty()) {
+    c.*Member = false;
+  } else {
+    return config_error(s.source + ": expected true or false, got '" + s.value + "'");
+  }
+  return Ok{};
+}
+
+// Empty: none (the system's CAs). libcurl reads the file at each call; a path it cannot
+// read would only show as every outgoing call failing, so start-up refuses it.
+Status set_outgoing_ca_file(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  if (!s.value.empty() && !std::ifstream(s.value).good()) {
+    return config_error(s.source + ": cannot read '" + s.value + "'");
+  }
+  c.outgoing_ca_file = s.value;
   return Ok{};
 }
 
@@ -221,6 +263,11 @@ const SettingSpec kSettings[] = {
     {.flag = "dashboard-url", .env = "LICENSED_DASHBOARD_URL", .toml = "dashboard_url",
      .value_name = "URL", .help = "where a customer frees a slot (the 409 hint)",
      .default_help = "none", .set = set_dashboard_url},
+    {.flag = "public-url", .env = "LICENSED_PUBLIC_URL", .toml = "public_url",
+     .value_name = "URL",
+     .help = "the server's address as stores and buyers reach it: the base of store inbound "
+             "URLs",
+     .default_help = "none (inbound URLs are paths)", .set = set_public_url},
     {.flag = "rate-limit-key", .env = "LICENSED_RATE_LIMIT_KEY", .toml = "rate_limit_key",
      .kind = K::kRateSpec, .value_name = "SPEC", .help = "per-license bucket: N/PERIOD or off",
      .default_value = "120/1m", .set = set_rate_spec<&ServeConfig::rate_limit_key>},
@@ -278,6 +325,20 @@ const SettingSpec kSettings[] = {
     {.flag = "sentry-dsn", .env = "LICENSED_SENTRY_DSN", .toml = "sentry_dsn", .value_name = "DSN",
      .help = "report 500s to Sentry: http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID; empty: off",
      .default_help = "off", .set = set_endpoint<&ServeConfig::sentry_dsn, parse_sentry_dsn>},
+    // Every outgoing connection: store API calls now, webhooks later (spec §21-22).
+    {.flag = "webhook-allow-http", .env = "LICENSED_WEBHOOK_ALLOW_HTTP",
+     .toml = "webhook_allow_http", .kind = K::kSwitch,
+     .help = "allow plain http:// for outgoing connections (webhooks, store API calls)",
+     .default_value = "false", .set = set_switch<&ServeConfig::webhook_allow_http>},
+    {.flag = "webhook-allow-private", .env = "LICENSED_WEBHOOK_ALLOW_PRIVATE",
+     .toml = "webhook_allow_private", .kind = K::kSwitch,
+     .help = "allow outgoing connections to loopback, private, link-local and reserved "
+             "addresses",
+     .default_value = "false", .set = set_switch<&ServeConfig::webhook_allow_private>},
+    {.flag = "outgoing-ca-file", .env = "LICENSED_OUTGOING_CA_FILE", .toml = "outgoing_ca_file",
+     .value_name = "FILE",
+     .help = "PEM bundle of the CAs outgoing connections trust, instead of the system's",
+     .default_help = "the system's CAs", .set = set_outgoing_ca_file},
     // No flag: it has only ever been read from the environment and the file (spec
     // section 10 shows it in TOML), and a new flag would be new behaviour.
     {.flag = "", .env = "LICENSED_TRUSTED_PROXIES", .toml = "trusted_proxies", .kind = K::kList,

@@ -23,6 +23,8 @@ enum class SettingKind {
   kDuration,  // a kNumber counted in the unit its value name gives (SECONDS, MS)
   kRateSpec,  // N/PERIOD or off (docs/protocol.md §18)
   kList,      // repeatable flag; comma-separated in the environment; an array in TOML
+  kSwitch,    // a flag without a value; true, false, 1, 0 or empty (false) in the
+              // environment; a boolean in TOML. No value name.
 };
 
 // One value and where it came from ("--store", "LICENSED_STORE", "config store",
@@ -47,7 +49,8 @@ struct SettingSpec {
   std::string_view env = {};
   std::string_view toml = {};  // empty: not read from the file
   SettingKind kind = SettingKind::kText;
-  std::string_view value_name = {};  // what --help shows for the value: HOST:PORT, SECONDS
+  std::string_view value_name = {};  // what --help shows for the value: HOST:PORT, SECONDS;
+                                     // empty for a kSwitch
   std::string_view help = {};
   // The text the setter reads when no source sets the setting; empty: ServeConfig's
   // zero value, which `default_help` describes.

@@ -71,7 +71,8 @@ TEST(ServeConfigSettings, EverySpellingFollowsTheRuleOfSpecSection10) {
       EXPECT_EQ(s.toml, Snake(name, false) + plural);
     }
     EXPECT_FALSE(s.help.empty());
-    EXPECT_FALSE(s.value_name.empty());
+    // Only a switch, which takes no value, has no value name.
+    EXPECT_EQ(s.value_name.empty(), s.kind == SettingKind::kSwitch);
     EXPECT_EQ(s.set == nullptr, s.flag == "config") << "every setting but --config has a setter";
   }
 }
@@ -129,6 +130,7 @@ TEST(ServeConfigSettings, DefaultsAreTheOnesTheServerAlwaysHad) {
   EXPECT_TRUE(c->signing_keys.empty());
   EXPECT_TRUE(c->response_keys.empty());
   EXPECT_FALSE(c->dashboard_url);
+  EXPECT_FALSE(c->public_url);
   ASSERT_TRUE(c->rate_limit_key && c->rate_limit_ip);
   EXPECT_EQ(c->rate_limit_key->count, 120);
   EXPECT_EQ(c->rate_limit_key->period_ms, 60'000);
@@ -148,6 +150,9 @@ TEST(ServeConfigSettings, DefaultsAreTheOnesTheServerAlwaysHad) {
   EXPECT_EQ(c->max_nonces, 20'000'000u);
   EXPECT_EQ(c->log_format, LogFormat::kText);
   EXPECT_FALSE(c->sentry_dsn);
+  EXPECT_FALSE(c->webhook_allow_http);
+  EXPECT_FALSE(c->webhook_allow_private);
+  EXPECT_TRUE(c->outgoing_ca_file.empty());
 }
 
 TEST(ServeConfigSettings, TheMissingSigningKeyMessageNamesEverySpelling) {

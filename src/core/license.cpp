@@ -63,6 +63,8 @@ std::string_view to_string(Actor actor) {
       return "admin";
     case Actor::kSystem:
       return "system";
+    case Actor::kStore:
+      return "store";
   }
   return "system";
 }
@@ -71,6 +73,7 @@ Actor parse_actor(std::string_view text) {
   return text == "client"     ? Actor::kClient
          : text == "customer" ? Actor::kCustomer
          : text == "admin"    ? Actor::kAdmin
+         : text == "store"    ? Actor::kStore
                               : Actor::kSystem;
 }
 

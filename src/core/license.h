@@ -31,6 +31,19 @@ struct Product {
   std::optional<TrialOffer> trial;          // nullopt: no trials
 };
 
+// Who bought a license from a store (spec §20): as the store gave them.
+struct Customer {
+  std::optional<std::string> email;
+  std::optional<std::string> name;
+};
+
+// The sale a license came from (spec §20): the store's provider and id, and its order id.
+struct LicenseSource {
+  std::string provider;
+  int64_t store_id = 0;
+  std::string order_id;
+};
+
 struct License {
   int64_t id = 0;
   std::string key;  // lowercase UUID v4
@@ -48,6 +61,9 @@ struct License {
   // Set by a plan valid from the first activation: that activation sets expiresAt to
   // its time plus this many seconds, and clears this.
   std::optional<int64_t> valid_for_pending_seconds;
+  // Set on licenses a store sale made (spec §20); never changed afterwards.
+  std::optional<Customer> customer;
+  std::optional<LicenseSource> source;
 };
 
 inline constexpr int64_t kDefaultOfflineGraceSeconds = 14 * 86400;
@@ -75,7 +91,7 @@ struct Activation {
 // license has no machineTtl and nothing is ever stale.
 std::optional<UnixMillis> stale_before(const License& license, UnixMillis now);
 
-enum class Actor { kClient, kCustomer, kAdmin, kSystem };
+enum class Actor { kClient, kCustomer, kAdmin, kSystem, kStore };
 std::string_view to_string(Actor actor);
 // The inverse of to_string; anything unknown reads as kSystem.
 Actor parse_actor(std::string_view text);
@@ -96,6 +112,8 @@ struct AuditEntry {
   // (docs/protocol.md §17), as stored.
   std::optional<std::string> changes;
   std::optional<std::string> reason;  // why, in the admin's words (docs/protocol.md §17)
+  // On records of actor `store`: the JSON object {"provider", "orderId"} (spec §20).
+  std::optional<std::string> source;
 };
 
 namespace audit_action {

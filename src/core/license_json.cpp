@@ -48,6 +48,17 @@ boost::json::object license_json(const License& l, UnixMillis now) {
   o["trial"] = l.trial;
   o["createdAt"] = format_timestamp(l.created_at);
   o["deletedAt"] = optional_timestamp_json(l.deleted_at);
+  // Only on licenses a store sale made (spec §20).
+  if (l.customer) {
+    o["customer"] = {
+        {"email", l.customer->email ? boost::json::value(*l.customer->email) : nullptr},
+        {"name", l.customer->name ? boost::json::value(*l.customer->name) : nullptr}};
+  }
+  if (l.source) {
+    o["source"] = {{"provider", l.source->provider},
+                   {"storeId", l.source->store_id},
+                   {"orderId", l.source->order_id}};
+  }
   return o;
 }
 
@@ -56,7 +67,8 @@ boost::json::object audit_json(const AuditEntry& e) {
   o["id"] = e.id;
   o["at"] = format_timestamp(e.at);
   o["action"] = e.action;
-  o["licenseKey"] = e.license_key;
+  // store.rejected concerns no license (spec §21).
+  if (!e.license_key.empty()) o["licenseKey"] = e.license_key;
   if (e.machine_id) o["machineId"] = *e.machine_id;
   if (e.refresh) o["refresh"] = true;
   o["actor"] = to_string(e.actor);
@@ -71,6 +83,12 @@ boost::json::object audit_json(const AuditEntry& e) {
     if (!ec && changes.is_object()) o["changes"] = std::move(changes);
   }
   if (e.reason) o["reason"] = *e.reason;
+  if (e.source) {
+    // Written by the store fulfilment as an object; as with changes, nothing else is shown.
+    boost::system::error_code ec;
+    boost::json::value source = boost::json::parse(*e.source, ec);
+    if (!ec && source.is_object()) o["source"] = std::move(source);
+  }
   return o;
 }
 

@@ -56,6 +56,8 @@ struct NewLicense {
   std::optional<int64_t> offline_grace_seconds;
   bool trial = false;
   std::optional<int64_t> valid_for_pending_seconds;
+  std::optional<Customer> customer;
+  std::optional<LicenseSource> source;
 };
 
 // A license made from `plan` at `now` (docs/protocol.md §20): its members copied, validFor

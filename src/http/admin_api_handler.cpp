@@ -58,6 +58,15 @@ std::string_view path_template(AdminRoute r) {
     case AdminRoute::kPatchPlan:
     case AdminRoute::kDeletePlan:
       return "/api/v1/admin/products/{slug}/plans/{code}";
+    case AdminRoute::kListStores:
+    case AdminRoute::kCreateStore:
+      return "/api/v1/admin/stores";
+    case AdminRoute::kGetStore:
+    case AdminRoute::kPatchStore:
+    case AdminRoute::kDeleteStore:
+      return "/api/v1/admin/stores/{id}";
+    case AdminRoute::kListStoreRejections:
+      return "/api/v1/admin/stores/{id}/rejections";
   }
   return "/api/v1/admin/";
 }
@@ -113,13 +122,19 @@ ApiResult<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
   for (auto s : url->segments()) segments.emplace_back(s);
   // /api/v1/admin/licenses/{key}[/activations/{machineId}]
   // /api/v1/admin/products/{slug}[/plans/{code}]
+  // /api/v1/admin/stores/{id}[/rejections]
   const bool product_path = segments.size() >= 4 && segments[3] == "products";
-  if (segments.size() >= 5) (product_path ? call.product_slug : call.license_key) = segments[4];
+  const bool store_path = segments.size() >= 4 && segments[3] == "stores";
+  if (segments.size() >= 5 && store_path) call.store_id = segments[4];
+  if (segments.size() >= 5 && !store_path) {
+    (product_path ? call.product_slug : call.license_key) = segments[4];
+  }
   if (segments.size() >= 7) (product_path ? call.plan_code : call.machine_id) = segments[6];
   for (auto p : url->params()) call.query.emplace_back(std::string(p.key), std::string(p.value));
   if (route == AdminRoute::kCreateProduct || route == AdminRoute::kCreateLicense ||
       route == AdminRoute::kPatchLicense || route == AdminRoute::kPatchProduct ||
-      route == AdminRoute::kCreatePlan || route == AdminRoute::kPatchPlan) {
+      route == AdminRoute::kCreatePlan || route == AdminRoute::kPatchPlan ||
+      route == AdminRoute::kCreateStore || route == AdminRoute::kPatchStore) {
     if (!is_json_content_type(header(req, "Content-Type").value_or(""))) {
       return errors::malformed("", "the body must be sent as Content-Type: application/json");
     }
@@ -166,6 +181,16 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
   if (s[0] == "products" && s.size() == 4 && s[2] == "plans") {
     return pick(method,
                 {{"GET", R::kGetPlan}, {"PATCH", R::kPatchPlan}, {"DELETE", R::kDeletePlan}});
+  }
+  if (s[0] == "stores" && s.size() == 1) {
+    return pick(method, {{"GET", R::kListStores}, {"POST", R::kCreateStore}});
+  }
+  if (s[0] == "stores" && s.size() == 2) {
+    return pick(method,
+                {{"GET", R::kGetStore}, {"PATCH", R::kPatchStore}, {"DELETE", R::kDeleteStore}});
+  }
+  if (s[0] == "stores" && s.size() == 3 && s[2] == "rejections") {
+    return pick(method, {{"GET", R::kListStoreRejections}});
   }
   if (s.empty() || s[0] != "licenses") return errors::route_not_found();
   if (s.size() == 1) return pick(method, {{"GET", R::kListLicenses}, {"POST", R::kCreateLicense}});
@@ -217,7 +242,9 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
     std::optional<int64_t> touch_token_id;
     AdminAnswer answer;
   };
-  auto call = std::make_shared<const ApiResult<AdminCall>>(parse_call(admin_route, req));
+  ApiResult<AdminCall> parsed = parse_call(admin_route, req);
+  if (parsed.ok()) parsed.value().public_url = config_.public_url;
+  auto call = std::make_shared<const ApiResult<AdminCall>>(std::move(parsed));
   const bool writes = changes_data(admin_route);
   const Clock* clock = config_.clock;
   Store* store = config_.store;

@@ -21,6 +21,8 @@ struct AdminApiConfig {
   MemoryRateLimiter* failed_auth_limiter = nullptr;
   // Where 500s (1709) are reported besides the log; null: only logged.
   ErrorReporter* error_reporter = nullptr;
+  // --public-url: the start of a new store's inboundUrl; empty: it is a path.
+  std::string public_url;
 };
 
 // The first path of the admin API; every route is below it.
@@ -30,7 +32,7 @@ bool is_admin_api_path(std::string_view path);
 
 class AdminApiHandler final : public HttpService {
  public:
-  explicit AdminApiHandler(AdminApiConfig config) : config_(config) {}
+  explicit AdminApiHandler(AdminApiConfig config) : config_(std::move(config)) {}
 
   ApiResult<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,

@@ -151,6 +151,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     started_ = std::chrono::steady_clock::now();
     parser_.emplace();
     apply_limits(*parser_, config().limits);
+    buffer_.max_size(std::max(buffer_.size(), connection_buffer_limit(config().limits)));
     expires_after(config().header_timeout);
     http::async_read_header(
         socket_, buffer_, *parser_,
@@ -171,6 +172,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       return send(error_response(*decision.refusal, request_id_),
                   decision.refusal->close_connection);
     }
+    // Chunk framing beyond the route's body fills the buffer (kBadFraming), not memory.
+    buffer_.max_size(
+        std::max(buffer_.size(), connection_buffer_limit_for(route_, config().limits)));
     expires_after(config().body_timeout);
     http::async_read(
         socket_, buffer_, *parser_,
@@ -180,8 +184,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void on_body(beast::error_code ec) {
     switch (classify_body_read(ec)) {
       case BodyOutcome::kTooLarge:
-        return send(error_response(errors::body_too_large(
-                                       static_cast<int64_t>(config().limits.max_body_bytes)),
+        return send(error_response(errors::body_too_large(static_cast<int64_t>(
+                                       body_limit_for(route_, config().limits))),
                                    request_id_),
                     true);
       case BodyOutcome::kBadFraming:

@@ -1,5 +1,6 @@
 #include "http/request_intake.h"
 
+#include <algorithm>
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/serializer.hpp>
@@ -20,7 +21,11 @@ namespace http = beast::http;
 
 void apply_limits(RequestParser& parser, const HttpLimits& limits) {
   parser.header_limit(static_cast<uint32_t>(limits.max_header_bytes));
-  parser.body_limit(limits.max_body_bytes);
+  parser.body_limit(std::max(limits.max_body_bytes, limits.max_store_body_bytes));
+}
+
+size_t body_limit_for(const Route& route, const HttpLimits& limits) {
+  return route.is<StoreRoute>() ? limits.max_store_body_bytes : limits.max_body_bytes;
 }
 
 namespace {
@@ -101,7 +106,7 @@ size_t field_count(const HttpRequestHeader& req) {
 
 }  // namespace
 
-HeaderDecision decide_after_header(const HttpService& service, const RequestParser& parser,
+HeaderDecision decide_after_header(const HttpService& service, RequestParser& parser,
                                    beast::error_code ec, const HttpLimits& limits) {
   HeaderDecision d;
   if (ec == http::error::header_limit) {
@@ -131,11 +136,14 @@ HeaderDecision decide_after_header(const HttpService& service, const RequestPars
         declared_too_large || parser.content_length().value_or(0) > 0 || parser.chunked();
     return d;
   }
-  // Check 2: a declared length over the limit is refused before reading the body.
-  if (declared_too_large || parser.content_length().value_or(0) > limits.max_body_bytes) {
-    d.refusal = errors::body_too_large(static_cast<int64_t>(limits.max_body_bytes));
+  // Check 2: a declared length over the route's limit is refused before reading the body.
+  const size_t limit = body_limit_for(route.value(), limits);
+  if (declared_too_large || parser.content_length().value_or(0) > limit) {
+    d.refusal = errors::body_too_large(static_cast<int64_t>(limit));
     return d;
   }
+  // Beast checks a chunked body against it as the chunks come (no body byte is read yet).
+  parser.body_limit(limit);
   d.route = route.value();
   return d;
 }
@@ -150,9 +158,17 @@ BodyOutcome classify_body_read(beast::error_code ec) {
   return BodyOutcome::kBroken;
 }
 
+namespace {
+constexpr size_t kFramingRoom = 8 * 1024;
+}  // namespace
+
 size_t connection_buffer_limit(const HttpLimits& limits) {
-  constexpr size_t kFramingRoom = 8 * 1024;
-  return limits.max_header_bytes + limits.max_body_bytes + kFramingRoom;
+  return limits.max_header_bytes + std::max(limits.max_body_bytes, limits.max_store_body_bytes) +
+         kFramingRoom;
+}
+
+size_t connection_buffer_limit_for(const Route& route, const HttpLimits& limits) {
+  return limits.max_header_bytes + body_limit_for(route, limits) + kFramingRoom;
 }
 
 std::optional<ApiError> refuse_trailer_fields(const RequestParser& parser, size_t header_fields) {
@@ -238,7 +254,8 @@ std::string exchange_bytes(const HttpService& service, const HttpLimits& limits,
     switch (classify_body_read(ec)) {
       case BodyOutcome::kTooLarge: {
         HttpResponse res = error_response(
-            errors::body_too_large(static_cast<int64_t>(limits.max_body_bytes)), request_id);
+            errors::body_too_large(static_cast<int64_t>(body_limit_for(*decision.route, limits))),
+            request_id);
         out += serialize(service, res, version, false, parser, decision);
         return out;
       }

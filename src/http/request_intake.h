@@ -19,22 +19,28 @@ namespace licensed {
 struct HttpLimits {
   size_t max_body_bytes = 16 * 1024;
   size_t max_header_bytes = 8 * 1024;
+  // A store's deliveries (spec §20: 1 MiB), the only route with a limit of its own.
+  size_t max_store_body_bytes = 1024 * 1024;
 };
 
 using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
 
+// The header limit, and the largest body any route takes: the route, known once the
+// header is read, then narrows it (body_limit_for).
 void apply_limits(RequestParser& parser, const HttpLimits& limits);
+// The body limit of `route` (a store delivery's, else the listener's).
+size_t body_limit_for(const Route& route, const HttpLimits& limits);
 
 // What to do once the header was read (with `ec`, the read's error): read the body for
-// `route`, or answer `refusal` at once. `path` is the target without its query string,
-// empty when the header could not be parsed.
+// `route` (the parser's body limit narrowed to the route's), or answer `refusal` at once. `path` is
+// the target without its query string, empty when the header could not be parsed.
 struct HeaderDecision {
   std::optional<Route> route;
   std::optional<ApiError> refusal;
   std::string path;
   size_t header_fields = 0;  // the header's fields, for refuse_trailer_fields
 };
-HeaderDecision decide_after_header(const HttpService& service, const RequestParser& parser,
+HeaderDecision decide_after_header(const HttpService& service, RequestParser& parser,
                                    boost::beast::error_code ec, const HttpLimits& limits);
 
 // The header to hand HttpService::finish_response: nullptr unless it was parsed.
@@ -61,7 +67,10 @@ BodyOutcome classify_body_read(boost::beast::error_code ec);
 // room for chunk framing. Beast (1.81) bounds the header and the body but not a chunk's
 // size line, its extensions or the trailer, which would otherwise grow the buffer for
 // as long as a client sends them.
+// The largest of any route (what a connection is made with); connection_buffer_limit_for
+// narrows it to one route's once its header is read.
 size_t connection_buffer_limit(const HttpLimits& limits);
+size_t connection_buffer_limit_for(const Route& route, const HttpLimits& limits);
 
 // Once a body is read: 400 when a chunked body ended with trailer fields. Beast adds them
 // to the request's own fields, where a signing header, Authorization or

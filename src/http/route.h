@@ -29,14 +29,22 @@ enum class DashboardRoute {
   kFreeSlot,
 };
 
+// A store's deliveries, POST /api/v1/stores/{provider}/{id}/{token} (spec §20-21;
+// http/store_inbound_handler.h): only checks 1-3 apply, answers are not signed.
+enum class StoreRoute { kInbound };
+
+// The claim page, GET /claim/{storeId}/{id} (spec §20-21; http/claim_handler.h): a
+// server-rendered page of an order's keys, not signed.
+enum class ClaimRoute { kPage };
+
 // The admin listener's probes and metrics.
 enum class OperatorRoute { kHealth, kReady, kMetrics };
 
 // std::monostate: no route, the server answered before or instead of routing (431,
 // 400, 404, 405). An Endpoint is one of the License API's four operations; AdminRoute
 // is the admin API's (admin/admin_api.h).
-using RouteTarget =
-    std::variant<std::monostate, Endpoint, PublicRoute, AdminRoute, DashboardRoute, OperatorRoute>;
+using RouteTarget = std::variant<std::monostate, Endpoint, PublicRoute, AdminRoute, DashboardRoute,
+                                 OperatorRoute, StoreRoute, ClaimRoute>;
 
 struct Route {
   RouteTarget target;

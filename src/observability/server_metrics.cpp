@@ -35,6 +35,23 @@ void ServerMetrics::record_connection_refused() {
   connections_refused_.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+
+template <size_t N>
+size_t index_in(const std::array<std::string_view, N>& names, std::string_view name) {
+  for (size_t i = 0; i + 1 < N; ++i) {
+    if (names[i] == name) return i;
+  }
+  return N - 1;
+}
+
+}  // namespace
+
+void ServerMetrics::record_store_rejected(std::string_view provider, std::string_view reason) {
+  store_rejected_[index_in(kStoreProviders, provider)][index_in(kStoreRejections, reason)]
+      .fetch_add(1, std::memory_order_relaxed);
+}
+
 void ServerMetrics::add_gauge(Gauge gauge) {
   gauges_.push_back(std::move(gauge));
 }
@@ -86,6 +103,18 @@ std::string ServerMetrics::render_prometheus() const {
   append("# TYPE licensed_connections_refused_total counter\n");
   out += fmt::format("licensed_connections_refused_total {}\n",
                      connections_refused_.load(std::memory_order_relaxed));
+  append(
+      "# HELP licensed_store_rejected_total Store deliveries refused, by the URL's provider and "
+      "reason.\n");
+  append("# TYPE licensed_store_rejected_total counter\n");
+  for (size_t p = 0; p < kStoreProviders.size(); ++p) {
+    for (size_t r = 0; r < kStoreRejections.size(); ++r) {
+      const uint64_t n = store_rejected_[p][r].load(std::memory_order_relaxed);
+      if (n == 0) continue;  // as requests: seen ones are always printed
+      out += fmt::format("licensed_store_rejected_total{{provider=\"{}\",reason=\"{}\"}} {}\n",
+                         kStoreProviders[p], kStoreRejections[r], n);
+    }
+  }
   for (const Gauge& g : gauges_) {
     out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", g.name, g.help, g.name, g.type,
                        g.name, g.read());

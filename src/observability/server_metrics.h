@@ -16,8 +16,16 @@ namespace licensed {
 class ServerMetrics {
  public:
   // Route labels: the License API endpoints, then everything else.
-  static constexpr std::array<std::string_view, 6> kRoutes = {"activate",   "heartbeat", "status",
-                                                              "deactivate", "trial",     "other"};
+  static constexpr std::array<std::string_view, 7> kRoutes = {
+      "activate", "heartbeat", "status", "deactivate", "trial", "store", "other"};
+  // Store deliveries refused (spec §20): by the URL's provider (one spec §20 names, else
+  // "unknown") and why: no store of that provider, id and token; authenticity (a
+  // signature, its time, a seller); a payload the provider never sends; a body over 1 MiB.
+  static constexpr std::array<std::string_view, 7> kStoreProviders = {
+      "stripe",       "paddle",  "fastspring", "fastspring-generator",
+      "lemonsqueezy", "gumroad", "unknown"};
+  static constexpr std::array<std::string_view, 4> kStoreRejections = {
+      "unknown_store", "authenticity", "malformed", "too_large"};
   // Upper bounds of the latency histogram, in seconds.
   static constexpr std::array<double, 13> kLatencyBounds = {
       0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
@@ -26,6 +34,9 @@ class ServerMetrics {
   void record_request(std::string_view route, unsigned status, double seconds);
   void record_rate_limited(std::string_view bucket);
   void record_connection_refused();
+  // A store delivery refused; a provider or reason not in the lists above counts as the
+  // last entry of its list.
+  void record_store_rejected(std::string_view provider, std::string_view reason);
 
   // Values read when scraped, so their owners need not push updates: gauges, or
   // counters their owners keep (type "counter").
@@ -55,6 +66,8 @@ class ServerMetrics {
   std::atomic<uint64_t> rate_limited_ip_{0};
   std::atomic<uint64_t> rate_limited_key_{0};
   std::atomic<uint64_t> connections_refused_{0};
+  std::array<std::array<std::atomic<uint64_t>, kStoreRejections.size()>, kStoreProviders.size()>
+      store_rejected_{};
   std::vector<Gauge> gauges_;  // set up before serving, read-only afterwards
 };
 

@@ -9,7 +9,8 @@ namespace licensed {
 inline const std::string kSelectLicensesSql =
     "SELECT l.id, l.license_key, l.status, l.expires_at, l.max_activations, l.machine_ttl,"
     " l.created_at, l.deleted_at, p.id, p.slug, p.name, p.default_plan, p.trial_plan,"
-    " p.trial_days, l.plan, l.entitlements, l.offline_grace, l.trial, l.valid_for_pending"
+    " p.trial_days, l.plan, l.entitlements, l.offline_grace, l.trial, l.valid_for_pending,"
+    " l.customer_email, l.customer_name, l.source_provider, l.source_store_id, l.source_order_id"
     " FROM licenses l JOIN products p ON p.id = l.product_id";
 
 inline const std::string kSelectProductsSql =

@@ -4,11 +4,9 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <thread>
 
 #include "core/clock.h"
-#include "core/mutex.h"
+#include "core/periodic_job.h"
 #include "store/store.h"
 
 namespace licensed {
@@ -16,21 +14,9 @@ namespace licensed {
 class RememberedNoncePurge {
  public:
   RememberedNoncePurge(Store& store, const Clock& clock, std::chrono::milliseconds interval);
-  // Stops the thread; a purge under way finishes first.
-  ~RememberedNoncePurge();
-  RememberedNoncePurge(const RememberedNoncePurge&) = delete;
-  RememberedNoncePurge& operator=(const RememberedNoncePurge&) = delete;
 
  private:
-  void run();
-
-  Store& store_;
-  const Clock& clock_;
-  const std::chrono::milliseconds interval_;
-  Mutex mu_;
-  std::condition_variable wake_;
-  bool stopping_ GUARDED_BY(mu_) = false;
-  std::thread thread_;  // last: started once the members above exist
+  PeriodicJob job_;  // stops (a purge under way finishing first) when destroyed
 };
 
 }  // namespace licensed

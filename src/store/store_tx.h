@@ -16,6 +16,7 @@
 #include "core/license_tx.h"
 #include "core/result.h"
 #include "store/dump_schema.h"
+#include "store/storefront.h"
 
 namespace licensed {
 
@@ -29,6 +30,10 @@ struct LicenseFilter {
   std::optional<bool> expired;
   UnixMillis now = 0;
   bool deleted = false;
+  // Support's search (spec §20): the buyer's email, compared without regard to ASCII
+  // case, and the store's order id, compared exactly.
+  std::optional<std::string> customer_email;
+  std::optional<std::string> order_id;
 };
 
 // Which way a page of one license's audit runs: oldest first (the admin API, `licensed
@@ -86,6 +91,14 @@ class StoreTx : public LicenseTx {
   virtual Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, AuditOrder order,
                                                      int64_t past_id, int64_t limit) = 0;
 
+  // Audit records of no license (license_key empty) with this action and exactly this
+  // source (as stored), newest first with ids below `past_id` (0: from the newest), at
+  // most `limit`: a store's store.rejected records (spec §21). Walks the index on
+  // (license_key, id) from the bound.
+  virtual Result<std::vector<AuditEntry>> list_keyless_audit(std::string_view action,
+                                                             std::string_view source,
+                                                             int64_t past_id, int64_t limit) = 0;
+
   // Nonces of requests dated ahead of the server clock (docs/protocol.md §3.4, restart rule).
   virtual Status remember_nonce(std::string_view key_id, std::string_view nonce,
                                 UnixMillis expires_at) = 0;
@@ -111,6 +124,69 @@ class StoreTx : public LicenseTx {
   // locked until it ends, so servers starting together agree on one key per algorithm.
   virtual Result<std::vector<std::string>> find_response_keys() = 0;
   virtual Status insert_response_key(std::string_view private_key_pem, UnixMillis now) = 0;
+
+  // Stores a vendor sells through (spec §20). insert_storefront assigns the id and
+  // writes the secrets; find_storefront reads them back (the inbound check needs them).
+  virtual Result<Storefront> insert_storefront(const Storefront& storefront) = 0;
+  virtual Result<std::optional<Storefront>> find_storefront(int64_t id) = 0;
+  virtual Result<std::vector<Storefront>> list_storefronts() = 0;
+  virtual Status replace_storefront_secrets(int64_t id,
+                                            const std::vector<std::string>& secrets) = 0;
+  // Forgets the store with its secrets, mappings, events and units; its licenses stay.
+  // False when there was no such store.
+  virtual Result<bool> delete_storefront(int64_t id) = 0;
+  // Writes name, options_json and payment_grace_seconds.
+  virtual Status update_storefront(const Storefront& storefront) = 0;
+  // Adds or replaces the mapping of one item id.
+  virtual Status put_sku_mapping(int64_t store_id, const SkuMapping& mapping) = 0;
+  virtual Result<std::vector<SkuMapping>> list_sku_mappings(int64_t store_id) = 0;
+  // Replaces the store's whole mapping with `mappings`.
+  virtual Status replace_sku_mappings(int64_t store_id,
+                                      const std::vector<SkuMapping>& mappings) = 0;
+  // Records an inbound event under (store, event key): true when it is new, false when
+  // that key was recorded before. Concurrent first deliveries of one key: one gets true,
+  // the others wait for it and get false (or, should it roll back, one of them true).
+  virtual Result<bool> record_storefront_event(int64_t store_id, std::string_view event_key,
+                                               std::string_view event_type, UnixMillis now) = 0;
+  // Claims one unit of an order line for `license_key`: true when it was unclaimed.
+  virtual Result<bool> claim_storefront_unit(int64_t store_id, std::string_view order_id,
+                                             int64_t line, int64_t unit,
+                                             std::string_view license_key, UnixMillis now) = 0;
+  // The distinct license keys of an order's units, in the order they were claimed.
+  virtual Result<std::vector<std::string>> order_license_keys(int64_t store_id,
+                                                              std::string_view order_id) = 0;
+  // When the event of that key was first recorded; nullopt when it never was.
+  virtual Result<std::optional<UnixMillis>> find_storefront_event(int64_t store_id,
+                                                                  std::string_view event_key) = 0;
+
+  // The store lifecycle (spec §20-21). Later events of an order cite it by its id or by
+  // another id the sale listed (a payment intent, a subscription): fulfilment writes each
+  // as a reference to the order; the first order to claim a reference keeps it.
+  virtual Status put_order_reference(int64_t store_id, std::string_view reference,
+                                     std::string_view order_id) = 0;
+  virtual Result<std::optional<std::string>> find_order_by_reference(
+      int64_t store_id, std::string_view reference) = 0;
+  // Which store event set a license's current status ("dispute:<id>", "payment"): a won
+  // dispute or a payment restores ACTIVE only where it is theirs. Any other status
+  // change clears it (set_license_status).
+  virtual Result<std::optional<std::string>> find_status_cause(std::string_view license_key) = 0;
+  virtual Status set_status_cause(std::string_view license_key, int64_t store_id,
+                                  std::string_view cause, UnixMillis now) = 0;
+  virtual Status clear_status_cause(std::string_view license_key) = 0;
+  // The latest subscription period recorded for an order; put replaces it.
+  virtual Result<std::optional<OrderPeriod>> find_order_period(int64_t store_id,
+                                                               std::string_view order_id) = 0;
+  virtual Status put_order_period(int64_t store_id, std::string_view order_id,
+                                  const OrderPeriod& period) = 0;
+  // A failed payment of an order; one already pending keeps its (earlier) time.
+  virtual Status record_payment_failure(int64_t store_id, std::string_view order_id,
+                                        UnixMillis failed_at) = 0;
+  // True when one was pending. On PostgreSQL the row's lock decides between a payment
+  // and the sweep arriving together: whoever deletes it acts on it.
+  virtual Result<bool> clear_payment_failure(int64_t store_id, std::string_view order_id) = 0;
+  // Failures whose store's paymentGrace has passed at `now`, oldest first, at most `limit`.
+  virtual Result<std::vector<PendingPaymentFailure>> due_payment_failures(UnixMillis now,
+                                                                          int64_t limit) = 0;
 
   // Export and import (`licensed admin export|import`, src/admin/store_transfer.h):
   // every row of a table in key order; one row written with its ids as they were; and,

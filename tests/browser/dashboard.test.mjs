@@ -339,6 +339,142 @@ test('the history shows the newest page first and "Show older" pages back to the
   await page.context().close();
 });
 
+// A store sale as Stripe delivers it: a Stripe store made through the admin API (on the
+// public listener), then checkout.session.completed signed like Stripe signs it
+// (Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>).
+const STRIPE_SECRET = 'whsec_' + randomBytes(16).toString('hex');
+let stripeStore, storeToken;
+
+async function adminApi(token, method, path, body) {
+  const res = await fetch(base + '/api/v1/admin' + path, {
+    method, body: body === undefined ? undefined : JSON.stringify(body),
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+async function ensureStripeStore() {
+  if (stripeStore) return stripeStore;
+  storeToken = adminJson('token', 'create', '--name', 'store-setup').token;
+  const token = storeToken;
+  const plan = await adminApi(token, 'POST', '/products/reverb/plans',
+                              { code: 'studio', name: 'Studio <yearly>', max: 2, validFor: '365d' });
+  assert.equal(plan.status, 201, JSON.stringify(plan.body));
+  const made = await adminApi(token, 'POST', '/stores', {
+    provider: 'stripe', name: 'Web shop', secret: STRIPE_SECRET,
+    mapping: { price_studio: { product: 'reverb', plan: 'studio', perUnit: true } },
+  });
+  assert.equal(made.status, 201, JSON.stringify(made.body));
+  stripeStore = made.body;
+  return stripeStore;
+}
+
+// The keys of a sale's licenses, as the admin API finds them by order id.
+async function keysOfOrder(orderId) {
+  const found = await adminApi(storeToken, 'GET', '/licenses?orderId=' + encodeURIComponent(orderId));
+  assert.equal(found.status, 200, JSON.stringify(found.body));
+  return found.body.items.map((l) => l.licenseKey);
+}
+
+async function deliverStripeSale(session, email, name) {
+  const store = await ensureStripeStore();
+  const body = JSON.stringify({
+    id: 'evt_' + randomBytes(8).toString('hex'), object: 'event', api_version: '2024-06-20',
+    created: Math.floor(Date.now() / 1000), livemode: true, type: 'checkout.session.completed',
+    data: { object: {
+      id: session, object: 'checkout.session', mode: 'payment', payment_status: 'paid',
+      payment_intent: 'pi_' + randomBytes(8).toString('hex'),
+      customer_details: { email, name },
+      line_items: { object: 'list', has_more: false,
+                    data: [{ id: 'li_1', price: { id: 'price_studio' }, quantity: 2 }] },
+    } },
+  });
+  const t = String(Math.floor(Date.now() / 1000));
+  const v1 = createHmac('sha256', STRIPE_SECRET).update(`${t}.${body}`).digest('hex');
+  const res = await fetch(base + store.inboundUrl, {
+    method: 'POST', body,
+    headers: { 'Content-Type': 'application/json', 'Stripe-Signature': `t=${t},v1=${v1}` },
+  });
+  assert.equal(res.status, 200, await res.text());
+  return store;
+}
+
+test('the claim page waits for the webhook, then shows the Checkout session\'s keys',
+     async () => {
+  const store = await ensureStripeStore();
+  const session = 'cs_live_' + randomBytes(24).toString('hex');
+  const page = await newPage();
+  // The buyer arrives before the webhook: a page saying the keys are being prepared.
+  const first = await page.goto(`${base}/claim/${store.id}/${session}`);
+  assert.equal(first.status(), 404);
+  assert.equal(first.headers()['cache-control'], 'no-store');
+  assert.equal(first.headers()['referrer-policy'], 'no-referrer');
+  await page.getByText('being prepared').waitFor();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+
+  await deliverStripeSale(session, 'grace@example.com', 'Grace <Hopper>');
+  const keys = await keysOfOrder(session);
+  assert.equal(keys.length, 2);
+  // The page reloads itself (a <meta refresh>, no script) and finds them.
+  const fields = page.getByLabel('License key');
+  await fields.first().waitFor({ timeout: 20000 });
+  assert.equal(await fields.count(), 2);
+  assert.deepEqual((await fields.evaluateAll((els) => els.map((e) => e.value))).sort(),
+                   [...keys].sort());
+  assert.ok(await fields.first().evaluate((e) => e.readOnly));
+  await page.getByRole('heading', { name: 'Reverb Pro' }).first().waitFor();
+  const text = await page.locator('main').textContent();
+  assert.ok(text.includes('Studio <yearly>'), text);  // escaped, so shown as text
+  assert.ok(text.includes('Grace <Hopper>'), text);
+  assert.equal(await page.locator('main b, main img, main script').count(), 0);
+  // The stylesheet applies (the CSP lets only the server's own files in).
+  assert.equal(await page.locator('.card').first().evaluate((e) => getComputedStyle(e).borderRadius),
+               '8px');
+  assert.deepEqual(errors, [], 'no CSP violation or other console error');
+  await screenshot(page, 'claim-page.png');
+
+  // Another store's page of the same session is the same page as an unknown one.
+  const other = await fetch(`${base}/claim/${store.id + 1000}/${session}`);
+  assert.equal(other.status, 404);
+  await page.context().close();
+});
+
+test('support finds a sale by the buyer\'s email in any case and by its order id', async () => {
+  const session = 'cs_live_' + randomBytes(24).toString('hex');
+  await deliverStripeSale(session, 'Linus.Sale@Example.com', 'Linus Sale');
+  const keys = await keysOfOrder(session);
+  assert.equal(keys.length, 2);
+  const token = adminJson('token', 'create', '--name', 'support-sales').token;
+  const page = await newPage();
+  await page.goto(base + '/dashboard/support');
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+
+  await page.getByLabel('Customer email').fill('LINUS.SALE@example.COM');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#search-message', { hasText: '2 licenses found' }).waitFor();
+  for (const key of keys) await page.locator('#results tr', { hasText: key }).waitFor();
+  assert.ok((await page.locator('#results').textContent())
+                .includes('Linus Sale <Linus.Sale@Example.com>'));
+
+  await page.getByLabel('Customer email').fill('');
+  await page.getByLabel('Store order id').fill(session);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#search-message', { hasText: '2 licenses found' }).waitFor();
+  await page.getByRole('button', { name: `Open license ${keys[0]}` }).click();
+  await page.locator('#l-customer', { hasText: 'Linus Sale <Linus.Sale@Example.com>' }).waitFor();
+  const store = await ensureStripeStore();
+  assert.equal(await page.locator('#l-source').textContent(),
+               `stripe store ${store.id}, order ${session}`);
+
+  // A case-changed order id is another order: nothing.
+  await page.getByLabel('Store order id').fill(session.toUpperCase());
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#search-message', { hasText: '0 licenses found' }).waitFor();
+  await page.context().close();
+});
+
 // Last: it spends this client's sign-in budget on the shared server.
 test('sign-ins are rate limited per client IP', async () => {
   let refused;

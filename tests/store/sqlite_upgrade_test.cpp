@@ -2,9 +2,11 @@
 // by this one and keeps its licenses: they read with no plan, no entitlements and the
 // default offline grace, and the new tables take plans at once. The migrations run as
 // `serve` runs them at start (migrate_sqlite); the old schema is built from the first
-// four released steps, which are never edited.
+// four released steps, which are never edited. Likewise from version 5 (before store
+// fulfilment) and 6 (before the store lifecycle).
 #include <gtest/gtest.h>
 
+#include "admin/store_lifecycle.h"
 #include "store/sqlite/sqlite_connection.h"
 #include "store/sqlite/sqlite_migrations.h"
 #include "store/sqlite/sqlite_store.h"
@@ -55,6 +57,113 @@ TEST(SqliteUpgrade, AVersion4StoreKeepsItsLicensesAndTakesPlansAfterTheMigration
     return tx.insert_plan(p);
   });
   EXPECT_TRUE(plan.ok()) << plan.error().message;
+}
+
+// A store written before store fulfilment (schema version 5) keeps its licenses and their
+// audit: they read with no customer and no source, the audit with no source, and the new
+// tables take a store at once.
+TEST(SqliteUpgrade, AVersion5StoreKeepsItsLicensesAndTakesStoresAfterTheMigration) {
+  bb::TempDir dir;
+  const std::string path = (dir.path() / "v5.db").string();
+  {
+    auto conn = SqliteConnection::open(path, /*read_only=*/false, /*create=*/true);
+    ASSERT_TRUE(conn.ok()) << conn.error().message;
+    ASSERT_GE(sqlite_migrations().size(), 6u);
+    ASSERT_EQ(sqlite_migrations()[4].version, 5);
+    ASSERT_TRUE(apply_sqlite_migrations(*conn.value(), sqlite_migrations().first(5)).ok());
+    const std::string rows =
+        "INSERT INTO products (id, slug, name, created_at) VALUES "
+        "(1, 'reverb', 'Reverb Pro', 1780000000000);"
+        "INSERT INTO licenses (license_key, product_id, status, max_activations, created_at,"
+        " plan) VALUES ('" +
+        std::string(kKey) +
+        "', 1, 'ACTIVE', 2, 1780000000000, 'pro');"
+        "INSERT INTO audit_log (at, action, license_key, actor) VALUES "
+        "(1780000000000, 'license.create', '" +
+        std::string(kKey) + "', 'admin');";
+    ASSERT_TRUE(conn.value()->exec(rows.c_str()).ok());
+  }
+  SqliteStoreOptions options;
+  options.path = path;
+  auto store = SqliteStore::open(options);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  const auto found = run_blocking(*store.value(), TxKind::kRead,
+                                  [](StoreTx& tx) { return tx.find_license(kKey); });
+  ASSERT_TRUE(found.ok()) << found.error().message;
+  ASSERT_TRUE(found.value().has_value());
+  EXPECT_EQ(found.value()->plan, "pro");
+  EXPECT_FALSE(found.value()->customer.has_value());
+  EXPECT_FALSE(found.value()->source.has_value());
+  const auto audit = run_blocking(*store.value(), TxKind::kRead, [](StoreTx& tx) {
+    return tx.list_audit(kKey, AuditOrder::kOldestFirst, 0, 10);
+  });
+  ASSERT_TRUE(audit.ok()) << audit.error().message;
+  ASSERT_EQ(audit.value().size(), 1u);
+  EXPECT_FALSE(audit.value()[0].source.has_value());
+
+  const auto made = run_blocking(*store.value(), TxKind::kWrite, [](StoreTx& tx) {
+    Storefront f;
+    f.provider = "stripe";
+    f.name = "Shop";
+    f.token_sha256_hex = std::string(64, 'c');
+    f.secrets = {"whsec_x"};
+    return tx.insert_storefront(f);
+  });
+  EXPECT_TRUE(made.ok()) << made.error().message;
+}
+
+// A store written before the store lifecycle (schema version 6) keeps its stores and what
+// they fulfilled, and an order fulfilled then is found by its id after the migration: a
+// refund citing it makes its license REFUNDED.
+TEST(SqliteUpgrade, AVersion6StoreFindsItsFulfilledOrdersByIdAfterTheMigration) {
+  bb::TempDir dir;
+  const std::string path = (dir.path() / "v6.db").string();
+  {
+    auto conn = SqliteConnection::open(path, /*read_only=*/false, /*create=*/true);
+    ASSERT_TRUE(conn.ok()) << conn.error().message;
+    ASSERT_GE(sqlite_migrations().size(), 7u);
+    ASSERT_EQ(sqlite_migrations()[5].version, 6);
+    ASSERT_TRUE(apply_sqlite_migrations(*conn.value(), sqlite_migrations().first(6)).ok());
+    const std::string rows =
+        "INSERT INTO products (id, slug, name, created_at) VALUES "
+        "(1, 'reverb', 'Reverb Pro', 1780000000000);"
+        "INSERT INTO storefronts (id, provider, name, token_sha256, options, payment_grace,"
+        " created_at) VALUES (1, 'stripe', 'Shop', '" +
+        std::string(64, 'c') +
+        "', '{}', 604800, 1780000000000);"
+        "INSERT INTO licenses (license_key, product_id, status, max_activations, created_at,"
+        " source_provider, source_store_id, source_order_id) VALUES ('" +
+        std::string(kKey) +
+        "', 1, 'ACTIVE', 2, 1780000000000, 'stripe', 1, 'cs_old');"
+        "INSERT INTO storefront_events (store_id, event_key, event_type, received_at) VALUES "
+        "(1, 'evt_sale', 'checkout.session.completed', 1780000000000);"
+        "INSERT INTO storefront_units (store_id, order_id, line, unit, license_key, created_at)"
+        " VALUES (1, 'cs_old', 0, 0, '" +
+        std::string(kKey) + "', 1780000000000);";
+    ASSERT_TRUE(conn.value()->exec(rows.c_str()).ok());
+  }
+  SqliteStoreOptions options;
+  options.path = path;
+  auto store = SqliteStore::open(options);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  StoreEvent refund;
+  refund.event_key = "evt_refund";
+  refund.event_type = "charge.refunded";
+  refund.action = StoreAction::kRefund;
+  refund.reference = "cs_old";
+  const auto applied =
+      run_blocking(*store.value(), TxKind::kWrite, [&refund](StoreTx& tx) -> Result<StoreOutcome> {
+        auto shop = tx.find_storefront(1);
+        if (!shop.ok()) return shop.error();
+        if (!shop.value()) return Error::not_found("store", "the store is gone");
+        return apply_store_event(tx, *shop.value(), refund, 1780000100000);
+      });
+  ASSERT_TRUE(applied.ok()) << applied.error().message;
+  EXPECT_EQ(applied.value().changed_keys, std::vector<std::string>{kKey});
+  const auto found = run_blocking(*store.value(), TxKind::kRead,
+                                  [](StoreTx& tx) { return tx.find_license(kKey); });
+  ASSERT_TRUE(found.ok() && found.value().has_value());
+  EXPECT_EQ(found.value()->status, LicenseStatus::kRefunded);
 }
 
 }  // namespace

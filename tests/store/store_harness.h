@@ -3,8 +3,11 @@
 // test once per kind; a store kind the machine cannot offer skips, never passes.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "store/store.h"
 #include "support/pg_database.h"
@@ -34,5 +37,27 @@ class StoreHarness {
 
 // True when `kind` can run here (PostgreSQL needs the test server).
 bool StoreKindAvailable(const std::string& kind);
+
+// The fixture of a suite run once per store kind (the parameter): a fresh store made in
+// SetUp, skipped where the kind cannot run, and its transactions run to completion. A
+// derived SetUp calls StoreParamTest::SetUp() first and returns if IsSkipped().
+class StoreParamTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (!StoreKindAvailable(GetParam())) GTEST_SKIP() << "no test PostgreSQL server";
+    harness_ = std::make_unique<StoreHarness>(GetParam());
+  }
+  licensed::Store& store() { return harness_->store(); }
+  template <class Fn>
+  auto Write(Fn&& fn) {
+    return licensed::run_blocking(store(), licensed::TxKind::kWrite, std::forward<Fn>(fn));
+  }
+  template <class Fn>
+  auto Read(Fn&& fn) {
+    return licensed::run_blocking(store(), licensed::TxKind::kRead, std::forward<Fn>(fn));
+  }
+
+  std::unique_ptr<StoreHarness> harness_;
+};
 
 }  // namespace bb

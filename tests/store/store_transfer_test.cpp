@@ -6,6 +6,9 @@
 
 #include "admin/admin_operations.h"
 #include "admin/plan_operations.h"
+#include "admin/store_fulfilment.h"
+#include "admin/store_lifecycle.h"
+#include "admin/storefront_operations.h"
 #include "auth/trial_key.h"
 #include "core/operations.h"
 #include "store/store_harness.h"
@@ -101,6 +104,40 @@ void Populate(licensed::Store& store) {
     token.created_at = kT0;
     token.last_used_at = kT0 + 5000;
     if (auto s = tx.insert_admin_token(token); !s.ok()) return s;
+    // A store with two secrets and a mapping, and an order it fulfilled: licenses with a
+    // customer (one without a name) and a source, units, an event, audit with a source.
+    const boost::json::object store_body{
+        {"provider", "stripe"},
+        {"name", "Main shop"},
+        {"secret", boost::json::array{"whsec_a", "whsec_b"}},
+        {"mapping", {{"price_1", {{"product", "reverb"}, {"plan", "pro"}, {"perUnit", true}}}}}};
+    auto shop = licensed::create_storefront(tx, store_body, "https://lic.example", admin);
+    if (!shop.ok()) return shop.error();
+    licensed::VerifiedOrder order;
+    order.event_key = "evt_1";
+    order.event_type = "checkout.session.completed";
+    order.order_id = "cs_1";
+    order.customer = {std::string("ann@example.com"), std::nullopt};
+    order.lines = {{"price_1", 2}};
+    order.references = {"pi_1", "sub_1"};
+    if (auto f = licensed::fulfil_order(tx, shop->storefront, order, kT0); !f.ok()) {
+      return f.error();
+    }
+    // Its lifecycle: a dispute (a status cause), a renewal (a period), a failed payment.
+    for (auto action : {licensed::StoreAction::kDispute, licensed::StoreAction::kRenewal,
+                        licensed::StoreAction::kPaymentFailed}) {
+      licensed::StoreEvent e;
+      e.event_key = "evt_life_" + std::to_string(static_cast<int>(action));
+      e.event_type = "lifecycle";
+      e.action = action;
+      e.reference = "sub_1";
+      e.dispute_id = "dp_1";
+      e.period_start = kT0;
+      e.period_end = kT0 + 30LL * 86400 * 1000;
+      if (auto a = licensed::apply_store_event(tx, shop->storefront, e, kT0 + 1000); !a.ok()) {
+        return a.error();
+      }
+    }
     return tx.insert_response_key("-----BEGIN PRIVATE KEY-----\nnot a real key\n", kT0);
   });
   ASSERT_TRUE(done.ok()) << done.error().message << " " << done.error().message;
@@ -128,7 +165,16 @@ TEST(StoreTransfer, SqliteToPostgresAndBackLosesNoRow) {
   const std::string first = Export(sqlite.store());
   EXPECT_EQ(Lines(first, "products"), 2u);
   EXPECT_EQ(Lines(first, "plans"), 1u);
-  EXPECT_EQ(Lines(first, "licenses"), 4u);  // 3 and a trial
+  EXPECT_EQ(Lines(first, "licenses"), 6u);  // 3, a trial and 2 from a sale
+  EXPECT_EQ(Lines(first, "storefronts"), 1u);
+  EXPECT_EQ(Lines(first, "storefront_secrets"), 2u);
+  EXPECT_EQ(Lines(first, "storefront_skus"), 1u);
+  EXPECT_EQ(Lines(first, "storefront_units"), 2u);
+  EXPECT_EQ(Lines(first, "storefront_order_refs"), 3u);  // cs_1, pi_1, sub_1
+  EXPECT_EQ(Lines(first, "storefront_status_causes"), 2u);
+  EXPECT_EQ(Lines(first, "storefront_order_periods"), 1u);
+  EXPECT_EQ(Lines(first, "storefront_payment_failures"), 1u);
+  EXPECT_EQ(Lines(first, "storefront_events"), 4u);
   EXPECT_EQ(Lines(first, "activations"), 5u);
   EXPECT_EQ(Lines(first, "trials"), 1u);
   EXPECT_EQ(Lines(first, "trial_emails"), 1u);

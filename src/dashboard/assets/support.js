@@ -38,6 +38,13 @@
     return json(res);
   }
 
+  // "Name <email>", or whichever of them the store sent.
+  function customerText(c) {
+    if (!c) return '';
+    if (c.name && c.email) return c.name + ' <' + c.email + '>';
+    return c.email || c.name || '';
+  }
+
   async function search() {
     const key = $('search-key').value.trim();
     const msg = $('search-message');
@@ -50,6 +57,9 @@
       if (res.ok) items = [body];
     } else {
       const q = new URLSearchParams({ limit: '100' });
+      // A sale is found by its buyer's email or the store's order id (spec §20).
+      if ($('search-email').value.trim()) q.set('email', $('search-email').value.trim());
+      if ($('search-order').value.trim()) q.set('orderId', $('search-order').value.trim());
       if ($('search-product').value.trim()) q.set('product', $('search-product').value.trim());
       if ($('search-status').value) q.set('status', $('search-status').value);
       const res = await api('GET', '/licenses?' + q);
@@ -66,6 +76,7 @@
       cell(row, l.product.name + ' (' + l.product.slug + ')');
       badge(cell(row, '').appendChild(document.createElement('span')), l.status);
       cell(row, String(l.max));
+      cell(row, customerText(l.customer));
       rowButton(row, 'Open', 'Open license ' + l.licenseKey, 'small',
                 () => openLicense(l.licenseKey));
       results.appendChild(row);
@@ -89,6 +100,10 @@
         .map((e) => e.code + (e.expiresAt ? ' (until ' + when(e.expiresAt) + ')' : '') +
                     (e.active ? '' : ' (expired)'))
         .join(', ') || 'none';
+    $('l-customer').textContent = customerText(l.customer) || 'none';
+    $('l-source').textContent = l.source
+        ? l.source.provider + ' store ' + l.source.storeId + ', order ' + l.source.orderId
+        : 'created by hand';
     $('new-status').value = l.storedStatus;
     const acts = $('activations');
     acts.replaceChildren();

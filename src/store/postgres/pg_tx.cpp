@@ -16,6 +16,8 @@ const std::string kListLicenses =
     " AND ($3::text IS NULL OR l.status = $3) AND (l.deleted_at IS NOT NULL) = $4"
     " AND ($6::bigint IS NULL OR"
     " (CASE WHEN l.expires_at IS NOT NULL AND l.expires_at <= $7 THEN 1 ELSE 0 END) = $6)"
+    " AND ($8::text IS NULL OR lower(l.customer_email) = lower($8))"
+    " AND ($9::text IS NULL OR l.source_order_id = $9)"
     " ORDER BY l.id LIMIT $5";
 
 const std::string kSelectAdminTokens =
@@ -64,6 +66,13 @@ Result<License> read_license(const PgResult& r, int row = 0) {
   l.offline_grace_seconds = r.optional_int64(row, 16);
   l.trial = r.boolean(row, 17);
   l.valid_for_pending_seconds = r.optional_int64(row, 18);
+  auto email = r.optional_text(row, 19);
+  auto name = r.optional_text(row, 20);
+  if (email || name) l.customer = Customer{std::move(email), std::move(name)};
+  if (auto provider = r.optional_text(row, 21)) {
+    l.source = LicenseSource{std::move(*provider), r.optional_int64(row, 22).value_or(0),
+                             r.optional_text(row, 23).value_or("")};
+  }
   return l;
 }
 
@@ -129,11 +138,18 @@ Result<License> PgTx::insert_license(const NewLicense& n) {
   p.add(n.expires_at).add(n.machine_ttl_seconds).add(n.created_at).add(n.plan);
   p.add(std::string_view(entitlements_to_store(n.entitlements))).add(n.offline_grace_seconds);
   p.add(n.trial).add(n.valid_for_pending_seconds);
+  const Customer customer = n.customer.value_or(Customer{});
+  p.add(customer.email).add(customer.name);
+  p.add(n.source ? std::optional<std::string>(n.source->provider) : std::nullopt);
+  p.add(n.source ? std::optional<int64_t>(n.source->store_id) : std::nullopt);
+  p.add(n.source ? std::optional<std::string>(n.source->order_id) : std::nullopt);
   RETURN_IF_ERROR(
       conn_.run("INSERT INTO licenses (license_key, product_id, status,"
                 " max_activations, expires_at, machine_ttl, created_at, plan, entitlements,"
-                " offline_grace, trial, valid_for_pending)"
-                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+                " offline_grace, trial, valid_for_pending, customer_email, customer_name,"
+                " source_provider, source_store_id, source_order_id)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
+                " $16, $17)",
                 p, "insert license"));
   ASSIGN_OR_RETURN(auto found, find_license(n.key));
   if (!found) return Error::internal("insert license: the new row is not found");
@@ -162,7 +178,7 @@ Result<std::vector<License>> PgTx::list_licenses(const LicenseFilter& filter, in
   p.add(filter.deleted).add(limit);
   p.add(filter.expired ? std::optional<int64_t>(*filter.expired ? 1 : 0)
                        : std::optional<int64_t>());
-  p.add(filter.now);
+  p.add(filter.now).add(filter.customer_email).add(filter.order_id);
   ASSIGN_OR_RETURN(auto r, conn_.query(kListLicenses, p, "list licenses"));
   std::vector<License> out;
   for (int i = 0; i < r.rows(); ++i) {
@@ -246,26 +262,52 @@ Status PgTx::append_audit(const AuditEntry& e) {
   PgParams p;
   p.add(e.at).add(std::string_view(e.action)).add(std::string_view(e.license_key));
   p.add(e.machine_id).add(e.refresh).add(to_string(e.actor)).add(e.actor_name).add(e.ip);
-  p.add(e.key_id).add(e.request_id).add(e.changes).add(e.reason);
+  p.add(e.key_id).add(e.request_id).add(e.changes).add(e.reason).add(e.source);
   conn_.defer(
       "INSERT INTO audit_log (at, action, license_key, machine_id, refresh, actor,"
-      " actor_name, ip, key_id, request_id, changes, reason)"
-      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+      " actor_name, ip, key_id, request_id, changes, reason, source)"
+      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
       p, "append audit record");
   return Ok{};
 }
+
+namespace {
+
+// Row `i` of kAuditColumns.
+AuditEntry read_audit_entry(const PgResult& r, int i) {
+  AuditEntry e;
+  e.id = r.int64(i, 0);
+  e.at = r.int64(i, 1);
+  e.action = r.text(i, 2);
+  e.license_key = r.text(i, 3);
+  e.machine_id = r.optional_text(i, 4);
+  e.refresh = r.boolean(i, 5);
+  e.actor = parse_actor(r.text(i, 6));
+  e.actor_name = r.optional_text(i, 7);
+  e.ip = r.optional_text(i, 8);
+  e.key_id = r.optional_text(i, 9);
+  e.request_id = r.optional_text(i, 10);
+  e.changes = r.optional_text(i, 11);
+  e.reason = r.optional_text(i, 12);
+  e.source = r.optional_text(i, 13);
+  return e;
+}
+
+}  // namespace
 
 Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, AuditOrder order,
                                                  int64_t past_id, int64_t limit) {
   // Both walk the index on (license_key, id) from the bound, in the page's order.
   static const std::string kOldestFirst =
       "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
-      " key_id, request_id, changes, reason FROM audit_log WHERE license_key = $1 AND id > $2"
+      " key_id, request_id, changes, reason, source FROM audit_log WHERE license_key = $1 AND id > "
+      "$2"
       " ORDER BY id"
       " LIMIT $3";
   static const std::string kNewestFirst =
       "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
-      " key_id, request_id, changes, reason FROM audit_log WHERE license_key = $1 AND id < $2"
+      " key_id, request_id, changes, reason, source FROM audit_log WHERE license_key = $1 AND id < "
+      "$2"
       " ORDER BY id DESC LIMIT $3";
   ASSIGN_OR_RETURN(
       auto r,
@@ -273,23 +315,26 @@ Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, A
                   PgParams().add(license_key).add(audit_id_bound(order, past_id)).add(limit),
                   "list audit records"));
   std::vector<AuditEntry> out;
-  for (int i = 0; i < r.rows(); ++i) {
-    AuditEntry e;
-    e.id = r.int64(i, 0);
-    e.at = r.int64(i, 1);
-    e.action = r.text(i, 2);
-    e.license_key = r.text(i, 3);
-    e.machine_id = r.optional_text(i, 4);
-    e.refresh = r.boolean(i, 5);
-    e.actor = parse_actor(r.text(i, 6));
-    e.actor_name = r.optional_text(i, 7);
-    e.ip = r.optional_text(i, 8);
-    e.key_id = r.optional_text(i, 9);
-    e.request_id = r.optional_text(i, 10);
-    e.changes = r.optional_text(i, 11);
-    e.reason = r.optional_text(i, 12);
-    out.push_back(std::move(e));
-  }
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_audit_entry(r, i));
+  return out;
+}
+
+Result<std::vector<AuditEntry>> PgTx::list_keyless_audit(std::string_view action,
+                                                         std::string_view source, int64_t past_id,
+                                                         int64_t limit) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT id, at, action, license_key, machine_id, refresh, actor,"
+                               " actor_name, ip, key_id, request_id, changes, reason, source"
+                               " FROM audit_log WHERE license_key = '' AND id < $1 AND action = $2"
+                               " AND source = $3 ORDER BY id DESC LIMIT $4",
+                               PgParams()
+                                   .add(audit_id_bound(AuditOrder::kNewestFirst, past_id))
+                                   .add(action)
+                                   .add(source)
+                                   .add(limit),
+                               "list keyless audit records"));
+  std::vector<AuditEntry> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_audit_entry(r, i));
   return out;
 }
 

@@ -130,6 +130,96 @@ CREATE TABLE server_secrets (
   created_at  INTEGER NOT NULL
 ) WITHOUT ROWID;
 )sql"},
+    // Store fulfilment (docs/protocol.md §20, spec §20-21): the stores a vendor sells
+    // through (C++: Storefront, so as not to be confused with the database), their
+    // secrets (kept as given: they key the providers' HMACs) and SKU mappings, every
+    // inbound event by (store, event key) and every fulfilled unit by (store, order,
+    // line, unit). A unit names its license by key without a foreign key: the unit is
+    // claimed first, then its license made, in one transaction. Licenses from a sale
+    // keep their customer and source; support searches both.
+    {6, R"sql(
+ALTER TABLE audit_log ADD COLUMN source TEXT;
+ALTER TABLE licenses ADD COLUMN customer_email TEXT;
+ALTER TABLE licenses ADD COLUMN customer_name TEXT;
+ALTER TABLE licenses ADD COLUMN source_provider TEXT;
+ALTER TABLE licenses ADD COLUMN source_store_id INTEGER;
+ALTER TABLE licenses ADD COLUMN source_order_id TEXT;
+CREATE INDEX licenses_by_customer_email ON licenses (lower(customer_email));
+CREATE INDEX licenses_by_source_order ON licenses (source_order_id);
+CREATE TABLE storefronts (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  provider        TEXT NOT NULL,
+  name            TEXT NOT NULL,
+  token_sha256    TEXT NOT NULL UNIQUE,
+  options         TEXT NOT NULL DEFAULT '{}',
+  payment_grace   INTEGER NOT NULL CHECK (payment_grace >= 0),
+  created_at      INTEGER NOT NULL
+);
+CREATE TABLE storefront_secrets (
+  store_id    INTEGER NOT NULL REFERENCES storefronts(id),
+  position    INTEGER NOT NULL CHECK (position >= 0 AND position < 3),
+  secret      TEXT NOT NULL,
+  PRIMARY KEY (store_id, position)
+) WITHOUT ROWID;
+CREATE TABLE storefront_skus (
+  store_id    INTEGER NOT NULL REFERENCES storefronts(id),
+  item_id     TEXT NOT NULL,
+  product_id  INTEGER NOT NULL REFERENCES products(id),
+  plan        TEXT NOT NULL,
+  per_unit    INTEGER NOT NULL,
+  PRIMARY KEY (store_id, item_id)
+) WITHOUT ROWID;
+CREATE TABLE storefront_events (
+  store_id     INTEGER NOT NULL REFERENCES storefronts(id),
+  event_key    TEXT NOT NULL,
+  event_type   TEXT NOT NULL,
+  received_at  INTEGER NOT NULL,
+  PRIMARY KEY (store_id, event_key)
+) WITHOUT ROWID;
+CREATE TABLE storefront_units (
+  store_id     INTEGER NOT NULL REFERENCES storefronts(id),
+  order_id     TEXT NOT NULL,
+  line         INTEGER NOT NULL CHECK (line >= 0),
+  unit         INTEGER NOT NULL CHECK (unit >= 0),
+  license_key  TEXT NOT NULL,
+  created_at   INTEGER NOT NULL,
+  PRIMARY KEY (store_id, order_id, line, unit)
+) WITHOUT ROWID;
+)sql"},
+    // The store lifecycle (spec §20-21): the ids later events cite an order by (its own,
+    // a payment intent, a subscription), filled for orders fulfilled before; which store
+    // event set a license's status, so a won dispute or a payment restores only its own;
+    // the latest subscription period per order, so an older one never moves expiresAt;
+    // failed payments waiting out their store's paymentGrace.
+    {7, R"sql(
+CREATE TABLE storefront_order_refs (
+  store_id    INTEGER NOT NULL REFERENCES storefronts(id),
+  reference   TEXT NOT NULL,
+  order_id    TEXT NOT NULL,
+  PRIMARY KEY (store_id, reference)
+) WITHOUT ROWID;
+INSERT INTO storefront_order_refs (store_id, reference, order_id)
+  SELECT DISTINCT store_id, order_id, order_id FROM storefront_units;
+CREATE TABLE storefront_status_causes (
+  license_key  TEXT PRIMARY KEY,
+  store_id     INTEGER NOT NULL REFERENCES storefronts(id),
+  cause        TEXT NOT NULL,
+  set_at       INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE storefront_order_periods (
+  store_id      INTEGER NOT NULL REFERENCES storefronts(id),
+  order_id      TEXT NOT NULL,
+  period_start  INTEGER,
+  period_end    INTEGER NOT NULL,
+  PRIMARY KEY (store_id, order_id)
+) WITHOUT ROWID;
+CREATE TABLE storefront_payment_failures (
+  store_id   INTEGER NOT NULL REFERENCES storefronts(id),
+  order_id   TEXT NOT NULL,
+  failed_at  INTEGER NOT NULL,
+  PRIMARY KEY (store_id, order_id)
+) WITHOUT ROWID;
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {

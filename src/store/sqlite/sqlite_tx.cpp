@@ -14,6 +14,8 @@ const std::string kListLicenses =
     kSelectLicensesSql +
     " WHERE l.id > ?1 AND (?2 IS NULL OR l.product_id = ?2) AND (?3 IS NULL OR l.status = ?3)"
     " AND (?6 IS NULL OR (l.expires_at IS NOT NULL AND l.expires_at <= ?7) = ?6)"
+    " AND (?8 IS NULL OR lower(l.customer_email) = lower(?8))"
+    " AND (?9 IS NULL OR l.source_order_id = ?9)"
     " AND (l.deleted_at IS NOT NULL) = ?4 ORDER BY l.id LIMIT ?5";
 
 const std::string kSelectAdminTokens =
@@ -59,6 +61,13 @@ Result<License> read_license(const Statement& s) {
   l.offline_grace_seconds = s.optional_int64(16);
   l.trial = s.int64(17) != 0;
   l.valid_for_pending_seconds = s.optional_int64(18);
+  auto email = s.optional_text(19);
+  auto name = s.optional_text(20);
+  if (email || name) l.customer = Customer{std::move(email), std::move(name)};
+  if (auto provider = s.optional_text(21)) {
+    l.source = LicenseSource{std::move(*provider), s.optional_int64(22).value_or(0),
+                             s.optional_text(23).value_or("")};
+  }
   return l;
 }
 
@@ -122,13 +131,24 @@ Result<License> SqliteTx::insert_license(const NewLicense& n) {
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare("INSERT INTO licenses (license_key, product_id, status,"
                                  " max_activations, expires_at, machine_ttl, created_at, plan,"
-                                 " entitlements, offline_grace, trial, valid_for_pending)"
-                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                 " entitlements, offline_grace, trial, valid_for_pending,"
+                                 " customer_email, customer_name, source_provider,"
+                                 " source_store_id, source_order_id)"
+                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   s->bind(1, std::string_view(n.key)).bind(2, n.product_id).bind(3, to_string(n.status));
   s->bind(4, n.max).bind(5, n.expires_at).bind(6, n.machine_ttl_seconds).bind(7, n.created_at);
   s->bind(8, n.plan).bind(9, std::string_view(entitlements_to_store(n.entitlements)));
   s->bind(10, n.offline_grace_seconds).bind(11, static_cast<int64_t>(n.trial ? 1 : 0));
   s->bind(12, n.valid_for_pending_seconds);
+  const Customer customer = n.customer.value_or(Customer{});
+  s->bind(13, customer.email).bind(14, customer.name);
+  if (n.source) {
+    s->bind(15, std::string_view(n.source->provider)).bind(16, n.source->store_id);
+    s->bind(17, std::string_view(n.source->order_id));
+  } else {
+    s->bind(15, std::optional<std::string>()).bind(16, std::optional<int64_t>());
+    s->bind(17, std::optional<std::string>());
+  }
   RETURN_IF_ERROR(s->run("insert license"));
   ASSIGN_OR_RETURN(auto found, find_license(n.key));
   if (!found) return Error::internal("insert license: the new row is not found");
@@ -162,7 +182,7 @@ Result<std::vector<License>> SqliteTx::list_licenses(const LicenseFilter& filter
   } else {
     s->bind_null(6);
   }
-  s->bind(7, filter.now);
+  s->bind(7, filter.now).bind(8, filter.customer_email).bind(9, filter.order_id);
   std::vector<License> out;
   int rc;
   while ((rc = s->step()) == SQLITE_ROW) {
@@ -248,49 +268,76 @@ Status SqliteTx::append_audit(const AuditEntry& e) {
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare("INSERT INTO audit_log (at, action, license_key, machine_id,"
                                  " refresh, actor, actor_name, ip, key_id, request_id,"
-                                 " changes, reason)"
-                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                 " changes, reason, source)"
+                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   s->bind(1, e.at).bind(2, std::string_view(e.action)).bind(3, std::string_view(e.license_key));
   s->bind(4, e.machine_id).bind(5, static_cast<int64_t>(e.refresh ? 1 : 0));
   s->bind(6, to_string(e.actor)).bind(7, e.actor_name).bind(8, e.ip).bind(9, e.key_id);
-  s->bind(10, e.request_id).bind(11, e.changes).bind(12, e.reason);
+  s->bind(10, e.request_id).bind(11, e.changes).bind(12, e.reason).bind(13, e.source);
   return s->run("append audit record");
 }
+
+namespace {
+
+// One row of kAuditColumns.
+AuditEntry read_audit_entry(const Statement& s) {
+  AuditEntry e;
+  e.id = s.int64(0);
+  e.at = s.int64(1);
+  e.action = s.text(2);
+  e.license_key = s.text(3);
+  e.machine_id = s.optional_text(4);
+  e.refresh = s.int64(5) != 0;
+  e.actor = parse_actor(s.text(6));
+  e.actor_name = s.optional_text(7);
+  e.ip = s.optional_text(8);
+  e.key_id = s.optional_text(9);
+  e.request_id = s.optional_text(10);
+  e.changes = s.optional_text(11);
+  e.reason = s.optional_text(12);
+  e.source = s.optional_text(13);
+  return e;
+}
+
+}  // namespace
 
 Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_key, AuditOrder order,
                                                      int64_t past_id, int64_t limit) {
   // Both walk the index on (license_key, id) from the bound, in the page's order.
   static constexpr const char* kOldestFirst =
       "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
-      " key_id, request_id, changes, reason FROM audit_log WHERE license_key = ? AND id > ?"
+      " key_id, request_id, changes, reason, source FROM audit_log WHERE license_key = ? AND id > ?"
       " ORDER BY id LIMIT ?";
   static constexpr const char* kNewestFirst =
       "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
-      " key_id, request_id, changes, reason FROM audit_log WHERE license_key = ? AND id < ?"
+      " key_id, request_id, changes, reason, source FROM audit_log WHERE license_key = ? AND id < ?"
       " ORDER BY id DESC LIMIT ?";
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare(order == AuditOrder::kOldestFirst ? kOldestFirst : kNewestFirst));
   s->bind(1, license_key).bind(2, audit_id_bound(order, past_id)).bind(3, limit);
   std::vector<AuditEntry> out;
   int rc;
-  while ((rc = s->step()) == SQLITE_ROW) {
-    AuditEntry e;
-    e.id = s->int64(0);
-    e.at = s->int64(1);
-    e.action = s->text(2);
-    e.license_key = s->text(3);
-    e.machine_id = s->optional_text(4);
-    e.refresh = s->int64(5) != 0;
-    e.actor = parse_actor(s->text(6));
-    e.actor_name = s->optional_text(7);
-    e.ip = s->optional_text(8);
-    e.key_id = s->optional_text(9);
-    e.request_id = s->optional_text(10);
-    e.changes = s->optional_text(11);
-    e.reason = s->optional_text(12);
-    out.push_back(std::move(e));
-  }
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_audit_entry(*s));
   if (rc != SQLITE_DONE) return s->failure(rc, "list audit records");
+  return out;
+}
+
+Result<std::vector<AuditEntry>> SqliteTx::list_keyless_audit(std::string_view action,
+                                                             std::string_view source,
+                                                             int64_t past_id, int64_t limit) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("SELECT id, at, action, license_key, machine_id, refresh, actor,"
+                                 " actor_name, ip, key_id, request_id, changes, reason, source"
+                                 " FROM audit_log WHERE license_key = '' AND id < ? AND action = ?"
+                                 " AND source = ? ORDER BY id DESC LIMIT ?"));
+  s->bind(1, audit_id_bound(AuditOrder::kNewestFirst, past_id))
+      .bind(2, action)
+      .bind(3, source)
+      .bind(4, limit);
+  std::vector<AuditEntry> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_audit_entry(*s));
+  if (rc != SQLITE_DONE) return s->failure(rc, "list keyless audit records");
   return out;
 }
 

@@ -54,6 +54,9 @@ class SqliteTx final : public StoreTx {
   Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
                                                             UnixMillis before) override;
   Status append_audit(const AuditEntry& entry) override;
+  Result<std::vector<AuditEntry>> list_keyless_audit(std::string_view action,
+                                                     std::string_view source, int64_t past_id,
+                                                     int64_t limit) override;
   Result<std::vector<AuditEntry>> list_audit(std::string_view license_key, AuditOrder order,
                                              int64_t past_id, int64_t limit) override;
   Status remember_nonce(std::string_view key_id, std::string_view nonce,
@@ -67,6 +70,41 @@ class SqliteTx final : public StoreTx {
   Status touch_admin_token(int64_t id, UnixMillis now) override;
   Result<std::vector<std::string>> find_response_keys() override;
   Status insert_response_key(std::string_view private_key_pem, UnixMillis now) override;
+  Result<Storefront> insert_storefront(const Storefront& f) override;
+  Result<std::optional<Storefront>> find_storefront(int64_t id) override;
+  Result<std::vector<Storefront>> list_storefronts() override;
+  Status replace_storefront_secrets(int64_t id, const std::vector<std::string>& secrets) override;
+  Result<bool> delete_storefront(int64_t id) override;
+  Status update_storefront(const Storefront& f) override;
+  Status replace_sku_mappings(int64_t store_id, const std::vector<SkuMapping>& mappings) override;
+  Status put_sku_mapping(int64_t store_id, const SkuMapping& mapping) override;
+  Result<std::vector<SkuMapping>> list_sku_mappings(int64_t store_id) override;
+  Result<bool> record_storefront_event(int64_t store_id, std::string_view event_key,
+                                       std::string_view event_type, UnixMillis now) override;
+  Result<bool> claim_storefront_unit(int64_t store_id, std::string_view order_id, int64_t line,
+                                     int64_t unit, std::string_view license_key,
+                                     UnixMillis now) override;
+  Result<std::vector<std::string>> order_license_keys(int64_t store_id,
+                                                      std::string_view order_id) override;
+  Result<std::optional<UnixMillis>> find_storefront_event(int64_t store_id,
+                                                          std::string_view event_key) override;
+  Status put_order_reference(int64_t store_id, std::string_view reference,
+                             std::string_view order_id) override;
+  Result<std::optional<std::string>> find_order_by_reference(int64_t store_id,
+                                                             std::string_view reference) override;
+  Result<std::optional<std::string>> find_status_cause(std::string_view license_key) override;
+  Status set_status_cause(std::string_view license_key, int64_t store_id, std::string_view cause,
+                          UnixMillis now) override;
+  Status clear_status_cause(std::string_view license_key) override;
+  Result<std::optional<OrderPeriod>> find_order_period(int64_t store_id,
+                                                       std::string_view order_id) override;
+  Status put_order_period(int64_t store_id, std::string_view order_id,
+                          const OrderPeriod& period) override;
+  Status record_payment_failure(int64_t store_id, std::string_view order_id,
+                                UnixMillis failed_at) override;
+  Result<bool> clear_payment_failure(int64_t store_id, std::string_view order_id) override;
+  Result<std::vector<PendingPaymentFailure>> due_payment_failures(UnixMillis now,
+                                                                  int64_t limit) override;
   Result<std::vector<DumpRow>> dump_rows(const DumpTable& table) override;
   Result<bool> table_is_empty(const DumpTable& table) override;
   Status restore_row(const DumpTable& table, const DumpRow& row) override;
