@@ -135,8 +135,8 @@ Sha256Digest digest_of(std::string_view signature) {
 bool signature_matches(const SigningKey& key, const OfflineFile& f) {
   const std::string timestamp = std::to_string(f.timestamp);
   const std::string body_hash = sha256_hex(f.body);
-  const std::string canonical = canonical_string(
-      {"POST", inner_path(f.kind), f.key_id, timestamp, f.nonce, body_hash});
+  const std::string canonical =
+      canonical_string({"POST", inner_path(f.kind), f.key_id, timestamp, f.nonce, body_hash});
   Sha256Digest expected{};
   if (!key.mac->compute(canonical, expected)) return false;
   return digests_equal(expected, digest_of(f.signature));

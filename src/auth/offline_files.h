@@ -15,8 +15,8 @@
 #include "auth/key_ring.h"
 #include "auth/response_signer.h"
 #include "core/api_error.h"
-#include "core/result.h"
 #include "core/request_body.h"
+#include "core/result.h"
 
 namespace licensed {
 

@@ -64,8 +64,7 @@ AuditEntry offline_audit(std::string_view action, const License& license,
   return e;
 }
 
-object offline_answer(const License& license, int64_t count, const Activation& a,
-                      UnixMillis now) {
+object offline_answer(const License& license, int64_t count, const Activation& a, UnixMillis now) {
   object body = activation_body(license, effective_status(license, now), count, a, now);
   body[kActivationFileMember] = *a.offline_payload;
   return body;
@@ -76,8 +75,8 @@ RequestResult<object> renew(LicenseTx& tx, const LockedLicense& locked, Activati
                             const LicenseRequest& req, const OperationContext& ctx) {
   const License& license = locked.license();
   const OfflineOrigin& origin = *req.offline;
-  const bool same_request = a.offline_nonce == origin.nonce && a.offline_payload &&
-                            !a.deactivated();
+  const bool same_request =
+      a.offline_nonce == origin.nonce && a.offline_payload && !a.deactivated();
   const bool was_active = !a.deactivated();
   if (!same_request) {
     if (req.machine_name && !req.machine_name->empty()) a.machine_name = *req.machine_name;

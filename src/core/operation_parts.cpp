@@ -147,7 +147,6 @@ Result<bool> trial_machine(LicenseTx& tx, const License& license, std::string_vi
   return key && *key == license.key;
 }
 
-
 RequestResult<Ok> check_deactivation_quota(LicenseTx& tx, const LockedLicense& locked,
                                            UnixMillis now) {
   const auto max = effective_max_deactivations(locked.license());
