@@ -23,17 +23,17 @@ struct FileSpec {
   std::string secret = "s3cret";
   int64_t timestamp = kNow;
   std::string nonce = "nonce-0123456789abcdef";
-  std::string body = std::string(R"({"licenseKey":")") + std::string(kKey) +
-                     R"(","machineId":"studio-mac-01"})";
+  std::string body =
+      std::string(R"({"licenseKey":")") + std::string(kKey) + R"(","machineId":"studio-mac-01"})";
   std::string path = "/api/v1/license/activate";
   std::string_view label = kActivationRequestLabel;
 };
 
 std::string make_file(const FileSpec& f) {
   const std::string ts = std::to_string(f.timestamp);
-  const std::string signature = sign_request(
-      f.secret, {"POST", f.path, f.key_id, ts, f.nonce, sha256_hex(f.body)});
-  boost::json::object o{{"v", 1},         {"keyId", f.key_id},         {"timestamp", f.timestamp},
+  const std::string signature =
+      sign_request(f.secret, {"POST", f.path, f.key_id, ts, f.nonce, sha256_hex(f.body)});
+  boost::json::object o{{"v", 1},           {"keyId", f.key_id},      {"timestamp", f.timestamp},
                         {"nonce", f.nonce}, {"signature", signature}, {"body", f.body}};
   return armour(f.label, boost::json::serialize(o));
 }
@@ -155,8 +155,8 @@ TEST(OfflineFiles, ADeactivationFileNamesTheActivationIdItEnds) {
   ASSERT_TRUE(file.ok()) << file.error().message;
   EXPECT_EQ(file->request.offline->activation_id, id);
   EXPECT_EQ(refusal(make_file(f), OfflineFileKind::kDeactivation), "");
-  f.body = std::string(R"({"licenseKey":")") + std::string(kKey) +
-           R"(","machineId":"studio-mac-01"})";
+  f.body =
+      std::string(R"({"licenseKey":")") + std::string(kKey) + R"(","machineId":"studio-mac-01"})";
   EXPECT_EQ(refusal(make_file(f), OfflineFileKind::kDeactivation), "malformed")
       << "no activationId";
 }
@@ -198,9 +198,7 @@ TEST_P(ActivationFileSigning, VerifiesWithTheResponseKeyAndNotWhenOneByteChanges
 
 INSTANTIATE_TEST_SUITE_P(BothAlgorithms, ActivationFileSigning,
                          ::testing::Values(ResponseAlgorithm::kEd25519, ResponseAlgorithm::kEs256),
-                         [](const auto& info) {
-                           return std::string(algorithm_token(info.param));
-                         });
+                         [](const auto& info) { return std::string(algorithm_token(info.param)); });
 
 TEST(OfflineFiles, TheAnswersPayloadIsReplacedByTheSignedFile) {
   auto ed = ResponseKey::generate(ResponseAlgorithm::kEd25519);

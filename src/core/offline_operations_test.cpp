@@ -86,7 +86,8 @@ class OfflineOperationsTest : public ::testing::Test {
   RequestResult<boost::json::object> deactivate_offline(const std::string& key,
                                                         const std::string& machine,
                                                         const std::string& activation_id) {
-    const auto req = request(key, machine, "deact-" + activation_id, clock_.now_ms(), activation_id);
+    const auto req =
+        request(key, machine, "deact-" + activation_id, clock_.now_ms(), activation_id);
     return write([&](StoreTx& tx) { return offline_deactivate(tx, req, context()); });
   }
 
@@ -237,8 +238,8 @@ TEST_F(OfflineOperationsTest, ACustomerCannotFreeAnOfflineMachineButAnAdminCan) 
   const std::string key = new_license(1);
   ASSERT_TRUE(activate_offline(key, "studio-mac-01", "nonce-a").ok());
   AdminContext customer{clock_.now_ms(), std::nullopt, Actor::kCustomer};
-  auto refused = write(
-      [&](StoreTx& tx) { return remove_activation(tx, key, "studio-mac-01", customer); });
+  auto refused =
+      write([&](StoreTx& tx) { return remove_activation(tx, key, "studio-mac-01", customer); });
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, StatusCode::kConflict);
   EXPECT_TRUE(write([&](StoreTx& tx) {
