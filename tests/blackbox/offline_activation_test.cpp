@@ -47,13 +47,13 @@ std::string MakeFile(const RequestFile& f) {
   const std::string text = json::serialize(body);
   const std::string path = f.activation_id ? Endpoint("deactivate") : Endpoint("activate");
   const std::string ts = std::to_string(f.timestamp);
-  const std::string signature =
-      SignCanonical(f.key.secret, CanonicalString("POST", path, f.key.id, ts, f.nonce, Sha256Hex(text)));
-  const json::object file{{"v", 1},          {"keyId", f.key.id},        {"timestamp", f.timestamp},
+  const std::string signature = SignCanonical(
+      f.key.secret, CanonicalString("POST", path, f.key.id, ts, f.nonce, Sha256Hex(text)));
+  const json::object file{{"v", 1},           {"keyId", f.key.id},      {"timestamp", f.timestamp},
                           {"nonce", f.nonce}, {"signature", signature}, {"body", text}};
-  return licensed::armour(f.activation_id ? licensed::kDeactivationFileLabel
-                                          : licensed::kActivationRequestLabel,
-                          json::serialize(file));
+  return licensed::armour(
+      f.activation_id ? licensed::kDeactivationFileLabel : licensed::kActivationRequestLabel,
+      json::serialize(file));
 }
 
 std::string Submission(const std::string& armoured) {
@@ -62,7 +62,8 @@ std::string Submission(const std::string& armoured) {
 
 class OfflineActivation : public BlackboxTest {
  protected:
-  HttpResponse Submit(const RequestFile& f, std::optional<std::string> accept = std::nullopt) const {
+  HttpResponse Submit(const RequestFile& f,
+                      std::optional<std::string> accept = std::nullopt) const {
     HttpRequest request = Signed(f.activation_id ? "offline-deactivate" : "offline-activate",
                                  Submission(MakeFile(f)));
     if (accept) request.Set("X-License-Accept-Signature", *accept);
@@ -75,15 +76,15 @@ class OfflineActivation : public BlackboxTest {
     const std::string file = (dir().path() / "activation.lic").string();
     std::ofstream(keys, std::ios::trunc) << GetPublicKeys().body;
     std::ofstream(file, std::ios::trunc) << armoured;
-    const CommandResult r =
-        RunCommand({"/usr/bin/python3", LICENSED_ACTIVATION_VERIFIER, "--keys", keys, "--file", file});
+    const CommandResult r = RunCommand(
+        {"/usr/bin/python3", LICENSED_ACTIVATION_VERIFIER, "--keys", keys, "--file", file});
     if (r.exit_code != 0) return std::nullopt;
     return ParseJson(r.out).as_object();
   }
 
   std::string SetLicense(const std::string& license, const std::string& assignments) const {
-    return StoreSql(store(), "UPDATE licenses SET " + assignments + " WHERE license_key = '" +
-                                 license + "'");
+    return StoreSql(
+        store(), "UPDATE licenses SET " + assignments + " WHERE license_key = '" + license + "'");
   }
 };
 
@@ -117,7 +118,8 @@ TEST_F(OfflineActivation, AFileIssuedForARequestVerifiesWithAnIndependentImpleme
   std::string p = *Base64Decode(outer.at("payload").as_string());
   p[p.find("studio-mac-0001") + 14] = '2';
   outer["payload"] = Base64Encode(p);
-  EXPECT_FALSE(PythonVerifies(licensed::armour(licensed::kActivationFileLabel, json::serialize(outer))));
+  EXPECT_FALSE(
+      PythonVerifies(licensed::armour(licensed::kActivationFileLabel, json::serialize(outer))));
 }
 
 TEST_F(OfflineActivation, AnEs256ClientGetsAnEs256SignedFile) {
@@ -131,7 +133,8 @@ TEST_F(OfflineActivation, AnEs256ClientGetsAnEs256SignedFile) {
   EXPECT_TRUE(PythonVerifies(FileOf(r)).has_value());
 }
 
-TEST_F(OfflineActivation, TheSlotOutlivesMachineTtlRenewalsRetireOldFilesAndReleaseFollowsTheLicense) {
+TEST_F(OfflineActivation,
+       TheSlotOutlivesMachineTtlRenewalsRetireOldFilesAndReleaseFollowsTheLicense) {
   Start();
   const std::string license = NewLicense(1);
   SetLicense(license, "machine_ttl = 1");
@@ -150,8 +153,8 @@ TEST_F(OfflineActivation, TheSlotOutlivesMachineTtlRenewalsRetireOldFilesAndRele
   const std::string new_id = Str(*PythonVerifies(FileOf(renewed)), "id");
   EXPECT_NE(new_id, old_id);
 
-  EXPECT_API_ERROR(Submit(Deactivation(license, "studio-mac-0001", old_id)),
-                   404, 1707, "LICENSE_API_MACHINE_NOT_ACTIVATED");
+  EXPECT_API_ERROR(Submit(Deactivation(license, "studio-mac-0001", old_id)), 404, 1707,
+                   "LICENSE_API_MACHINE_NOT_ACTIVATED");
   EXPECT_API_ERROR(Deactivate(license, "studio-mac-0001"), 404, 1707,
                    "LICENSE_API_MACHINE_NOT_ACTIVATED");
   // offlineRelease "expiry" (the default): deactivated, but the slot holds until the end.
@@ -218,7 +221,8 @@ TEST_F(OfflineActivation, BadFilesAre1702ForTheFieldRequestWithTheirReason) {
     EXPECT_EQ(Reason(r), reason);
   };
   expect_reason(Submit(RequestFile(license, "studio-mac-0001", UnixNow() - 31 * 86400)), "too_old");
-  expect_reason(Submit(RequestFile(license, "studio-mac-0001", UnixNow() + 25 * 3600)), "too_far_ahead");
+  expect_reason(Submit(RequestFile(license, "studio-mac-0001", UnixNow() + 25 * 3600)),
+                "too_far_ahead");
   RequestFile wrong(license, "studio-mac-0001");
   wrong.key = {kPluginKey.id, "not the secret"};
   expect_reason(Submit(wrong), "signature_mismatch");
@@ -228,7 +232,8 @@ TEST_F(OfflineActivation, BadFilesAre1702ForTheFieldRequestWithTheirReason) {
   std::string garbled = MakeFile(RequestFile(license, "studio-mac-0001"));
   garbled[garbled.find('\n') + 3] = '*';
   expect_reason(Call("offline-activate", Submission(garbled)), "malformed");
-  EXPECT_API_ERROR(Submit(RequestFile(RandomUuidV4(), "studio-mac-0001")), 404, 1703, "LICENSE_API_NOT_FOUND");
+  EXPECT_API_ERROR(Submit(RequestFile(RandomUuidV4(), "studio-mac-0001")), 404, 1703,
+                   "LICENSE_API_NOT_FOUND");
   // A request a day ahead of the clock (offline clocks drift) is still accepted.
   ASSERT_OK(Submit(RequestFile(license, "studio-mac-0001", UnixNow() + 23 * 3600)));
 }
