@@ -433,6 +433,8 @@ int serve(const ServeConfig& config) {
   handler_config.pipeline.key_limiter = state.key_limiter.get();
   handler_config.pipeline.clock = &clock;
   handler_config.pipeline.timestamp_window_seconds = config.timestamp_window;
+  handler_config.pipeline.offline_limits = {config.offline_request_max_age,
+                                            config.offline_request_max_skew};
   handler_config.pipeline.same_second_nonces = state.same_second_nonces.get();
   // The restart rule covers what an in-memory nonce store forgets at a restart. Redis
   // keeps nonces across restarts of this process, and the Redis store applies the same

@@ -354,14 +354,48 @@ Result<License> restore_license(StoreTx& tx, std::string_view key, const AdminCo
   return l;
 }
 
+namespace {
+
+// docs/protocol.md §21.6 for a customer's free: the quota, as the License API's 1711.
+Status check_customer_quota(StoreTx& tx, const LockedLicense& locked, UnixMillis now) {
+  const auto max = effective_max_deactivations(locked.license());
+  if (!max) return Ok{};
+  ASSIGN_OR_RETURN(const auto times,
+                   tx.counted_deactivations_since(locked, now - kDeactivationWindowMillis + 1));
+  if (static_cast<int64_t>(times.size()) < *max) return Ok{};
+  const UnixMillis frees_at =
+      times[times.size() - static_cast<size_t>(*max)] + kDeactivationWindowMillis;
+  return Error::rate_limited(subjects::kMachineId,
+                             std::max<int64_t>(1, (frees_at - now + 999) / 1000),
+                             "this license's deactivations for the last 30 days are used up");
+}
+
+}  // namespace
+
+// Under the license's lock, so the deactivation log and the quota stay exact. An admin
+// frees any machine, offline ones too, and is never counted; a customer frees only online
+// machines (an offline one needs its deactivation file, docs/protocol.md §21.4) within the
+// quota, and is counted.
 Status remove_activation(StoreTx& tx, std::string_view key, std::string_view machine_id,
                          const AdminContext& ctx) {
-  ASSIGN_OR_RETURN(License l, load_live(tx, key));
-  ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(l.id, machine_id));
-  if (!removed) {
+  ASSIGN_OR_RETURN(const License live, load_live(tx, key));  // unknown or deleted, as before
+  ASSIGN_OR_RETURN(auto locked, tx.lock_license(live.key));
+  if (!locked) return Error::internal("remove activation: the license went away");
+  const License& l = locked->license();
+  ASSIGN_OR_RETURN(const auto existing, tx.find_activation(l.id, machine_id));
+  const bool customer = ctx.actor == Actor::kCustomer;
+  if (!existing || (customer && existing->deactivated())) {
     return Error::not_found(subjects::kMachineId, "machine " + std::string(machine_id) +
                                                       " is not activated on license " + l.key);
   }
+  if (customer && existing->offline()) {
+    return Error::conflict(subjects::kMachineId,
+                           "an offline machine is freed with its deactivation file");
+  }
+  if (customer) RETURN_IF_ERROR(check_customer_quota(tx, *locked, ctx.now));
+  ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(l.id, machine_id));
+  if (!removed) return Error::internal("remove activation: the row went away under the lock");
+  RETURN_IF_ERROR(tx.append_deactivation(*locked, machine_id, ctx.now, customer, false));
   return audit(tx, audit_action::kDeactivate, l, ctx, std::string(machine_id));
 }
 

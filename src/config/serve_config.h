@@ -44,6 +44,10 @@ struct ServeConfig {
   std::optional<RateSpec> rate_limit_trial;
   std::optional<RateSpec> rate_limit_trial_product;
   int64_t timestamp_window = 0;  // seconds
+  // docs/protocol.md §21.1: how old an offline request file may be, and how far ahead of
+  // the clock, in seconds.
+  int64_t offline_request_max_age = 0;
+  int64_t offline_request_max_skew = 0;
   std::vector<std::string> trusted_proxies;
   size_t threads = 0;  // 0: one per core
   // Health and metrics listener; nullopt when turned off. When it is not configured and

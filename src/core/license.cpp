@@ -78,3 +78,38 @@ Actor parse_actor(std::string_view text) {
 }
 
 }  // namespace licensed
+
+namespace licensed {
+
+std::string_view to_string(OfflineRelease release) {
+  return release == OfflineRelease::kDeactivation ? "deactivation" : "expiry";
+}
+
+std::optional<OfflineRelease> parse_offline_release(std::string_view text) {
+  if (text == "expiry") return OfflineRelease::kExpiry;
+  if (text == "deactivation") return OfflineRelease::kDeactivation;
+  return std::nullopt;
+}
+
+int64_t offline_lease_seconds(const License& license) {
+  return license.offline_lease_seconds.value_or(kDefaultOfflineLeaseSeconds);
+}
+
+std::optional<int64_t> effective_max_deactivations(const License& license) {
+  if (license.max_deactivations) return license.max_deactivations;
+  if (license.offline_release == OfflineRelease::kDeactivation) {
+    return kDefaultReleaseMaxDeactivations;
+  }
+  return std::nullopt;
+}
+
+Freshness freshness(const License& license, UnixMillis now) {
+  return Freshness{stale_before(license, now), now};
+}
+
+bool holds_slot(const Activation& activation, const Freshness& fresh) {
+  if (activation.offline_until) return *activation.offline_until > fresh.now;
+  return !fresh.seen_since || activation.last_seen_at >= *fresh.seen_since;
+}
+
+}  // namespace licensed

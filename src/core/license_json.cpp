@@ -30,6 +30,12 @@ boost::json::object machine_json(const Activation& a) {
   }
   m["activatedAt"] = format_timestamp(a.activated_at);
   m["lastSeenAt"] = format_timestamp(a.last_seen_at);
+  // docs/protocol.md §21.4: offline activations show as such, with their end.
+  if (a.offline_until) {
+    m["offline"] = true;
+    m["offlineUntil"] = format_timestamp(*a.offline_until);
+    if (a.deactivated_at) m["deactivatedAt"] = format_timestamp(*a.deactivated_at);
+  }
   return m;
 }
 
@@ -71,6 +77,7 @@ boost::json::object audit_json(const AuditEntry& e) {
   if (!e.license_key.empty()) o["licenseKey"] = e.license_key;
   if (e.machine_id) o["machineId"] = *e.machine_id;
   if (e.refresh) o["refresh"] = true;
+  if (e.offline) o["offline"] = true;  // came through an offline file (docs/protocol.md §21.2)
   o["actor"] = to_string(e.actor);
   if (e.actor_name) o["actorName"] = *e.actor_name;
   if (e.ip) o["ip"] = *e.ip;

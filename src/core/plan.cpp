@@ -47,6 +47,8 @@ NewLicense license_from_plan(const Plan& plan, UnixMillis now) {
   n.max = plan.max.value_or(0);
   n.machine_ttl_seconds = plan.machine_ttl_seconds;
   n.offline_grace_seconds = plan.offline_grace_seconds;
+  n.offline_lease_seconds = plan.offline_lease_seconds;
+  n.max_deactivations = plan.max_deactivations;
   const bool later = plan.valid_from_first_activation;
   if (plan.valid_for_seconds) {
     if (later) {

@@ -25,7 +25,7 @@ std::vector<size_t> code_point_starts(std::string_view s) {
 json::object customer_audit_json(const AuditEntry& entry) {
   const json::object record = audit_json(entry);
   json::object o;
-  for (const char* name : {"id", "at", "action", "actor", "refresh"}) {
+  for (const char* name : {"id", "at", "action", "actor", "refresh", "offline"}) {
     if (const auto* v = record.if_contains(name)) o[name] = *v;
   }
   if (const auto* m = record.if_contains("machineId"); m != nullptr && m->is_string()) {

@@ -46,7 +46,7 @@ class CustomerOperationsTest : public ::testing::Test {
   }
 
   void activate(const std::string& machine, std::optional<std::string> name) {
-    LicenseRequest req{key_, machine, std::move(name), {}, {}};
+    LicenseRequest req{key_, machine, std::move(name), {}, {}, {}, {}};
     auto r = write([&](StoreTx& tx) {
       OperationContext ctx;
       ctx.now = kStart;

@@ -16,8 +16,9 @@ namespace licensed {
 class ServerMetrics {
  public:
   // Route labels: the License API endpoints, then everything else.
-  static constexpr std::array<std::string_view, 7> kRoutes = {
-      "activate", "heartbeat", "status", "deactivate", "trial", "store", "other"};
+  static constexpr std::array<std::string_view, 9> kRoutes = {
+      "activate",         "heartbeat",          "status", "deactivate", "trial", "store",
+      "offline-activate", "offline-deactivate", "other"};
   // Store deliveries refused (spec §20): by the URL's provider (one spec §20 names, else
   // "unknown") and why: no store of that provider, id and token; authenticity (a
   // signature, its time, a seller); a payload the provider never sends; a body over 1 MiB.

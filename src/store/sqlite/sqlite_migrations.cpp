@@ -220,6 +220,32 @@ CREATE TABLE storefront_payment_failures (
   PRIMARY KEY (store_id, order_id)
 ) WITHOUT ROWID;
 )sql"},
+    // Offline activation (spec §21): a license's lease, release rule and deactivation
+    // quota; an activation's file (its id, the request nonce that made it, the payload,
+    // answered again for the same nonce), its end, and when it was deactivated; the log
+    // of deactivations the quota counts over a rolling 30 days.
+    {8, R"sql(
+ALTER TABLE licenses ADD COLUMN offline_lease INTEGER CHECK (offline_lease IS NULL OR offline_lease > 0);
+ALTER TABLE licenses ADD COLUMN offline_release TEXT NOT NULL DEFAULT 'expiry'
+  CHECK (offline_release IN ('expiry','deactivation'));
+ALTER TABLE licenses ADD COLUMN max_deactivations INTEGER
+  CHECK (max_deactivations IS NULL OR max_deactivations >= 0);
+ALTER TABLE activations ADD COLUMN offline_until INTEGER;
+ALTER TABLE activations ADD COLUMN offline_file_id TEXT;
+ALTER TABLE activations ADD COLUMN offline_nonce TEXT;
+ALTER TABLE activations ADD COLUMN offline_payload TEXT;
+ALTER TABLE activations ADD COLUMN deactivated_at INTEGER;
+CREATE TABLE deactivations (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  license_id  INTEGER NOT NULL REFERENCES licenses(id),
+  machine_id  TEXT NOT NULL,
+  at          INTEGER NOT NULL,
+  counted     INTEGER NOT NULL CHECK (counted IN (0, 1)),
+  offline     INTEGER NOT NULL CHECK (offline IN (0, 1))
+);
+CREATE INDEX deactivations_by_license ON deactivations (license_id, at);
+ALTER TABLE audit_log ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {

@@ -1,0 +1,242 @@
+// Offline activation over HTTP (docs/protocol.md §21), against the real binary: a request
+// file written as the SDK writes it, submitted to offline-activate, the activation file
+// checked by an independent verifier (tests/support/verify_activation_file.py, Python's
+// `cryptography`, not our OpenSSL code), the slot held past machineTtl, renewals, the
+// latest file alone deactivating, offlineRelease, the quota, and bad files refused as 400
+// 1702 `field: "request"` with their reason.
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "auth/armour.h"
+#include "support/fixture.h"
+#include "support/response_verifier.h"
+#include "support/store_sql.h"
+
+namespace bb {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct RequestFile {
+  RequestFile(std::string l, std::string m, std::int64_t ts = UnixNow(),
+              std::optional<std::string> id = std::nullopt)
+      : license(std::move(l)), machine(std::move(m)), timestamp(ts), activation_id(std::move(id)) {}
+
+  std::string license;
+  std::string machine;
+  std::int64_t timestamp;
+  std::string nonce = RandomNonce();
+  SigningKey key = kPluginKey;
+  std::optional<std::string> activation_id;  // a deactivation file when set
+};
+
+// The deactivation file of the activation file `id`.
+RequestFile Deactivation(const std::string& license, const std::string& machine,
+                         const std::string& id) {
+  return RequestFile(license, machine, UnixNow(), id);
+}
+
+std::string MakeFile(const RequestFile& f) {
+  json::object body{{"licenseKey", f.license}, {"machineId", f.machine}};
+  if (f.activation_id) body["activationId"] = *f.activation_id;
+  const std::string text = json::serialize(body);
+  const std::string path = f.activation_id ? Endpoint("deactivate") : Endpoint("activate");
+  const std::string ts = std::to_string(f.timestamp);
+  const std::string signature = SignCanonical(
+      f.key.secret, CanonicalString("POST", path, f.key.id, ts, f.nonce, Sha256Hex(text)));
+  const json::object file{{"v", 1},           {"keyId", f.key.id},      {"timestamp", f.timestamp},
+                          {"nonce", f.nonce}, {"signature", signature}, {"body", text}};
+  return licensed::armour(
+      f.activation_id ? licensed::kDeactivationFileLabel : licensed::kActivationRequestLabel,
+      json::serialize(file));
+}
+
+std::string Submission(const std::string& armoured) {
+  return json::serialize(json::object{{"request", armoured}});
+}
+
+class OfflineActivation : public BlackboxTest {
+ protected:
+  HttpResponse Submit(const RequestFile& f,
+                      std::optional<std::string> accept = std::nullopt) const {
+    HttpRequest request = Signed(f.activation_id ? "offline-deactivate" : "offline-activate",
+                                 Submission(MakeFile(f)));
+    if (accept) request.Set("X-License-Accept-Signature", *accept);
+    return Send(request);
+  }
+
+  // The payload the Python verifier prints, or nullopt when it refuses the file.
+  std::optional<json::object> PythonVerifies(const std::string& armoured) const {
+    const std::string keys = (dir().path() / "public-keys.json").string();
+    const std::string file = (dir().path() / "activation.lic").string();
+    std::ofstream(keys, std::ios::trunc) << GetPublicKeys().body;
+    std::ofstream(file, std::ios::trunc) << armoured;
+    const CommandResult r = RunCommand(
+        {"/usr/bin/python3", LICENSED_ACTIVATION_VERIFIER, "--keys", keys, "--file", file});
+    if (r.exit_code != 0) return std::nullopt;
+    return ParseJson(r.out).as_object();
+  }
+
+  std::string SetLicense(const std::string& license, const std::string& assignments) const {
+    return StoreSql(
+        store(), "UPDATE licenses SET " + assignments + " WHERE license_key = '" + license + "'");
+  }
+};
+
+std::string FileOf(const HttpResponse& r) {
+  return Str(BodyJson(r), "activationFile");
+}
+
+std::string Reason(const HttpResponse& r) {
+  return Str(BodyJson(r), "reason");
+}
+
+TEST_F(OfflineActivation, AFileIssuedForARequestVerifiesWithAnIndependentImplementation) {
+  Start();
+  const std::string license = NewLicense(2);
+  const RequestFile request(license, "studio-mac-0001");
+  EXPECT_LT(MakeFile(request).size(), 1024u) << "a phone carries it as a QR code";
+  const HttpResponse r = Submit(request);
+  ASSERT_OK(r);
+  EXPECT_EQ(Int(BodyJson(r), "activations"), 1);
+  const auto payload = PythonVerifies(FileOf(r));
+  ASSERT_TRUE(payload.has_value()) << FileOf(r);
+  EXPECT_EQ(payload->at("licenseKey").as_string(), license);
+  EXPECT_EQ(payload->at("machine").as_object().at("id").as_string(), "studio-mac-0001");
+  EXPECT_EQ(payload->at("requestNonce").as_string(), request.nonce);
+  EXPECT_EQ(payload->at("id").as_string().size(), 32u);
+
+  // One byte of the payload changed: the same verifier refuses it.
+  const auto bytes = licensed::dearmour_as(FileOf(r), licensed::kActivationFileLabel);
+  ASSERT_TRUE(bytes);
+  json::object outer = ParseJson(std::string(bytes->begin(), bytes->end())).as_object();
+  std::string p = *Base64Decode(outer.at("payload").as_string());
+  p[p.find("studio-mac-0001") + 14] = '2';
+  outer["payload"] = Base64Encode(p);
+  EXPECT_FALSE(
+      PythonVerifies(licensed::armour(licensed::kActivationFileLabel, json::serialize(outer))));
+}
+
+TEST_F(OfflineActivation, AnEs256ClientGetsAnEs256SignedFile) {
+  Start();
+  const std::string license = NewLicense(1);
+  const HttpResponse r = Submit(RequestFile(license, "studio-mac-0001"), "es256");
+  ASSERT_OK(r);
+  const auto bytes = licensed::dearmour_as(FileOf(r), licensed::kActivationFileLabel);
+  ASSERT_TRUE(bytes);
+  EXPECT_EQ(Str(ParseJson(std::string(bytes->begin(), bytes->end())), "alg"), "ES256");
+  EXPECT_TRUE(PythonVerifies(FileOf(r)).has_value());
+}
+
+TEST_F(OfflineActivation,
+       TheSlotOutlivesMachineTtlRenewalsRetireOldFilesAndReleaseFollowsTheLicense) {
+  Start();
+  const std::string license = NewLicense(1);
+  SetLicense(license, "machine_ttl = 1");
+  const RequestFile first(license, "studio-mac-0001");
+  const HttpResponse issued = Submit(first);
+  ASSERT_OK(issued);
+  const std::string old_id = Str(*PythonVerifies(FileOf(issued)), "id");
+  std::this_thread::sleep_for(2100ms);  // past machineTtl
+  EXPECT_API_ERROR(Activate(license, "other-machine-01"), 409, 1705, "LICENSE_API_LIMIT_REACHED");
+
+  const HttpResponse same = Submit(first);
+  ASSERT_OK(same);
+  EXPECT_EQ(Str(*PythonVerifies(FileOf(same)), "id"), old_id) << "the same nonce, the same file";
+  const HttpResponse renewed = Submit(RequestFile(license, "studio-mac-0001"));
+  ASSERT_OK(renewed);
+  const std::string new_id = Str(*PythonVerifies(FileOf(renewed)), "id");
+  EXPECT_NE(new_id, old_id);
+
+  EXPECT_API_ERROR(Submit(Deactivation(license, "studio-mac-0001", old_id)), 404, 1707,
+                   "LICENSE_API_MACHINE_NOT_ACTIVATED");
+  EXPECT_API_ERROR(Deactivate(license, "studio-mac-0001"), 404, 1707,
+                   "LICENSE_API_MACHINE_NOT_ACTIVATED");
+  // offlineRelease "expiry" (the default): deactivated, but the slot holds until the end.
+  ASSERT_OK(Submit(Deactivation(license, "studio-mac-0001", new_id)));
+  EXPECT_API_ERROR(Activate(license, "other-machine-01"), 409, 1705, "LICENSE_API_LIMIT_REACHED");
+
+  // offlineRelease "deactivation": a newer request activates again, its file frees at once.
+  SetLicense(license, "offline_release = 'deactivation'");
+  std::this_thread::sleep_for(1100ms);  // a request dated after the deactivation
+  const HttpResponse again = Submit(RequestFile(license, "studio-mac-0001"));
+  ASSERT_OK(again);
+  const std::string id = Str(*PythonVerifies(FileOf(again)), "id");
+  const HttpResponse freed = Submit(Deactivation(license, "studio-mac-0001", id));
+  ASSERT_OK(freed);
+  EXPECT_EQ(Int(BodyJson(freed), "activations"), 0);
+  ASSERT_OK(Activate(license, "other-machine-01"));
+  const auto records = AuditRecords(license, "license.deactivate");
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_TRUE(Bool(records[0], "offline"));
+}
+
+TEST_F(OfflineActivation, DeactivationsBeyondTheQuotaAnswer1711WithRetryAfter) {
+  Start();
+  const std::string license = NewLicense(3);
+  SetLicense(license, "max_deactivations = 1");
+  ASSERT_OK(Activate(license, "machine-0001"));
+  ASSERT_OK(Activate(license, "machine-0002"));
+  ASSERT_OK(Deactivate(license, "machine-0001"));
+  const HttpResponse refused = Deactivate(license, "machine-0002");
+  EXPECT_API_ERROR(refused, 409, 1711, "LICENSE_API_DEACTIVATION_LIMIT");
+  const json::value body = BodyJson(refused);
+  EXPECT_EQ(Int(body, "deactivations"), 1);
+  EXPECT_EQ(Int(body, "maxDeactivations"), 1);
+  EXPECT_GT(Int(body, "retryAfter"), 29 * 86400);
+  EXPECT_EQ(refused.header("Retry-After"), std::to_string(Int(body, "retryAfter")));
+}
+
+TEST_F(OfflineActivation, SixtyFourConcurrentDeactivationsNeverPassTheQuota) {
+  Start();
+  const std::string license = NewLicense(64);
+  SetLicense(license, "max_deactivations = 10");
+  std::vector<HttpRequest> deactivations;
+  for (int i = 0; i < 64; ++i) {
+    const std::string machine = "machine-" + std::to_string(1000 + i);
+    ASSERT_OK(Activate(license, machine));
+    deactivations.push_back(Signed("deactivate", Body(license, machine)));
+  }
+  int ok = 0;
+  int limited = 0;
+  for (const HttpResponse& r : SendAllAtOnce(deactivations)) {
+    ok += r.status == 200;
+    limited += r.status == 409 && Int(BodyJson(r), "code") == 1711;
+  }
+  EXPECT_EQ(ok, 10);
+  EXPECT_EQ(limited, 54);
+}
+
+TEST_F(OfflineActivation, BadFilesAre1702ForTheFieldRequestWithTheirReason) {
+  Start();
+  const std::string license = NewLicense(1);
+  const auto expect_reason = [&](const HttpResponse& r, const std::string& reason) {
+    EXPECT_API_ERROR(r, 400, 1702, "LICENSE_API_MALFORMED");
+    EXPECT_EQ(Str(BodyJson(r), "field"), "request");
+    EXPECT_EQ(Reason(r), reason);
+  };
+  expect_reason(Submit(RequestFile(license, "studio-mac-0001", UnixNow() - 31 * 86400)), "too_old");
+  expect_reason(Submit(RequestFile(license, "studio-mac-0001", UnixNow() + 25 * 3600)),
+                "too_far_ahead");
+  RequestFile wrong(license, "studio-mac-0001");
+  wrong.key = {kPluginKey.id, "not the secret"};
+  expect_reason(Submit(wrong), "signature_mismatch");
+  RequestFile unknown(license, "studio-mac-0001");
+  unknown.key = {"nobody", "x"};
+  expect_reason(Submit(unknown), "unknown_key");
+  std::string garbled = MakeFile(RequestFile(license, "studio-mac-0001"));
+  garbled[garbled.find('\n') + 3] = '*';
+  expect_reason(Call("offline-activate", Submission(garbled)), "malformed");
+  EXPECT_API_ERROR(Submit(RequestFile(RandomUuidV4(), "studio-mac-0001")), 404, 1703,
+                   "LICENSE_API_NOT_FOUND");
+  // A request a day ahead of the clock (offline clocks drift) is still accepted.
+  ASSERT_OK(Submit(RequestFile(license, "studio-mac-0001", UnixNow() + 23 * 3600)));
+}
+
+}  // namespace
+}  // namespace bb
