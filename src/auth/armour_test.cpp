@@ -41,16 +41,16 @@ TEST(Armour, AnythingElseIsRefused) {
   const std::string good = armour(kActivationRequestLabel, std::string(70, 'y'));
   const std::string body_line = good.substr(good.find('\n') + 1, 64);
   for (const std::string& bad : std::vector<std::string>{
-           std::string("hello ") + good,                                // text before BEGIN
-           good + "thanks\n",                                          // text after END
+           std::string("hello ") + good,  // text before BEGIN
+           good + "thanks\n",             // text after END
            "-----BEGIN LICENSE ACTIVATION-----\neyJ2IjoxfQ==\n-----END LICENSE DEACTIVATION-----",
-           "-----BEGIN license-----\neyJ2IjoxfQ==\n-----END license-----",  // lower case
-           "-----BEGIN A  B-----\neyJ2IjoxfQ==\n-----END A  B-----",         // two spaces
-           "-----BEGIN A-----\n-----END A-----",                           // no body
-           "-----BEGIN A-----\neyJ2Ijox fQ==\n-----END A-----",             // space inside
-           "-----BEGIN A-----\neyJ2IjoxfQ\n-----END A-----",                // no padding
+           "-----BEGIN license-----\neyJ2IjoxfQ==\n-----END license-----",         // lower case
+           "-----BEGIN A  B-----\neyJ2IjoxfQ==\n-----END A  B-----",               // two spaces
+           "-----BEGIN A-----\n-----END A-----",                                   // no body
+           "-----BEGIN A-----\neyJ2Ijox fQ==\n-----END A-----",                    // space inside
+           "-----BEGIN A-----\neyJ2IjoxfQ\n-----END A-----",                       // no padding
            "-----BEGIN A-----\neyJ2IjoxfQ==\n" + body_line + "\n-----END A-----",  // short first
-           "-----BEGIN A-----\n" + body_line + "AAAA\n-----END A-----",   // 68 columns
+           "-----BEGIN A-----\n" + body_line + "AAAA\n-----END A-----",            // 68 columns
        }) {
     EXPECT_EQ(dearmour(bad), std::nullopt) << bad;
   }

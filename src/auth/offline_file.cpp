@@ -139,8 +139,8 @@ bool read_payload(const json::object& p, ActivationFile& file) {
   return true;
 }
 
-const PinnedResponseKey* key_for(const std::vector<PinnedResponseKey>& pinned,
-                                 std::string_view kid, std::optional<std::string_view> alg) {
+const PinnedResponseKey* key_for(const std::vector<PinnedResponseKey>& pinned, std::string_view kid,
+                                 std::optional<std::string_view> alg) {
   for (const auto& key : pinned) {
     if (key.kid != kid) continue;
     if (alg && *alg != algorithm_name(key.algorithm)) continue;
@@ -175,8 +175,8 @@ std::optional<OfflineRequestFile> read_offline_request(std::string_view armoured
   if (!d || (d->label != kActivationRequestLabel && d->label != kDeactivationFileLabel)) {
     return std::nullopt;
   }
-  const auto o = object_of(std::string_view(reinterpret_cast<const char*>(d->bytes.data()),
-                                            d->bytes.size()));
+  const auto o =
+      object_of(std::string_view(reinterpret_cast<const char*>(d->bytes.data()), d->bytes.size()));
   if (!o) return std::nullopt;
   const json::value* v = o->if_contains("v");
   const json::value* timestamp = o->if_contains("timestamp");
@@ -213,24 +213,36 @@ std::optional<OfflineRequestFile> read_offline_request(std::string_view armoured
 
 const char* activation_file_problem_name(ActivationFileProblem problem) {
   switch (problem) {
-    case ActivationFileProblem::kNone: return "none";
-    case ActivationFileProblem::kMalformed: return "malformed";
-    case ActivationFileProblem::kUnknownKey: return "unknown_key";
-    case ActivationFileProblem::kBadSignature: return "bad_signature";
-    case ActivationFileProblem::kOtherMachine: return "other_machine";
-    case ActivationFileProblem::kOtherProduct: return "other_product";
-    case ActivationFileProblem::kOtherLicense: return "other_license";
-    case ActivationFileProblem::kNotYetValid: return "not_yet_valid";
-    case ActivationFileProblem::kExpired: return "expired";
-    case ActivationFileProblem::kClockSetBack: return "clock_set_back";
+    case ActivationFileProblem::kNone:
+      return "none";
+    case ActivationFileProblem::kMalformed:
+      return "malformed";
+    case ActivationFileProblem::kUnknownKey:
+      return "unknown_key";
+    case ActivationFileProblem::kBadSignature:
+      return "bad_signature";
+    case ActivationFileProblem::kOtherMachine:
+      return "other_machine";
+    case ActivationFileProblem::kOtherProduct:
+      return "other_product";
+    case ActivationFileProblem::kOtherLicense:
+      return "other_license";
+    case ActivationFileProblem::kNotYetValid:
+      return "not_yet_valid";
+    case ActivationFileProblem::kExpired:
+      return "expired";
+    case ActivationFileProblem::kClockSetBack:
+      return "clock_set_back";
   }
   return "malformed";
 }
 
 std::string activation_file_problem_message(ActivationFileProblem problem) {
   switch (problem) {
-    case ActivationFileProblem::kNone: return "the activation file is valid";
-    case ActivationFileProblem::kMalformed: return "this is not a readable activation file";
+    case ActivationFileProblem::kNone:
+      return "the activation file is valid";
+    case ActivationFileProblem::kMalformed:
+      return "this is not a readable activation file";
     case ActivationFileProblem::kUnknownKey:
       return "the activation file is signed by a key this software does not trust";
     case ActivationFileProblem::kBadSignature:

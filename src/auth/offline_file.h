@@ -128,9 +128,9 @@ ActivationFileRead read_activation_file(std::string_view armoured,
 // What the plugin checks beyond the signature (§16.7 with §21's window).
 struct ActivationFileExpectation {
   std::string machine_id;
-  std::string product;      // "" => not checked (matched by slug)
-  std::string license_key;  // "" => not checked (case aside)
-  int64_t now = 0;          // the local clock, Unix seconds
+  std::string product;                 // "" => not checked (matched by slug)
+  std::string license_key;             // "" => not checked (case aside)
+  int64_t now = 0;                     // the local clock, Unix seconds
   std::optional<int64_t> latest_seen;  // the latest time the client has seen
 };
 ActivationFileProblem check_activation_file(const ActivationFile& file,

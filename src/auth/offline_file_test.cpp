@@ -58,8 +58,7 @@ std::string sign_file(const ResponseSigner& signer, ResponseAlgorithm algorithm,
       {"kid", signer.signing_key(algorithm)->kid()},
       {"alg", std::string(algorithm_name(algorithm))},
       {"signature", base64_encode(signature->data(), signature->size())},
-      {"payload",
-       base64_encode(reinterpret_cast<const uint8_t*>(payload.data()), payload.size())}};
+      {"payload", base64_encode(reinterpret_cast<const uint8_t*>(payload.data()), payload.size())}};
   return armour(kActivationFileLabel, json::serialize(envelope));
 }
 
@@ -104,11 +103,10 @@ TEST_P(OfflineFile, AOneByteEditAnywhereInThePayloadIsRefused) {
   std::string payload = json::serialize(payload_of());
   const std::string good = sign_file(signer_, GetParam(), payload);
   // Sign the original, then swap in an edited payload under the same signature.
-  const auto envelope = json::parse(std::string(
-                                        [&] {
-                                          auto b = dearmour_as(good, kActivationFileLabel);
-                                          return std::string(b->begin(), b->end());
-                                        }()))
+  const auto envelope = json::parse(std::string([&] {
+                          auto b = dearmour_as(good, kActivationFileLabel);
+                          return std::string(b->begin(), b->end());
+                        }()))
                             .as_object();
   for (const size_t at : {size_t{2}, payload.size() / 2, payload.size() - 2}) {
     std::string edited = payload;
@@ -169,9 +167,9 @@ TEST_P(OfflineFile, AClockSetBackMoreThanADayBehindTheLatestTimeSeenIsRefused) {
 
 TEST_P(OfflineFile, AnotherKeyOrAnotherLabelIsRefused) {
   const ResponseSigner other({ResponseKey::generate(GetParam()).value()});
-  EXPECT_EQ(verify_activation_file(file(), {other.signing_key(GetParam())->pinned()}, expect())
-                .problem,
-            ActivationFileProblem::kUnknownKey);
+  EXPECT_EQ(
+      verify_activation_file(file(), {other.signing_key(GetParam())->pinned()}, expect()).problem,
+      ActivationFileProblem::kUnknownKey);
   // The right kid with another key's bytes (a pinned key under a forged id).
   PinnedResponseKey impostor = other.signing_key(GetParam())->pinned();
   impostor.kid = signer_.signing_key(GetParam())->kid();
@@ -187,8 +185,9 @@ TEST_P(OfflineFile, AnotherKeyOrAnotherLabelIsRefused) {
 }
 
 TEST(OfflineRequestFile, IsSignedAsAnActivateRequestAndStaysUnder1KiB) {
-  OfflineRequestInput in{"plugin-2026", "s3cret", kLicense, kMachine, kIssued,
-                         "AbCdEfGhIjKlMnOpQrStUvWxYz012345", std::nullopt};
+  OfflineRequestInput in{"plugin-2026", "s3cret", kLicense,
+                         kMachine,      kIssued,  "AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+                         std::nullopt};
   const std::string text = write_request_file(in);
   EXPECT_LT(text.size(), 1024u) << text;
   EXPECT_EQ(text.rfind("-----BEGIN LICENSE ACTIVATION REQUEST-----\n", 0), 0u);
@@ -198,9 +197,9 @@ TEST(OfflineRequestFile, IsSignedAsAnActivateRequestAndStaysUnder1KiB) {
   EXPECT_EQ(read->body, R"({"licenseKey":")" + kLicense + R"(","machineId":")" + kMachine + "\"}");
   EXPECT_EQ(read->timestamp, kIssued);
   // The §2 signature a server recomputes for POST /api/v1/license/activate.
-  EXPECT_EQ(read->signature, sign_request("s3cret", {"POST", "/api/v1/license/activate",
-                                                     "plugin-2026", std::to_string(kIssued),
-                                                     in.nonce, sha256_hex(read->body)}));
+  EXPECT_EQ(read->signature,
+            sign_request("s3cret", {"POST", "/api/v1/license/activate", "plugin-2026",
+                                    std::to_string(kIssued), in.nonce, sha256_hex(read->body)}));
   EXPECT_FALSE(read->activation_id.has_value());
   // timestamp is a JSON integer (§21).
   const auto raw = dearmour_as(text, kActivationRequestLabel);
@@ -208,16 +207,21 @@ TEST(OfflineRequestFile, IsSignedAsAnActivateRequestAndStaysUnder1KiB) {
 }
 
 TEST(OfflineRequestFile, ADeactivationFileIsSignedAsADeactivateRequestNamingTheActivation) {
-  OfflineRequestInput in{"plugin-2026", "s3cret", kLicense, kMachine, kIssued,
-                         "AbCdEfGhIjKlMnOpQrStUvWxYz012345", std::string("0123abcd")};
+  OfflineRequestInput in{"plugin-2026",
+                         "s3cret",
+                         kLicense,
+                         kMachine,
+                         kIssued,
+                         "AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+                         std::string("0123abcd")};
   const std::string text = write_deactivation_file(in);
   const auto read = read_offline_request(text);
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->label, kDeactivationFileLabel);
   EXPECT_EQ(read->activation_id, "0123abcd");
-  EXPECT_EQ(read->signature, sign_request("s3cret", {"POST", "/api/v1/license/deactivate",
-                                                     "plugin-2026", std::to_string(kIssued),
-                                                     in.nonce, sha256_hex(read->body)}));
+  EXPECT_EQ(read->signature,
+            sign_request("s3cret", {"POST", "/api/v1/license/deactivate", "plugin-2026",
+                                    std::to_string(kIssued), in.nonce, sha256_hex(read->body)}));
   in.activation_id.reset();
   EXPECT_EQ(write_deactivation_file(in), "") << "a deactivation names its activation";
 }
