@@ -6,8 +6,8 @@
 //
 // Nothing here touches the network or waits on anything but a small file; the start-up
 // check reads the file as it reads the answer cache.
-#include "auth/crypto_primitives.h"
 #include "auth/armour.h"
+#include "auth/crypto_primitives.h"
 #include "auth/offline_file.h"
 #include "auth/request_signature.h"
 #include "core/text.h"
@@ -133,8 +133,8 @@ Answer Client::install_activation_file(std::string_view text) {
   }
   const int64_t now = config_.clock->now_seconds();
   const ActivationFileRead read = verify_activation_file(
-      text, pinned_, {config_.machine_id, config_.product, config_.license_key, now,
-                      cache_.latest_time()});
+      text, pinned_,
+      {config_.machine_id, config_.product, config_.license_key, now, cache_.latest_time()});
   if (read.problem != ActivationFileProblem::kNone || !read.file) {
     Answer a = failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
                        activation_file_problem_message(read.problem));
@@ -196,9 +196,8 @@ Answer Client::write_offline_deactivation() {
   const ActivationFileRead read = read_activation_file(installed->first, pinned_);
   if (!read.file || read.file->machine_id != config_.machine_id) {
     return failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
-                   activation_file_problem_message(read.file
-                                                       ? ActivationFileProblem::kOtherMachine
-                                                       : read.problem));
+                   activation_file_problem_message(read.file ? ActivationFileProblem::kOtherMachine
+                                                             : read.problem));
   }
   const auto nonce = nonce_for_file();
   if (!nonce) {

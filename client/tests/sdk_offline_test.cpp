@@ -149,10 +149,9 @@ TEST_F(SdkOffline, ARequestFileIsSignedAsAnActivateRequestForThisMachine) {
   EXPECT_EQ(read->license_key, kLicense);
   EXPECT_EQ(read->timestamp, kStart);
   EXPECT_EQ(read->body.find("machineName"), std::string::npos) << "§21: no machine name";
-  EXPECT_EQ(read->signature,
-            sign_request("test-secret", {"POST", "/api/v1/license/activate", "plugin-2026",
-                                         std::to_string(kStart), read->nonce,
-                                         sha256_hex(read->body)}));
+  EXPECT_EQ(read->signature, sign_request("test-secret", {"POST", "/api/v1/license/activate",
+                                                          "plugin-2026", std::to_string(kStart),
+                                                          read->nonce, sha256_hex(read->body)}));
   EXPECT_NE(read_offline_request(client->write_offline_request().file_text)->nonce, read->nonce)
       << "a fresh nonce per request";
 }
@@ -202,8 +201,7 @@ TEST_F(SdkOffline, AFileForAnotherMachineOrProductOrOneByteEditedIsNotInstalled)
   auto payload = base64_decode(envelope["payload"].as_string());
   std::string text(payload->begin(), payload->end());
   text[text.find("\"max\":2") + 6] = '9';
-  envelope["payload"] =
-      base64_encode(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  envelope["payload"] = base64_encode(reinterpret_cast<const uint8_t*>(text.data()), text.size());
   const Answer edited =
       client->install_activation_file(armour(kActivationFileLabel, json::serialize(envelope)));
   EXPECT_EQ(edited.outcome, Outcome::kNotUsable);
@@ -271,10 +269,9 @@ TEST_F(SdkOffline, DeactivationDeletesTheActivationFileFirstAndNamesIt) {
   ASSERT_TRUE(read.has_value());
   EXPECT_EQ(read->label, kDeactivationFileLabel);
   EXPECT_EQ(read->activation_id, "00112233445566778899aabbccddeeff");
-  EXPECT_EQ(read->signature,
-            sign_request("test-secret", {"POST", "/api/v1/license/deactivate", "plugin-2026",
-                                         std::to_string(kStart), read->nonce,
-                                         sha256_hex(read->body)}));
+  EXPECT_EQ(read->signature, sign_request("test-secret", {"POST", "/api/v1/license/deactivate",
+                                                          "plugin-2026", std::to_string(kStart),
+                                                          read->nonce, sha256_hex(read->body)}));
   EXPECT_NE(client->check_cached().source, Source::kOffline) << "the file is gone";
   EXPECT_EQ(client->write_offline_deactivation().error, "NO_ACTIVATION_FILE");
 }
@@ -310,9 +307,7 @@ TEST_F(SdkOffline, TheCAbiInstallsFromAPathAndFromPastedTextAndDeactivates) {
   // The real clock here: a file issued now.
   const int64_t now = system_now_ms() / 1000;
   const std::filesystem::path saved = dir_ / "activation.lic";
-  {
-    std::ofstream(saved) << signer_.File(kMachine, now, 90);
-  }
+  { std::ofstream(saved) << signer_.File(kMachine, now, 90); }
   const auto from_path = client.install_activation_file(saved.string());
   ASSERT_TRUE(from_path.ok()) << from_path.message();
   const auto pasted = client.install_activation_text("\r\n  " + signer_.File(kMachine, now, 90));
@@ -335,9 +330,7 @@ TEST_F(SdkOffline, TheCAbiInstallsFromAPathAndFromPastedTextAndDeactivates) {
 // it accepted by ours.
 TEST_F(SdkOffline, AnIndependentEd25519ImplementationAgreesOnActivationFiles) {
   const std::filesystem::path file = dir_ / "ours.lic";
-  {
-    std::ofstream(file) << signer_.File(kMachine, kStart, 90);
-  }
+  { std::ofstream(file) << signer_.File(kMachine, kStart, 90); }
   const std::filesystem::path script = dir_ / "verify.py";
   {
     std::ofstream(script) << R"PY(
