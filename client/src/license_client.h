@@ -127,6 +127,11 @@ class Client : public std::enable_shared_from_this<Client> {
   // The installed activation file's answer when it is valid now (source offline), else
   // nullopt (no file, no pinned key, or a file that is not valid here).
   std::optional<Answer> offline_answer() const;
+  // Sends a request or deactivation file (armoured text, told apart by its label) to
+  // offline-activate or offline-deactivate from a machine that is online (licensectl
+  // offline submit). A 200 of offline-activate carries `activationFile`: it is in the
+  // answer's `file_text`. kUsage for text that is neither kind of file.
+  Answer submit_offline_file(std::string_view armoured, std::stop_token stop = {});
   // Where this license's activation file is (when installed) or would be installed.
   std::filesystem::path activation_file_path() const;
 

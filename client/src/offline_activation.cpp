@@ -6,6 +6,8 @@
 //
 // Nothing here touches the network or waits on anything but a small file; the start-up
 // check reads the file as it reads the answer cache.
+#include <boost/json.hpp>
+
 #include "auth/armour.h"
 #include "auth/crypto_primitives.h"
 #include "auth/offline_file.h"
@@ -180,6 +182,34 @@ std::optional<Answer> Client::offline_answer() const {
   if (read.file->status != "ACTIVE") return std::nullopt;
   cache_.remember_time(now);
   return answer_from(*read.file, trusted_now());
+}
+
+Answer Client::submit_offline_file(std::string_view armoured, std::stop_token stop) {
+  const auto request = read_offline_request(armoured);
+  if (!request) {
+    return failure(Outcome::kUsage, "NOT_AN_OFFLINE_REQUEST",
+                   "this is neither an activation request file nor a deactivation file");
+  }
+  const bool deactivation = request->label == kDeactivationFileLabel;
+  boost::json::object body;
+  body["request"] = std::string(armoured);
+  Answer a = call(deactivation ? "offline-deactivate" : "offline-activate",
+                  boost::json::serialize(body), config_.timeout, nullptr, std::move(stop));
+  if (a.ok() && !deactivation) {
+    boost::json::error_code ec;
+    const boost::json::value v = boost::json::parse(a.body, ec);
+    const boost::json::value* file =
+        !ec && v.is_object() ? v.as_object().if_contains("activationFile") : nullptr;
+    if (file == nullptr || !file->is_string()) {
+      a.outcome = Outcome::kUnavailable;
+      a.error = "BAD_ANSWER";
+      a.message = "the license server's answer carries no activation file";
+      return a;
+    }
+    a.file_text = std::string(file->as_string());
+  }
+  explain(a);
+  return a;
 }
 
 Answer Client::write_offline_deactivation() {

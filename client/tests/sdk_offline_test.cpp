@@ -21,7 +21,9 @@
 #include "core/timestamp.h"
 #include "license_client.h"
 #include "license_client/license_client.hpp"
+#include "loopback_stand_ins.h"
 #include "platform/private_file.h"
+#include "support/process.h"
 
 namespace licensed::client {
 namespace {
@@ -377,6 +379,110 @@ print(base64.b64encode(raw).decode())
   EXPECT_TRUE(a.ok()) << a.message;
   c.public_key = signer_.public_key_base64();
   EXPECT_EQ(Make(c)->install_activation_file_from(theirs).server_message, "unknown_key");
+}
+
+// licensectl's offline commands (spec §11, §16): request, verify (exit 0 valid, 3 not),
+// deactivate (the activation file deleted first), submit (against a stand-in that
+// answers as the contract says: the server side is built in parallel).
+class LicensectlOffline : public SdkOffline {
+ protected:
+  bb::CommandResult Run(std::vector<std::string> args) const {
+    std::vector<std::string> argv = {LICENSECTL_BINARY, "--key-id", "plugin-2026", "--machine-id",
+                                     kMachine};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return bb::RunCommand(argv, {{"LICENSE_SECRET", "test-secret"}}, std::chrono::seconds(30));
+  }
+  std::string Write(const std::string& name, const std::string& text) const {
+    const std::string path = (dir_ / name).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+};
+
+TEST_F(LicensectlOffline, RequestWritesASignedRequestFileWithNoServer) {
+  const std::string out = (dir_ / "request.txt").string();
+  const auto r = Run({"--license-key", kLicense, "offline", "request", "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  const auto read = read_offline_request(read_whole_file(out).value());
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->machine_id, kMachine);
+  EXPECT_EQ(read->signature,
+            sign_request("test-secret",
+                         {"POST", "/api/v1/license/activate", "plugin-2026",
+                          std::to_string(read->timestamp), read->nonce, sha256_hex(read->body)}));
+}
+
+TEST_F(LicensectlOffline, VerifyExits0ForAValidFileAnd3OtherwiseAnd2WithoutAKey) {
+  const int64_t now = system_now_ms() / 1000;
+  const std::string good = Write("good.lic", signer_.File(kMachine, now, 90));
+  const std::string key = signer_.public_key_base64();
+  const auto ok = Run({"--public-key", key, "offline", "verify", good, "--product", "reverb"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.Describe();
+  EXPECT_NE(ok.out.find("offline verify: ok"), std::string::npos) << ok.out;
+  const auto other = Run({"--public-key", key, "offline", "verify",
+                          Write("other.lic", signer_.File(std::string(64, 'e'), now, 90))});
+  EXPECT_EQ(other.exit_code, 3) << other.Describe();
+  EXPECT_NE(other.err.find("other_machine"), std::string::npos) << other.err;
+  const auto expired = Run({"--public-key", key, "--json", "offline", "verify",
+                            Write("old.lic", signer_.File(kMachine, now - 100 * kDay, 90))});
+  EXPECT_EQ(expired.exit_code, 3) << expired.Describe();
+  EXPECT_NE(expired.out.find(R"("error":"expired")"), std::string::npos) << expired.out;
+  const auto product = Run({"--public-key", key, "offline", "verify", good, "--product", "delay"});
+  EXPECT_EQ(product.exit_code, 3) << product.Describe();
+  EXPECT_EQ(Run({"offline", "verify", good}).exit_code, 2) << "no pinned key";
+  EXPECT_EQ(Run({"--public-key", "bm90IGEga2V5", "offline", "verify", good}).exit_code, 2)
+      << "a pinned key that cannot be read is a configuration error (§22)";
+}
+
+TEST_F(LicensectlOffline, DeactivateDeletesTheActivationFileFirstThenWritesTheDeactivation) {
+  const std::string file = Write("activation.lic", signer_.File(kMachine, kStart, 90));
+  const std::string out = (dir_ / "deactivation.txt").string();
+  const std::string key = signer_.public_key_base64();
+  const auto r =
+      Run({"--public-key", key, "offline", "deactivate", "--activation-file", file, "--out", out});
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_FALSE(std::filesystem::exists(file));
+  const auto read = read_offline_request(read_whole_file(out).value());
+  ASSERT_TRUE(read.has_value());
+  EXPECT_EQ(read->label, kDeactivationFileLabel);
+  EXPECT_EQ(read->activation_id, "00112233445566778899aabbccddeeff");
+  EXPECT_EQ(read->license_key, kLicense) << "taken from the activation file";
+  // Another machine's file is neither deleted nor answered with a deactivation.
+  const std::string other = Write("other.lic", signer_.File(std::string(64, 'e'), kStart, 90));
+  const auto refused = Run({"--public-key", key, "offline", "deactivate", "--activation-file",
+                            other, "--out", (dir_ / "no.txt").string()});
+  EXPECT_EQ(refused.exit_code, 3) << refused.Describe();
+  EXPECT_TRUE(std::filesystem::exists(other));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "no.txt"));
+}
+
+TEST_F(LicensectlOffline, SubmitWritesTheActivationFileTheServerAnswersAndMapsRefusals) {
+  const std::string request = (dir_ / "request.txt").string();
+  ASSERT_EQ(Run({"--license-key", kLicense, "offline", "request", "--out", request}).exit_code, 0);
+  const std::string activation = signer_.File(kMachine, kStart, 90);
+  const json::object answer{{"ok", true},         {"activationFile", activation},
+                            {"status", "ACTIVE"}, {"activations", 1},
+                            {"max", 2},           {"licenseKey", kLicense}};
+  {
+    test::LoopbackServer server(test::HttpAnswer(200, "OK", json::serialize(answer)));
+    const std::string out = (dir_ / "activation.lic").string();
+    const auto r = Run({"--url", server.Url(), "offline", "submit", request, "--out", out});
+    EXPECT_EQ(r.exit_code, 0) << r.Describe();
+    EXPECT_EQ(read_whole_file(out).value_or(""), activation);
+  }
+  {
+    const std::string limit =
+        R"({"ok":false,"error":"LICENSE_API_LIMIT_REACHED","code":1705,"message":"cap",)"
+        R"("activations":2,"max":2,"dashboardUrl":null})";
+    test::LoopbackServer server(test::HttpAnswer(409, "Conflict", limit));
+    const auto r = Run({"--url", server.Url(), "offline", "submit", request, "--out",
+                        (dir_ / "none.lic").string()});
+    EXPECT_EQ(r.exit_code, 4) << r.Describe();
+    EXPECT_FALSE(std::filesystem::exists(dir_ / "none.lic"));
+  }
+  const auto not_a_file = Run({"--url", "http://127.0.0.1:9", "offline", "submit",
+                               Write("junk.txt", "hello"), "--out", "x"});
+  EXPECT_EQ(not_a_file.exit_code, 2) << not_a_file.Describe();
 }
 
 }  // namespace
