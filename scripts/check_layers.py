@@ -20,7 +20,7 @@ KEYWORDS = {"USES", "LIBS", "EXTRA_SOURCES"}
 # their headers (the crypto seam among them), header-only helpers of core, and
 # core/timestamp (compiled into licensed_signing).
 CLIENT_ALLOWED = re.compile(
-    r"^(auth/(base64|crypto_primitives|request_signature|response_signature|response_tree)\.h"
+    r"^(auth/(armour|base64|crypto_primitives|offline_file|request_signature|response_signature|response_tree)\.h"
     r"|core/(clock|hex|mutex|text|thread_annotations|timestamp)\.h)$")
 
 

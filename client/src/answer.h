@@ -30,8 +30,9 @@ enum class Outcome : int {
   kRefused = 6,       // 1700, 1701 after its one resend, 1702, any other 4xx
 };
 
-// The numbers are the C ABI's lc_source. kOffline (an activation file) and kLease (a
-// borrowed lease file) are the contract's names for answers this SDK does not make yet.
+// The numbers are the C ABI's lc_source. kOffline: an installed activation file (spec §16);
+// kLease (a borrowed lease file) is the contract's name for answers this SDK does not make
+// yet.
 enum class Source { kNone = 0, kNetwork = 1, kCache = 2, kOffline = 3, kLease = 4 };
 
 struct Answer {
@@ -68,6 +69,11 @@ struct Answer {
   bool trial = false;
   std::optional<int64_t> expires_at;  // Unix seconds
   std::optional<int64_t> days_left;
+  // Offline activation (spec §16): the armoured text of a request or deactivation file the
+  // call wrote, and, for an answer from an activation file, a warning from 14 days before
+  // the file's end ("" otherwise).
+  std::string file_text;
+  std::string warning;
 
   bool ok() const { return outcome == Outcome::kOk; }
   // True when the answer lists `code` as active.
