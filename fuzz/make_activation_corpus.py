@@ -40,16 +40,17 @@ def main():
                                     "active": True, "value": 64}],
                   "max": 3, "licenseExpiresAt": None,
                   "issuedAt": "2026-09-21T14:13:20.000Z", "expiresAt": "2026-12-20T14:13:20.000Z",
-                  "requestTimestamp": 1789999940, "requestNonce": "nonce-0123456789abcdef"},
+                  "requestTimestamp": "2026-09-21T14:12:20.000Z", "requestNonce": "nonce-0123456789abcdef"},
         "no_entitlements": {"id": "ff" * 16, "licenseKey": "4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
                             "product": {"slug": "delay"}, "machine": {"id": "m" * 8},
                             "status": "ACTIVE", "entitlements": [],
-                            "issuedAt": "2026-01-01T00:00:00Z", "expiresAt": "2026-04-01T00:00:00Z"},
+                            "issuedAt": "2026-01-01T00:00:00Z", "expiresAt": "2026-04-01T00:00:00Z",
+                            "requestTimestamp": "2025-12-31T23:59:00Z", "requestNonce": "n" * 16},
     }
     for name, payload in payloads.items():
         data = json.dumps(payload, separators=(",", ":")).encode()
         signature = key.sign(b"v1-activation-file\n" + data)
-        envelope = {"v": 1, "kid": kid_of(raw), "alg": "Ed25519",
+        envelope = {"v": 1, "kid": kid_of(raw),
                     "signature": base64.b64encode(signature).decode(),
                     "payload": base64.b64encode(data).decode()}
         text = armour("LICENSE ACTIVATION", json.dumps(envelope).encode())

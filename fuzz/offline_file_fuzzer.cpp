@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const auto& req = file.value().request;
   require(req.license_key.size() == 36 && req.machine_id.has_value(), "no inner body");
-  require(req.offline.has_value() && req.offline->nonce == file.value().nonce, "no origin");
+  require(req.offline.has_value() && req.offline->nonce == file.value().file.nonce, "no origin");
   const bool deactivation = kind == licensed::OfflineFileKind::kDeactivation;
   require(req.offline->activation_id.has_value() == deactivation, "activationId by kind");
   if (deactivation) require(req.offline->activation_id->size() == 32, "activationId length");

@@ -8,7 +8,6 @@
 #include <iostream>
 #include <sstream>
 
-#include "auth/crypto_primitives.h"
 #include "auth/offline_file.h"
 #include "core/hex.h"
 #include "core/timestamp.h"
@@ -190,10 +189,21 @@ int offline_deactivate(const OfflineCommands& c, const Options& o, const Client&
               << " (nothing deleted)\n";
     return static_cast<int>(Outcome::kNotUsable);
   }
-  uint8_t bytes[16] = {0};
-  if (!crypto::random_bytes(bytes, sizeof(bytes))) {
+  const std::string nonce = random_128_bit_hex();
+  if (nonce.empty()) {
     std::cerr << "licensectl: offline deactivate: the random number generator failed\n";
     return static_cast<int>(Outcome::kUnavailable);
+  }
+  // Written before the activation file goes, so nothing is deleted for a file that
+  // cannot be written (an id the server did not issue).
+  const std::string license_key = o.license_key.empty() ? read.file->license_key : o.license_key;
+  const std::string file =
+      write_deactivation_file({o.key_id, o.secret, license_key, client.machine_id(),
+                               system_now_ms() / 1000, nonce, read.file->id});
+  if (file.empty()) {
+    std::cerr << "licensectl: offline deactivate: the activation file's id is not 32 lowercase "
+                 "hex digits (nothing deleted)\n";
+    return static_cast<int>(Outcome::kNotUsable);
   }
   std::error_code ec;
   if (!std::filesystem::remove(c.activation_file, ec) || ec) {
@@ -201,10 +211,6 @@ int offline_deactivate(const OfflineCommands& c, const Options& o, const Client&
               << ", so no deactivation file was written\n";
     return static_cast<int>(Outcome::kUnavailable);
   }
-  const std::string license_key = o.license_key.empty() ? read.file->license_key : o.license_key;
-  const std::string file = write_deactivation_file({o.key_id, o.secret, license_key,
-                                                    client.machine_id(), system_now_ms() / 1000,
-                                                    to_hex(bytes, sizeof(bytes)), read.file->id});
   if (!write_text_file(c.out, file)) {
     std::cerr << "licensectl: offline deactivate: cannot write " << c.out << "\n";
     return static_cast<int>(Outcome::kUnavailable);

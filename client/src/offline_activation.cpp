@@ -9,7 +9,6 @@
 #include <boost/json.hpp>
 
 #include "auth/armour.h"
-#include "auth/crypto_primitives.h"
 #include "auth/offline_file.h"
 #include "auth/request_signature.h"
 #include "core/text.h"
@@ -35,9 +34,9 @@ Answer failure(Outcome outcome, std::string error, std::string message) {
 }
 
 std::optional<std::string> nonce_for_file() {
-  uint8_t bytes[16] = {0};
-  if (!crypto::random_bytes(bytes, sizeof(bytes))) return std::nullopt;
-  return to_hex(bytes, sizeof(bytes));
+  std::string nonce = random_128_bit_hex();
+  if (nonce.empty()) return std::nullopt;
+  return nonce;
 }
 
 std::optional<std::string> read_small_file(const std::filesystem::path& path) {
@@ -190,7 +189,7 @@ Answer Client::submit_offline_file(std::string_view armoured, std::stop_token st
     return failure(Outcome::kUsage, "NOT_AN_OFFLINE_REQUEST",
                    "this is neither an activation request file nor a deactivation file");
   }
-  const bool deactivation = request->label == kDeactivationFileLabel;
+  const bool deactivation = request->kind == OfflineFileKind::kDeactivation;
   boost::json::object body;
   body["request"] = std::string(armoured);
   Answer a = call(deactivation ? "offline-deactivate" : "offline-activate",
@@ -234,6 +233,16 @@ Answer Client::write_offline_deactivation() {
     return failure(Outcome::kUnavailable, "RANDOM",
                    "the system's random number generator failed (no nonce to sign with)");
   }
+  const int64_t timestamp = config_.clock->now_seconds() + clock_offset_seconds();
+  Answer a;
+  a.outcome = Outcome::kOk;
+  a.license_key = config_.license_key;
+  a.file_text = write_deactivation_file({config_.key_id, config_.secret, config_.license_key,
+                                         config_.machine_id, timestamp, *nonce, read.file->id});
+  if (a.file_text.empty()) {
+    return failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
+                   "the activation file's id is not one the license server issues");
+  }
   // First the local file goes, then the deactivation file exists (spec §16.5).
   std::error_code ec;
   if (!std::filesystem::remove(installed->second, ec) || ec) {
@@ -242,12 +251,6 @@ Answer Client::write_offline_deactivation() {
                        " could not be deleted, so no deactivation file was written");
   }
   forget_startup_answer();
-  const int64_t timestamp = config_.clock->now_seconds() + clock_offset_seconds();
-  Answer a;
-  a.outcome = Outcome::kOk;
-  a.license_key = config_.license_key;
-  a.file_text = write_deactivation_file({config_.key_id, config_.secret, config_.license_key,
-                                         config_.machine_id, timestamp, *nonce, read.file->id});
   return a;
 }
 

@@ -60,7 +60,7 @@ class FileSigner {
         {"licenseExpiresAt", nullptr},
         {"issuedAt", format_timestamp(issued * 1000)},
         {"expiresAt", format_timestamp((issued + days * kDay) * 1000)},
-        {"requestTimestamp", issued - 30},
+        {"requestTimestamp", format_timestamp((issued - 30) * 1000)},
         {"requestNonce", "0123456789abcdef0123"}};
     return Signed(json::serialize(payload));
   }
@@ -76,7 +76,6 @@ class FileSigner {
     const json::object envelope{
         {"v", 1},
         {"kid", response_key_id(public_key_)},
-        {"alg", "Ed25519"},
         {"signature", base64_encode(sig.data(), sig.size())},
         {"payload",
          base64_encode(reinterpret_cast<const uint8_t*>(payload.data()), payload.size())}};
@@ -146,7 +145,7 @@ TEST_F(SdkOffline, ARequestFileIsSignedAsAnActivateRequestForThisMachine) {
   EXPECT_LT(a.file_text.size(), 1024u);
   const auto read = read_offline_request(a.file_text);
   ASSERT_TRUE(read.has_value()) << a.file_text;
-  EXPECT_EQ(read->label, kActivationRequestLabel);
+  EXPECT_EQ(read->kind, OfflineFileKind::kRequest);
   EXPECT_EQ(read->machine_id, kMachine);
   EXPECT_EQ(read->license_key, kLicense);
   EXPECT_EQ(read->timestamp, kStart);
@@ -269,7 +268,7 @@ TEST_F(SdkOffline, DeactivationDeletesTheActivationFileFirstAndNamesIt) {
   EXPECT_EQ(FilesInstalled(), 0u);
   const auto read = read_offline_request(a.file_text);
   ASSERT_TRUE(read.has_value());
-  EXPECT_EQ(read->label, kDeactivationFileLabel);
+  EXPECT_EQ(read->kind, OfflineFileKind::kDeactivation);
   EXPECT_EQ(read->activation_id, "00112233445566778899aabbccddeeff");
   EXPECT_EQ(read->signature, sign_request("test-secret", {"POST", "/api/v1/license/deactivate",
                                                           "plugin-2026", std::to_string(kStart),
@@ -444,7 +443,7 @@ TEST_F(LicensectlOffline, DeactivateDeletesTheActivationFileFirstThenWritesTheDe
   EXPECT_FALSE(std::filesystem::exists(file));
   const auto read = read_offline_request(read_whole_file(out).value());
   ASSERT_TRUE(read.has_value());
-  EXPECT_EQ(read->label, kDeactivationFileLabel);
+  EXPECT_EQ(read->kind, OfflineFileKind::kDeactivation);
   EXPECT_EQ(read->activation_id, "00112233445566778899aabbccddeeff");
   EXPECT_EQ(read->license_key, kLicense) << "taken from the activation file";
   // Another machine's file is neither deleted nor answered with a deactivation.

@@ -5,7 +5,9 @@
 
 #include "auth/armour.h"
 #include "auth/base64.h"
+#include "auth/crypto_primitives.h"
 #include "auth/request_signature.h"
+#include "core/hex.h"
 #include "core/text.h"
 #include "core/timestamp.h"
 
@@ -14,8 +16,6 @@ namespace licensed {
 namespace json = boost::json;
 
 namespace {
-
-constexpr size_t kMaxNonceSize = 128;
 
 std::optional<std::string> string_of(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
@@ -29,6 +29,10 @@ std::optional<json::object> object_of(std::string_view text) {
   json::value v = json::parse(text, ec);
   if (ec || !v.is_object()) return std::nullopt;
   return std::move(v.as_object());
+}
+
+std::optional<json::object> object_of(const std::vector<uint8_t>& bytes) {
+  return object_of(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
 }
 
 std::optional<int64_t> seconds_of(std::string_view rfc3339) {
@@ -51,12 +55,27 @@ std::optional<std::optional<int64_t>> nullable_time_of(const json::object& o,
   return std::optional<int64_t>{*t};
 }
 
-std::string signed_file(std::string_view label, std::string_view path,
-                        const OfflineRequestInput& input) {
+bool lowercase_hex(std::string_view s, size_t digits) {
+  if (s.size() != digits) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+bool valid_activation_id(std::string_view s) {
+  return lowercase_hex(s, kActivationIdHexDigits);
+}
+
+// §21: exactly an X-License-Signature value, "v1=" + 64 lowercase hex digits.
+bool valid_file_signature(std::string_view s) {
+  return s.size() == 3 + 64 && s.substr(0, 3) == "v1=" && lowercase_hex(s.substr(3), 64);
+}
+
+std::string signed_file(OfflineFileKind kind, const OfflineRequestInput& input) {
   const std::string body = offline_request_body(input);
   const std::string timestamp = std::to_string(input.timestamp);
   const std::string signature = sign_request(
-      input.secret, {"POST", path, input.key_id, timestamp, input.nonce, sha256_hex(body)});
+      input.secret,
+      {"POST", offline_file_path(kind), input.key_id, timestamp, input.nonce, sha256_hex(body)});
   json::object o;
   o["v"] = 1;
   o["keyId"] = input.key_id;
@@ -64,7 +83,61 @@ std::string signed_file(std::string_view label, std::string_view path,
   o["nonce"] = input.nonce;
   o["signature"] = signature;
   o["body"] = body;
-  return armour(label, json::serialize(o));
+  return armour(offline_file_label(kind), json::serialize(o));
+}
+
+OfflineRequestRead not_a_file(std::string problem) {
+  return {std::nullopt, std::move(problem)};
+}
+
+// The outer members (§16.1, §16.5) with §21's types into `f`; "" or what is wrong.
+std::string read_outer(const json::object& o, OfflineRequestFile& f) {
+  const json::value* v = o.if_contains("v");
+  if (v == nullptr || !v->is_int64() || v->as_int64() != 1) return "the file's \"v\" must be 1";
+  auto key_id = string_of(o, "keyId");
+  if (!key_id || !valid_key_id(*key_id)) return "bad keyId";
+  const json::value* ts = o.if_contains("timestamp");
+  if (ts == nullptr || !(ts->is_int64() || ts->is_uint64())) {
+    return "timestamp must be a JSON integer";
+  }
+  if (ts->is_uint64() || ts->as_int64() < 0) return "timestamp is out of range";
+  auto nonce = string_of(o, "nonce");
+  if (!nonce || !valid_request_nonce(*nonce)) return "bad nonce";
+  auto signature = string_of(o, "signature");
+  if (!signature || !valid_file_signature(*signature)) {
+    return "signature must be v1= and 64 lowercase hex digits";
+  }
+  auto body = string_of(o, "body");
+  if (!body) return "body must be a string";
+  f.key_id = std::move(*key_id);
+  f.timestamp = ts->as_int64();
+  f.nonce = std::move(*nonce);
+  f.signature = std::move(*signature);
+  f.body = std::move(*body);
+  return "";
+}
+
+// The inner body's members this file needs; the server checks the rest of the activate
+// (deactivate) schema itself (core/request_body.h).
+std::string read_inner(OfflineRequestFile& f) {
+  const auto inner = object_of(f.body);
+  if (!inner) return "the file's body is not a JSON object";
+  auto license_key = string_of(*inner, "licenseKey");
+  auto machine_id = string_of(*inner, "machineId");
+  if (!license_key || !machine_id) return "the file's body needs licenseKey and machineId";
+  const json::value* id = inner->if_contains("activationId");
+  if (f.kind == OfflineFileKind::kRequest && id != nullptr) {
+    return "a request file names no activationId";
+  }
+  if (f.kind == OfflineFileKind::kDeactivation) {
+    if (id == nullptr || !id->is_string() || !valid_activation_id(id->as_string())) {
+      return "activationId must be 32 lowercase hex digits";
+    }
+    f.activation_id = std::string(id->as_string());
+  }
+  f.license_key = std::move(*license_key);
+  f.machine_id = std::move(*machine_id);
+  return "";
 }
 
 std::optional<std::vector<FileEntitlement>> entitlements_of(const json::object& payload) {
@@ -108,7 +181,8 @@ bool read_payload(const json::object& p, ActivationFile& file) {
   if (!slug || !machine_id) return false;
   const auto issued = nullable_time_of(p, "issuedAt");
   const auto expires = nullable_time_of(p, "expiresAt");
-  if (!issued || !*issued || !expires || !*expires) return false;
+  const auto requested = nullable_time_of(p, "requestTimestamp");
+  if (!issued || !*issued || !expires || !*expires || !requested || !*requested) return false;
   auto entitlements = entitlements_of(p);
   if (!entitlements) return false;
   file.id = std::move(*id);
@@ -120,6 +194,7 @@ bool read_payload(const json::object& p, ActivationFile& file) {
   file.machine_name = string_of(machine->as_object(), "name");
   file.issued_at = **issued;
   file.expires_at = **expires;
+  file.request_timestamp = **requested;
   file.entitlements = std::move(*entitlements);
   if (const auto license_expires = nullable_time_of(p, "licenseExpiresAt")) {
     file.license_expires_at = *license_expires;
@@ -127,29 +202,35 @@ bool read_payload(const json::object& p, ActivationFile& file) {
   if (const json::value* max = p.if_contains("max"); max != nullptr && max->is_int64()) {
     file.max = max->as_int64();
   }
-  if (const json::value* t = p.if_contains("requestTimestamp"); t != nullptr) {
-    // An integer (Unix seconds, as the request carried it) or an RFC 3339 text.
-    if (t->is_int64()) {
-      file.request_timestamp = t->as_int64();
-    } else if (t->is_string()) {
-      file.request_timestamp = seconds_of(t->as_string());
-    }
-  }
   file.request_nonce = string_of(p, "requestNonce").value_or("");
   return true;
 }
 
-const PinnedResponseKey* key_for(const std::vector<PinnedResponseKey>& pinned, std::string_view kid,
-                                 std::optional<std::string_view> alg) {
+// The pinned key the file's kid names; its algorithm is the signature's (an Ed25519 key's
+// id and an ES256 key's differ: they begin with the algorithm's token, §13.1).
+const PinnedResponseKey* key_for(const std::vector<PinnedResponseKey>& pinned,
+                                 std::string_view kid) {
   for (const auto& key : pinned) {
-    if (key.kid != kid) continue;
-    if (alg && *alg != algorithm_name(key.algorithm)) continue;
-    return &key;
+    if (key.kid == kid) return &key;
   }
   return nullptr;
 }
 
 }  // namespace
+
+std::string random_128_bit_hex() {
+  uint8_t bytes[16] = {0};
+  if (!crypto::random_bytes(bytes, sizeof(bytes))) return {};
+  return to_hex(bytes, sizeof(bytes));
+}
+
+std::string_view offline_file_label(OfflineFileKind kind) {
+  return kind == OfflineFileKind::kRequest ? kActivationRequestLabel : kDeactivationFileLabel;
+}
+
+std::string_view offline_file_path(OfflineFileKind kind) {
+  return kind == OfflineFileKind::kRequest ? kActivatePath : kDeactivatePath;
+}
 
 std::string offline_request_body(const OfflineRequestInput& input) {
   json::object o;
@@ -162,53 +243,77 @@ std::string offline_request_body(const OfflineRequestInput& input) {
 std::string write_request_file(const OfflineRequestInput& input) {
   OfflineRequestInput activate = input;
   activate.activation_id.reset();
-  return signed_file(kActivationRequestLabel, kActivatePath, activate);
+  return signed_file(OfflineFileKind::kRequest, activate);
 }
 
 std::string write_deactivation_file(const OfflineRequestInput& input) {
-  if (!input.activation_id || input.activation_id->empty()) return {};
-  return signed_file(kDeactivationFileLabel, kDeactivatePath, input);
+  if (!input.activation_id || !valid_activation_id(*input.activation_id)) return {};
+  return signed_file(OfflineFileKind::kDeactivation, input);
+}
+
+OfflineRequestRead read_offline_request_file(std::string_view armoured,
+                                             std::optional<OfflineFileKind> kind) {
+  auto d = dearmour(armoured);
+  OfflineRequestFile f;
+  if (d && d->label == kActivationRequestLabel) {
+    f.kind = OfflineFileKind::kRequest;
+  } else if (d && d->label == kDeactivationFileLabel) {
+    f.kind = OfflineFileKind::kDeactivation;
+  } else {
+    d.reset();
+  }
+  if (!d || (kind && *kind != f.kind)) {
+    return not_a_file(std::string("request is not an armoured ") +
+                      std::string(kind ? offline_file_label(*kind)
+                                       : "LICENSE ACTIVATION REQUEST or LICENSE DEACTIVATION"));
+  }
+  const auto o = object_of(d->bytes);
+  if (!o) return not_a_file("the file is not one JSON object");
+  if (std::string problem = read_outer(*o, f); !problem.empty()) return not_a_file(problem);
+  if (std::string problem = read_inner(f); !problem.empty()) return not_a_file(problem);
+  return {std::move(f), ""};
 }
 
 std::optional<OfflineRequestFile> read_offline_request(std::string_view armoured) {
-  auto d = dearmour(armoured);
-  if (!d || (d->label != kActivationRequestLabel && d->label != kDeactivationFileLabel)) {
-    return std::nullopt;
-  }
-  const auto o =
-      object_of(std::string_view(reinterpret_cast<const char*>(d->bytes.data()), d->bytes.size()));
-  if (!o) return std::nullopt;
-  const json::value* v = o->if_contains("v");
-  const json::value* timestamp = o->if_contains("timestamp");
-  if (v == nullptr || !v->is_int64() || v->as_int64() != 1 || timestamp == nullptr ||
-      !timestamp->is_int64()) {
-    return std::nullopt;
-  }
-  OfflineRequestFile out;
-  out.label = std::move(d->label);
-  out.timestamp = timestamp->as_int64();
-  auto key_id = string_of(*o, "keyId");
-  auto nonce = string_of(*o, "nonce");
-  auto signature = string_of(*o, "signature");
-  auto body = string_of(*o, "body");
-  if (!key_id || !nonce || nonce->size() > kMaxNonceSize || !signature || !body) {
-    return std::nullopt;
-  }
-  const auto inner = object_of(*body);
-  if (!inner) return std::nullopt;
-  auto license_key = string_of(*inner, "licenseKey");
-  auto machine_id = string_of(*inner, "machineId");
-  if (!license_key || !machine_id) return std::nullopt;
-  out.activation_id = string_of(*inner, "activationId");
-  const bool deactivation = out.label == kDeactivationFileLabel;
-  if (deactivation != out.activation_id.has_value()) return std::nullopt;
-  out.key_id = std::move(*key_id);
-  out.nonce = std::move(*nonce);
-  out.signature = std::move(*signature);
-  out.body = std::move(*body);
-  out.license_key = std::move(*license_key);
-  out.machine_id = std::move(*machine_id);
-  return out;
+  return read_offline_request_file(armoured).file;
+}
+
+std::string write_activation_payload(const ActivationPayloadFields& f) {
+  json::object machine;
+  machine["id"] = f.machine_id;
+  machine["name"] = f.machine_name ? json::value(*f.machine_name) : json::value(nullptr);
+  json::object p;
+  p["id"] = f.id;
+  p["licenseKey"] = f.license_key;
+  p["product"] = json::object{{"slug", f.product_slug}, {"name", f.product_name}};
+  p["machine"] = std::move(machine);
+  p["status"] = f.status;
+  p["entitlements"] = f.entitlements;
+  p["max"] = f.max;
+  p["licenseExpiresAt"] = f.license_expires_at_ms
+                              ? json::value(format_timestamp(*f.license_expires_at_ms))
+                              : json::value(nullptr);
+  p["issuedAt"] = format_timestamp(f.issued_at_ms);
+  p["expiresAt"] = format_timestamp(f.expires_at_ms);
+  p["requestTimestamp"] = format_timestamp(f.request_timestamp * 1000);
+  p["requestNonce"] = f.request_nonce;
+  return json::serialize(p);
+}
+
+std::string activation_file_message(std::string_view payload) {
+  std::string message(kActivationFileSigningPrefix);
+  message.append(payload);
+  return message;
+}
+
+std::string write_activation_file(std::string_view kid, const RawResponseSignature& signature,
+                                  std::string_view payload) {
+  json::object file;
+  file["v"] = 1;
+  file["kid"] = kid;
+  file["signature"] = base64_encode(signature.data(), signature.size());
+  file["payload"] = base64_encode(reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
+  return armour(kActivationFileLabel, json::serialize(file));
 }
 
 const char* activation_file_problem_name(ActivationFileProblem problem) {
@@ -264,22 +369,19 @@ std::string activation_file_problem_message(ActivationFileProblem problem) {
   return "this is not a readable activation file";
 }
 
-ActivationFileRead read_activation_file(std::string_view armoured,
-                                        const std::vector<PinnedResponseKey>& pinned) {
-  ActivationFileRead out;
-  out.problem = ActivationFileProblem::kMalformed;
+SignedPayloadRead open_activation_file(std::string_view armoured,
+                                       const std::vector<PinnedResponseKey>& pinned) {
+  SignedPayloadRead out;
   const auto bytes = dearmour_as(armoured, kActivationFileLabel);
   if (!bytes) return out;
-  const auto envelope =
-      object_of(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  const auto envelope = object_of(*bytes);
   if (!envelope) return out;
   const json::value* v = envelope->if_contains("v");
   const auto kid = string_of(*envelope, "kid");
   const auto signature_text = string_of(*envelope, "signature");
   const auto payload_text = string_of(*envelope, "payload");
-  const auto alg = string_of(*envelope, "alg");
   if (v == nullptr || !v->is_int64() || v->as_int64() != 1 || !kid || !signature_text ||
-      !payload_text || (envelope->contains("alg") && !alg)) {
+      !payload_text) {
     return out;
   }
   const auto signature = base64_decode(*signature_text);
@@ -287,25 +389,36 @@ ActivationFileRead read_activation_file(std::string_view armoured,
   RawResponseSignature raw{};
   if (!signature || signature->size() != raw.size() || !payload) return out;
   std::copy(signature->begin(), signature->end(), raw.begin());
-  const PinnedResponseKey* key =
-      key_for(pinned, *kid, alg ? std::optional<std::string_view>(*alg) : std::nullopt);
+  const PinnedResponseKey* key = key_for(pinned, *kid);
   if (key == nullptr) {
     out.problem = ActivationFileProblem::kUnknownKey;
     return out;
   }
-  std::string message(kActivationFileSigningPrefix);
-  message.append(reinterpret_cast<const char*>(payload->data()), payload->size());
-  if (!verify_message_signature(*key, raw, message)) {
+  std::string text(payload->begin(), payload->end());
+  if (!verify_message_signature(*key, raw, activation_file_message(text))) {
     out.problem = ActivationFileProblem::kBadSignature;
     return out;
   }
-  ActivationFile file;
-  file.kid = *kid;
-  file.algorithm = key->algorithm;
-  file.payload = message.substr(kActivationFileSigningPrefix.size());
-  const auto p = object_of(file.payload);
-  if (!p || !read_payload(*p, file)) return out;  // signed, yet not the §16.3 shape
   out.problem = ActivationFileProblem::kNone;
+  out.signed_payload = SignedPayload{*kid, key->algorithm, std::move(text)};
+  return out;
+}
+
+ActivationFileRead read_activation_file(std::string_view armoured,
+                                        const std::vector<PinnedResponseKey>& pinned) {
+  ActivationFileRead out;
+  SignedPayloadRead opened = open_activation_file(armoured, pinned);
+  out.problem = opened.problem;
+  if (!opened.signed_payload) return out;
+  ActivationFile file;
+  file.kid = std::move(opened.signed_payload->kid);
+  file.algorithm = opened.signed_payload->algorithm;
+  file.payload = std::move(opened.signed_payload->payload);
+  const auto p = object_of(file.payload);
+  if (!p || !read_payload(*p, file)) {  // signed, yet not the §16.3 shape
+    out.problem = ActivationFileProblem::kMalformed;
+    return out;
+  }
   out.file = std::move(file);
   return out;
 }

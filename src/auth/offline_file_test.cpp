@@ -1,10 +1,11 @@
-// Offline files as a client writes and reads them (spec §16 with §21's rules): request and
-// deactivation files signed as their requests, activation files verified with a pinned
-// Ed25519 or ES256 key, refused when edited, for another machine, license or product, or
-// outside the clock window. The files are signed here by ResponseSigner, the server's own
-// signing code, over `v1-activation-file\n` + payload (the vector the server's files must
-// verify against; test OfflineFileIndependent in client/tests checks the same bytes with
-// Python's `cryptography`).
+// Offline files, one model for both ends (spec §16 with §21's rules): request and
+// deactivation files signed as their requests and read back with §21's types, activation
+// files written as the server writes them (write_activation_payload, signed by
+// sign_activation_file with the server's own ResponseSigner) and read and verified as the
+// SDK does with a pinned Ed25519 or ES256 key, refused when edited, for another machine,
+// license or product, or outside the clock window. Python's `cryptography` checks the same
+// bytes (client/tests, SdkOffline.AnIndependentEd25519ImplementationAgreesOnActivationFiles,
+// and tests/support/verify_activation_file.py for the real server's files).
 #include "auth/offline_file.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 
 #include "auth/armour.h"
 #include "auth/base64.h"
+#include "auth/offline_files.h"
 #include "auth/request_signature.h"
 #include "auth/response_signer.h"
 
@@ -21,45 +23,65 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr int64_t kIssued = 1'790'000'000;  // 2026-09-21
+constexpr int64_t kIssued = 1'790'000'000;  // 2026-09-21T14:13:20Z
 constexpr int64_t kDay = 24 * 60 * 60;
 const std::string kMachine = std::string(64, 'a');
 const std::string kLicense = "4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f";
+const std::string kFileId = "0123456789abcdef0123456789abcdef";
 
-json::object payload_of(const std::string& machine = kMachine) {
-  return json::object{
-      {"id", "0123456789abcdef0123456789abcdef"},
-      {"licenseKey", kLicense},
-      {"product", json::object{{"slug", "reverb"}, {"name", "Reverb Pro"}}},
-      {"machine", json::object{{"id", machine}, {"name", nullptr}}},
-      {"status", "ACTIVE"},
-      {"entitlements",
-       json::array{json::object{{"code", "pro"}, {"expiresAt", nullptr}, {"active", true}},
-                   json::object{{"code", "voices"},
-                                {"expiresAt", "2027-01-01T00:00:00.000Z"},
-                                {"active", true},
-                                {"value", 64}}}},
-      {"max", 3},
-      {"licenseExpiresAt", nullptr},
-      {"issuedAt", "2026-09-21T14:13:20.000Z"},
-      {"expiresAt", "2026-12-20T14:13:20.000Z"},  // issuedAt + 90 d
-      {"requestTimestamp", kIssued - 60},
-      {"requestNonce", "nonce-0123456789abcdef"}};
+ActivationPayloadFields payload_fields(const std::string& machine = kMachine) {
+  ActivationPayloadFields f;
+  f.id = kFileId;
+  f.license_key = kLicense;
+  f.product_slug = "reverb";
+  f.product_name = "Reverb Pro";
+  f.machine_id = machine;
+  f.status = "ACTIVE";
+  f.entitlements =
+      json::array{json::object{{"code", "pro"}, {"expiresAt", nullptr}, {"active", true}},
+                  json::object{{"code", "voices"},
+                               {"expiresAt", "2027-01-01T00:00:00.000Z"},
+                               {"active", true},
+                               {"value", 64}}};
+  f.max = 3;
+  f.issued_at_ms = kIssued * 1000;
+  f.expires_at_ms = (kIssued + 90 * kDay) * 1000;
+  f.request_timestamp = kIssued - 60;
+  f.request_nonce = "nonce-0123456789abcdef";
+  return f;
 }
 
-// An activation file as §16.3 describes it, signed by `signer` in `algorithm`.
+std::string payload_of(const std::string& machine = kMachine) {
+  return write_activation_payload(payload_fields(machine));
+}
+
+// An activation file signed by `signer` in `algorithm`, as the server signs one.
 std::string sign_file(const ResponseSigner& signer, ResponseAlgorithm algorithm,
                       const std::string& payload) {
-  const auto signature =
-      signer.sign_message(algorithm, std::string(kActivationFileSigningPrefix) + payload);
-  EXPECT_TRUE(signature.has_value());
-  const json::object envelope{
-      {"v", 1},
-      {"kid", signer.signing_key(algorithm)->kid()},
-      {"alg", std::string(algorithm_name(algorithm))},
-      {"signature", base64_encode(signature->data(), signature->size())},
-      {"payload", base64_encode(reinterpret_cast<const uint8_t*>(payload.data()), payload.size())}};
-  return armour(kActivationFileLabel, json::serialize(envelope));
+  const auto file = sign_activation_file(signer, algorithm, payload);
+  EXPECT_TRUE(file.has_value());
+  return file.value_or("");
+}
+
+TEST(OfflineActivationPayload, IsWrittenWithTheMembersAndTypesOfSection16_3) {
+  ActivationPayloadFields f = payload_fields();
+  f.machine_name = "Studio A";
+  f.license_expires_at_ms = (kIssued + 365 * kDay) * 1000;
+  EXPECT_EQ(json::parse(write_activation_payload(f)),
+            json::parse(R"({"id":"0123456789abcdef0123456789abcdef",
+              "licenseKey":"4f1c2d3e-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+              "product":{"slug":"reverb","name":"Reverb Pro"},
+              "machine":{"id":")" +
+                        kMachine + R"(","name":"Studio A"},
+              "status":"ACTIVE",
+              "entitlements":[{"code":"pro","expiresAt":null,"active":true},
+                {"code":"voices","expiresAt":"2027-01-01T00:00:00.000Z","active":true,"value":64}],
+              "max":3,
+              "licenseExpiresAt":"2027-09-21T14:13:20.000Z",
+              "issuedAt":"2026-09-21T14:13:20.000Z",
+              "expiresAt":"2026-12-20T14:13:20.000Z",
+              "requestTimestamp":"2026-09-21T14:12:20.000Z",
+              "requestNonce":"nonce-0123456789abcdef"})"));
 }
 
 class OfflineFile : public ::testing::TestWithParam<ResponseAlgorithm> {
@@ -70,7 +92,7 @@ class OfflineFile : public ::testing::TestWithParam<ResponseAlgorithm> {
     return {signer_.signing_key(GetParam())->pinned()};
   }
   std::string file(const std::string& machine = kMachine) const {
-    return sign_file(signer_, GetParam(), json::serialize(payload_of(machine)));
+    return sign_file(signer_, GetParam(), payload_of(machine));
   }
   ActivationFileExpectation expect(int64_t now = kIssued + kDay) const {
     return {kMachine, "reverb", kLicense, now, std::nullopt};
@@ -100,7 +122,7 @@ TEST_P(OfflineFile, AFileSignedByThePinnedKeyVerifiesAndReadsItsPayload) {
 }
 
 TEST_P(OfflineFile, AOneByteEditAnywhereInThePayloadIsRefused) {
-  std::string payload = json::serialize(payload_of());
+  std::string payload = payload_of();
   const std::string good = sign_file(signer_, GetParam(), payload);
   // Sign the original, then swap in an edited payload under the same signature.
   const auto envelope = json::parse(std::string([&] {
@@ -119,6 +141,15 @@ TEST_P(OfflineFile, AOneByteEditAnywhereInThePayloadIsRefused) {
     EXPECT_EQ(read.problem, ActivationFileProblem::kBadSignature) << "byte " << at;
     EXPECT_FALSE(read.file.has_value());
   }
+}
+
+TEST_P(OfflineFile, ASignedPayloadWithARequestTimestampThatIsNotRfc3339IsMalformed) {
+  json::object p = json::parse(payload_of()).as_object();
+  p["requestTimestamp"] = kIssued - 60;  // Unix seconds: not what the server writes
+  const auto read = verify_activation_file(sign_file(signer_, GetParam(), json::serialize(p)),
+                                           pinned(), expect());
+  EXPECT_EQ(read.problem, ActivationFileProblem::kMalformed);
+  EXPECT_FALSE(read.file.has_value());
 }
 
 TEST_P(OfflineFile, AFileForAnotherMachineIsRefused) {
@@ -193,7 +224,7 @@ TEST(OfflineRequestFile, IsSignedAsAnActivateRequestAndStaysUnder1KiB) {
   EXPECT_EQ(text.rfind("-----BEGIN LICENSE ACTIVATION REQUEST-----\n", 0), 0u);
   const auto read = read_offline_request(text);
   ASSERT_TRUE(read.has_value());
-  EXPECT_EQ(read->label, kActivationRequestLabel);
+  EXPECT_EQ(read->kind, OfflineFileKind::kRequest);
   EXPECT_EQ(read->body, R"({"licenseKey":")" + kLicense + R"(","machineId":")" + kMachine + "\"}");
   EXPECT_EQ(read->timestamp, kIssued);
   // The §2 signature a server recomputes for POST /api/v1/license/activate.
@@ -207,23 +238,42 @@ TEST(OfflineRequestFile, IsSignedAsAnActivateRequestAndStaysUnder1KiB) {
 }
 
 TEST(OfflineRequestFile, ADeactivationFileIsSignedAsADeactivateRequestNamingTheActivation) {
-  OfflineRequestInput in{"plugin-2026",
-                         "s3cret",
-                         kLicense,
-                         kMachine,
-                         kIssued,
-                         "AbCdEfGhIjKlMnOpQrStUvWxYz012345",
-                         std::string("0123abcd")};
+  OfflineRequestInput in{"plugin-2026", "s3cret", kLicense,
+                         kMachine,      kIssued,  "AbCdEfGhIjKlMnOpQrStUvWxYz012345",
+                         kFileId};
   const std::string text = write_deactivation_file(in);
   const auto read = read_offline_request(text);
   ASSERT_TRUE(read.has_value());
-  EXPECT_EQ(read->label, kDeactivationFileLabel);
-  EXPECT_EQ(read->activation_id, "0123abcd");
+  EXPECT_EQ(read->kind, OfflineFileKind::kDeactivation);
+  EXPECT_EQ(read->activation_id, kFileId);
   EXPECT_EQ(read->signature,
             sign_request("s3cret", {"POST", "/api/v1/license/deactivate", "plugin-2026",
                                     std::to_string(kIssued), in.nonce, sha256_hex(read->body)}));
   in.activation_id.reset();
   EXPECT_EQ(write_deactivation_file(in), "") << "a deactivation names its activation";
+  // The server refuses any activationId but the 32 lowercase hex digits it issues.
+  for (const std::string& id :
+       std::vector<std::string>{"0123abcd", std::string(32, 'A'), std::string(33, 'a')}) {
+    in.activation_id = id;
+    EXPECT_EQ(write_deactivation_file(in), "") << id;
+  }
+}
+
+TEST(OfflineRequestFile, TheServerReadsWhatTheClientWritesAsTheSameFile) {
+  OfflineRequestInput in{"plugin-2026",        "s3cret", kLicense, kMachine, kIssued,
+                         random_128_bit_hex(), kFileId};
+  const auto server =
+      parse_offline_file(write_deactivation_file(in), OfflineFileKind::kDeactivation);
+  ASSERT_TRUE(server.ok()) << server.error().message;
+  EXPECT_EQ(server->request.license_key, kLicense);
+  EXPECT_EQ(server->request.offline->activation_id, kFileId);
+  EXPECT_EQ(server->request.offline->timestamp, kIssued);
+  const std::vector<SigningKeyConfig> configs = {{"plugin-2026", "s3cret", {}}};
+  const KeyRing keys(configs);
+  EXPECT_TRUE(check_offline_file(keys, server.value(), kIssued, OfflineFileLimits{}).ok());
+  EXPECT_FALSE(parse_offline_file(write_deactivation_file(in), OfflineFileKind::kRequest).ok())
+      << "a deactivation file is not a request";
+  EXPECT_TRUE(parse_offline_file(write_request_file(in), OfflineFileKind::kRequest).ok());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
-// Request, deactivation and activation files (docs/protocol.md §21): read, checked as a
-// signed request with the offline limits, and signed with the response key.
+// Request, deactivation and activation files (docs/protocol.md §21) on the server: read
+// (the shared reader of auth/offline_file.h, then the inner body's schema), checked as a
+// signed request with the offline limits, and signed with the response key in the §16.3
+// shape the SDK reads (open_activation_file, the SDK's own reader).
 #include "auth/offline_files.h"
 
 #include <gtest/gtest.h>
@@ -162,11 +164,19 @@ TEST(OfflineFiles, ADeactivationFileNamesTheActivationIdItEnds) {
 }
 
 TEST(OfflineFiles, AnActivationIdIs128RandomBitsInHex) {
-  const std::string a = new_activation_id();
-  const std::string b = new_activation_id();
+  const std::string a = random_128_bit_hex();
+  const std::string b = random_128_bit_hex();
   EXPECT_EQ(a.size(), 32u);
   EXPECT_NE(a, b);
   EXPECT_EQ(a.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+// The payload of `file` when its signature verifies with one of `pinned`.
+std::optional<std::string> signed_payload(const std::string& file,
+                                          const std::vector<PinnedResponseKey>& pinned) {
+  auto opened = open_activation_file(file, pinned);
+  if (!opened.signed_payload) return std::nullopt;
+  return opened.signed_payload->payload;
 }
 
 class ActivationFileSigning : public ::testing::TestWithParam<ResponseAlgorithm> {};
@@ -181,19 +191,23 @@ TEST_P(ActivationFileSigning, VerifiesWithTheResponseKeyAndNotWhenOneByteChanges
   ASSERT_TRUE(file.has_value());
   EXPECT_EQ(file->rfind("-----BEGIN LICENSE ACTIVATION-----\n", 0), 0u);
   const std::vector<PinnedResponseKey> pinned = {ed->pinned(), es->pinned()};
-  EXPECT_EQ(verify_activation_file(*file, pinned), payload);
+  EXPECT_EQ(signed_payload(*file, pinned), payload);
 
+  // §16.3's envelope exactly: {"v", "kid", "signature", "payload"}, no algorithm member
+  // (the pinned key the kid names has one).
   const auto bytes = dearmour_as(*file, kActivationFileLabel);
   boost::json::object o = boost::json::parse(std::string(bytes->begin(), bytes->end())).as_object();
-  EXPECT_EQ(o.at("alg").as_string(), algorithm_name(GetParam()));
+  EXPECT_EQ(o.size(), 4u) << boost::json::serialize(o);
+  EXPECT_EQ(o.at("v").as_int64(), 1);
+  EXPECT_FALSE(o.contains("alg"));
   EXPECT_EQ(o.at("kid").as_string(), signer.signing_key(GetParam())->kid());
   std::string edited = payload;
   edited[edited.size() - 2] = '4';  // max 3 -> 4
   o["payload"] = base64_encode(reinterpret_cast<const uint8_t*>(edited.data()), edited.size());
   const std::string forged = armour(kActivationFileLabel, boost::json::serialize(o));
-  EXPECT_EQ(verify_activation_file(forged, pinned), std::nullopt);
+  EXPECT_EQ(signed_payload(forged, pinned), std::nullopt);
   auto other = ResponseKey::generate(GetParam());
-  EXPECT_EQ(verify_activation_file(*file, {other->pinned()}), std::nullopt) << "another key";
+  EXPECT_EQ(signed_payload(*file, {other->pinned()}), std::nullopt) << "another key";
 }
 
 INSTANTIATE_TEST_SUITE_P(BothAlgorithms, ActivationFileSigning,
@@ -207,7 +221,7 @@ TEST(OfflineFiles, TheAnswersPayloadIsReplacedByTheSignedFile) {
   auto signed_body = sign_activation_file_member(&signer, ResponseAlgorithm::kEd25519, body);
   ASSERT_TRUE(signed_body.ok());
   const std::string file(signed_body->at("activationFile").as_string());
-  EXPECT_EQ(verify_activation_file(file, {ed->pinned()}), R"({"id":"x"})");
+  EXPECT_EQ(signed_payload(file, {ed->pinned()}), R"({"id":"x"})");
   EXPECT_FALSE(sign_activation_file_member(nullptr, ResponseAlgorithm::kEd25519, body).ok());
 }
 

@@ -3,8 +3,8 @@
 // and age were checked before (auth/offline_files.h); this decides what the file does to the
 // slots, and leaves the activation file's payload for the surface to sign.
 #include <algorithm>
-#include <boost/json/serialize.hpp>
 
+#include "auth/offline_file.h"
 #include "core/license_json.h"
 #include "core/operation_parts.h"
 #include "core/operations.h"
@@ -18,26 +18,26 @@ using op_parts::activation_body;
 using op_parts::audit_entry;
 using op_parts::count_fresh;
 
-// §21.3's payload: what the plugin needs to run with no network until expiresAt.
+// §21.3's payload (auth/offline_file.h writes it): what the plugin needs to run with no
+// network until expiresAt.
 std::string activation_payload(const License& license, const Activation& a,
                                const OfflineOrigin& origin, UnixMillis now) {
-  object m;
-  m["id"] = a.machine_id;
-  m["name"] = a.machine_name ? boost::json::value(*a.machine_name) : boost::json::value(nullptr);
-  object p;
-  p["id"] = *a.offline_file_id;
-  p["licenseKey"] = license.key;
-  p["product"] = product_json(license.product);
-  p["machine"] = std::move(m);
-  p["status"] = effective_status(license, now);
-  p["entitlements"] = entitlements_answer_json(license.entitlements, now);
-  p["max"] = license.max;
-  p["licenseExpiresAt"] = optional_timestamp_json(license.expires_at);
-  p["issuedAt"] = format_timestamp(now);
-  p["expiresAt"] = format_timestamp(*a.offline_until);
-  p["requestTimestamp"] = format_timestamp(origin.timestamp * 1000);
-  p["requestNonce"] = origin.nonce;
-  return boost::json::serialize(p);
+  ActivationPayloadFields f;
+  f.id = *a.offline_file_id;
+  f.license_key = license.key;
+  f.product_slug = license.product.slug;
+  f.product_name = license.product.name;
+  f.machine_id = a.machine_id;
+  f.machine_name = a.machine_name;
+  f.status = std::string(effective_status(license, now));
+  f.entitlements = entitlements_answer_json(license.entitlements, now);
+  f.max = license.max;
+  f.license_expires_at_ms = license.expires_at;
+  f.issued_at_ms = now;
+  f.expires_at_ms = *a.offline_until;
+  f.request_timestamp = origin.timestamp;
+  f.request_nonce = origin.nonce;
+  return write_activation_payload(f);
 }
 
 // A new file for `a`: a new id, issued now, ending at the earlier of the license's expiry

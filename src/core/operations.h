@@ -40,7 +40,7 @@ struct OperationContext {
   // Who asks: the client (the License API), the customer (the dashboard), the admin (with
   // the token's name). Audit records carry it; the deactivation quota counts the first two.
   Actor actor = Actor::kClient;
-  std::string_view actor_name;
+  std::string_view actor_name{};
   // An offline file's own signing key's product binding (docs/protocol.md §21.2); null or
   // empty: none beyond bound_products.
   const std::vector<std::string>* inner_bound_products = nullptr;

@@ -50,9 +50,10 @@ struct LicenseRequest {
   std::string product;
   std::optional<std::string> email;
   // Offline endpoints: the armoured file as sent (`request`), and, once it is parsed, what
-  // it said; the members above are then the inner body's.
-  std::string offline_text;
-  std::optional<OfflineOrigin> offline;
+  // it said; the members above are then the inner body's. Initialised here so brace
+  // initialisations of the members above still compile without them (-Wextra).
+  std::string offline_text{};
+  std::optional<OfflineOrigin> offline{};
 };
 
 // True for `application/json` (case-insensitive) with optional parameters; a charset

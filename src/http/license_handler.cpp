@@ -236,7 +236,7 @@ OperationContext LicenseHandler::operation_context(const AuthorizedRequest& requ
   ctx.dashboard_url = &config_.dashboard_url;
   ctx.trial_identity = config_.trial_identity;
   ctx.new_license_key = &generate_license_key;
-  ctx.new_activation_id = &new_activation_id;
+  ctx.new_activation_id = &random_128_bit_hex;
   return ctx;
 }
 

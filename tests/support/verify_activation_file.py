@@ -51,9 +51,12 @@ def verify(keys, file_text):
         raise Refused("v is not 1")
     payload = base64.b64decode(outer["payload"], validate=True)
     signature = base64.b64decode(outer["signature"], validate=True)
-    key = next((k for k in keys if k["kid"] == outer["kid"] and k["alg"] == outer["alg"]), None)
+    if set(outer) != {"v", "kid", "signature", "payload"}:
+        raise Refused(f"the envelope's members are {sorted(outer)}, not v, kid, signature, payload")
+    # The kid names the key, and the key its algorithm (spec 16.3: no alg member).
+    key = next((k for k in keys if k["kid"] == outer["kid"]), None)
     if key is None:
-        raise Refused("no published key has that kid and alg")
+        raise Refused("no published key has that kid")
     raw = base64.b64decode(key["publicKey"])
     message = PREFIX + payload
     try:
