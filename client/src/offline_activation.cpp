@@ -33,10 +33,29 @@ Answer failure(Outcome outcome, std::string error, std::string message) {
   return a;
 }
 
-std::optional<std::string> nonce_for_file() {
-  std::string nonce = random_128_bit_hex();
-  if (nonce.empty()) return std::nullopt;
-  return nonce;
+// A request file (no `activation_id`) or a deactivation file of this machine, signed at
+// `timestamp` with a fresh nonce; a failure when there is no nonce or (a deactivation) the
+// id is not one the server issues.
+Answer signed_offline_file(const ClientConfig& config, int64_t timestamp,
+                           std::optional<std::string> activation_id) {
+  const std::string nonce = random_128_bit_hex();
+  if (nonce.empty()) {
+    return failure(Outcome::kUnavailable, "RANDOM",
+                   "the system's random number generator failed (no nonce to sign with)");
+  }
+  const bool deactivation = activation_id.has_value();
+  const OfflineRequestInput input{config.key_id,           config.secret, config.license_key,
+                                  config.machine_id,       timestamp,     nonce,
+                                  std::move(activation_id)};
+  Answer a;
+  a.outcome = Outcome::kOk;
+  a.license_key = config.license_key;
+  a.file_text = deactivation ? write_deactivation_file(input) : write_request_file(input);
+  if (a.file_text.empty()) {
+    return failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
+                   "the activation file's id is not one the license server issues");
+  }
+  return a;
 }
 
 std::optional<std::string> read_small_file(const std::filesystem::path& path) {
@@ -112,18 +131,8 @@ Answer Client::write_offline_request() {
   if (config_.license_key.empty()) {
     return failure(Outcome::kUsage, "USAGE", "an activation request needs the license key");
   }
-  const auto nonce = nonce_for_file();
-  if (!nonce) {
-    return failure(Outcome::kUnavailable, "RANDOM",
-                   "the system's random number generator failed (no nonce to sign with)");
-  }
-  const int64_t timestamp = config_.clock->now_seconds() + clock_offset_seconds();
-  Answer a;
-  a.outcome = Outcome::kOk;
-  a.license_key = config_.license_key;
-  a.file_text = write_request_file({config_.key_id, config_.secret, config_.license_key,
-                                    config_.machine_id, timestamp, *nonce, std::nullopt});
-  return a;
+  return signed_offline_file(config_, config_.clock->now_seconds() + clock_offset_seconds(),
+                             std::nullopt);
 }
 
 Answer Client::install_activation_file(std::string_view text) {
@@ -228,21 +237,9 @@ Answer Client::write_offline_deactivation() {
                    activation_file_problem_message(read.file ? ActivationFileProblem::kOtherMachine
                                                              : read.problem));
   }
-  const auto nonce = nonce_for_file();
-  if (!nonce) {
-    return failure(Outcome::kUnavailable, "RANDOM",
-                   "the system's random number generator failed (no nonce to sign with)");
-  }
-  const int64_t timestamp = config_.clock->now_seconds() + clock_offset_seconds();
-  Answer a;
-  a.outcome = Outcome::kOk;
-  a.license_key = config_.license_key;
-  a.file_text = write_deactivation_file({config_.key_id, config_.secret, config_.license_key,
-                                         config_.machine_id, timestamp, *nonce, read.file->id});
-  if (a.file_text.empty()) {
-    return failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
-                   "the activation file's id is not one the license server issues");
-  }
+  Answer a = signed_offline_file(config_, config_.clock->now_seconds() + clock_offset_seconds(),
+                                 read.file->id);
+  if (!a.ok()) return a;
   // First the local file goes, then the deactivation file exists (spec §16.5).
   std::error_code ec;
   if (!std::filesystem::remove(installed->second, ec) || ec) {

@@ -21,8 +21,8 @@ class OfflineStudio : public SdkTest {
  protected:
   // licensectl on one of the two machines: each has its own per-user cache.
   CommandResult Licensectl(const std::string& machine_dir, std::vector<std::string> args) const {
-    std::vector<std::string> argv = {LICENSECTL_BINARY, "--key-id", bb::kPluginKey.id,
-                                     "--secret", bb::kPluginKey.secret};
+    std::vector<std::string> argv = {LICENSECTL_BINARY, "--key-id", bb::kPluginKey.id, "--secret",
+                                     bb::kPluginKey.secret};
     argv.insert(argv.end(), args.begin(), args.end());
     const bb::EnvVars env = {{"XDG_CACHE_HOME", Path(machine_dir + "/xdg-cache")},
                              {"XDG_DATA_HOME", Path(machine_dir + "/xdg-data")}};
@@ -39,8 +39,10 @@ std::string ReadAll(const std::string& path) {
 TEST_F(OfflineStudio, ARequestCarriedToAnOnlineMachineActivatesAndItsDeactivationFreesTheSlot) {
   Start();
   const std::string license = NewLicense(1);
-  bb::StoreSql(store(), "UPDATE licenses SET offline_release = 'deactivation' WHERE "
-                        "license_key = '" + license + "'");
+  bb::StoreSql(store(),
+               "UPDATE licenses SET offline_release = 'deactivation' WHERE "
+               "license_key = '" +
+                   license + "'");
   const std::string machine = "studio-rack-0001";
   const std::string key = SigningPublicKey();
   std::filesystem::create_directories(dir().path() / "offline-machine");
@@ -49,9 +51,9 @@ TEST_F(OfflineStudio, ARequestCarriedToAnOnlineMachineActivatesAndItsDeactivatio
   const std::string activation = Path("offline-machine/activation.lic");
 
   // 1. The offline machine writes its request, with no server.
-  const CommandResult requested =
-      Licensectl("offline-machine", {"--license-key", license, "--machine-id", machine,
-                                     "offline", "request", "--out", request});
+  const CommandResult requested = Licensectl(
+      "offline-machine",
+      {"--license-key", license, "--machine-id", machine, "offline", "request", "--out", request});
   ASSERT_EQ(requested.exit_code, 0) << requested.Describe();
 
   // 2. Carried to an online machine, submitted to the real server.
@@ -96,9 +98,9 @@ TEST_F(OfflineStudio, ARequestCarriedToAnOnlineMachineActivatesAndItsDeactivatio
   ASSERT_EQ(deactivated.exit_code, 0) << deactivated.Describe();
   EXPECT_FALSE(std::filesystem::exists(activation));
   EXPECT_NE(ReadAll(deactivation).find("-----BEGIN LICENSE DEACTIVATION-----"), std::string::npos);
-  const CommandResult freed = Licensectl(
-      "online-machine", {"--url", Url(), "offline", "submit", deactivation, "--out",
-                         Path("online-machine/unused.lic")});
+  const CommandResult freed =
+      Licensectl("online-machine", {"--url", Url(), "offline", "submit", deactivation, "--out",
+                                    Path("online-machine/unused.lic")});
   EXPECT_EQ(freed.exit_code, 0) << freed.Describe();
 
   // The slot is free: the license (max 1) takes another machine at once.
