@@ -272,6 +272,24 @@ RequestResult<AdminAnswer> list_audit(StoreTx& tx, const AdminCall& call) {
                                     [](const AuditEntry& e) { return std::to_string(e.id); })};
 }
 
+// license-api.md §16.2, §16.5: body {"request": "<armoured file>"}.
+RequestResult<AdminAnswer> offline_call(StoreTx& tx, const AdminCall& call,
+                                        const AdminContext& ctx) {
+  if (call.offline == nullptr) return Error::internal("the admin API has no offline keys");
+  // The key first: an unknown license is 1703 whatever the body says.
+  ASSIGN_OR_RETURN(const License l, find_any_license(tx, call.license_key));
+  ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
+  ASSIGN_OR_RETURN(const std::string text, required_string(body, "request"));
+  if (call.route == AdminRoute::kOfflineActivation) {
+    ASSIGN_OR_RETURN(json::object answer,
+                     admin_offline_activate(tx, l.key, text, *call.offline, ctx));
+    return AdminAnswer{200, std::move(answer)};
+  }
+  ASSIGN_OR_RETURN(json::object answer,
+                   admin_offline_deactivate(tx, l.key, text, *call.offline, ctx));
+  return AdminAnswer{200, std::move(answer)};
+}
+
 // ---- products and plans (docs/protocol.md §20) -------------------------------------
 
 RequestResult<AdminAnswer> product_call(StoreTx& tx, const AdminCall& call) {
@@ -393,6 +411,8 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kCreateStore:
     case AdminRoute::kPatchStore:
     case AdminRoute::kDeleteStore:
+    case AdminRoute::kOfflineActivation:
+    case AdminRoute::kOfflineDeactivation:
       return true;
   }
   return true;
@@ -447,6 +467,9 @@ RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
     case AdminRoute::kDeleteStore:
     case AdminRoute::kListStoreRejections:
       return store_call(tx, call, ctx);
+    case AdminRoute::kOfflineActivation:
+    case AdminRoute::kOfflineDeactivation:
+      return offline_call(tx, call, ctx);
   }
   return Error::internal("no admin call for this route");
 }

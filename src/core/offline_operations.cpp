@@ -153,7 +153,10 @@ RequestResult<object> offline_deactivate(LicenseTx& tx, const LicenseRequest& re
   if (!latest) return errors::machine_not_activated();
   const bool frees = license.offline_release == OfflineRelease::kDeactivation;
   if (frees) {
-    RETURN_IF_ERROR(op_parts::check_deactivation_quota(tx, locked, ctx.now));
+    // Support's frees never count and are never refused (docs/protocol.md §21.6).
+    if (ctx.actor != Actor::kAdmin) {
+      RETURN_IF_ERROR(op_parts::check_deactivation_quota(tx, locked, ctx.now));
+    }
     ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
     if (!removed) return errors::machine_not_activated();
     RETURN_IF_ERROR(op_parts::record_deactivation(tx, locked, *req.machine_id, ctx, true));

@@ -14,6 +14,7 @@
 
 #include "auth/armour.h"
 #include "support/fixture.h"
+#include "support/openapi_check.h"
 #include "support/response_verifier.h"
 #include "support/store_sql.h"
 
@@ -239,6 +240,163 @@ TEST_F(OfflineActivation, BadFilesAre1702ForTheFieldRequestWithTheirReason) {
                    "LICENSE_API_NOT_FOUND");
   // A request a day ahead of the clock (offline clocks drift) is still accepted.
   ASSERT_OK(Submit(RequestFile(license, "studio-mac-0001", UnixNow() + 23 * 3600)));
+}
+
+// Support submits the customer's file through the admin API (license-api.md §16.2,
+// §16.5, §21 "Offline files"): POST /api/v1/admin/licenses/{key}/offline-activations
+// and .../offline-deactivations, each answer checked against the OpenAPI document.
+class AdminApiOffline : public OfflineActivation {
+ protected:
+  void SetUp() override {
+    OfflineActivation::SetUp();
+    Start();
+    token_ = NewToken(false);
+  }
+
+  std::string NewToken(bool read_only) const {
+    std::vector<std::string> args{"token", "create", "--name", read_only ? "auditor" : "support",
+                                  "--json"};
+    if (read_only) args.push_back("--read-only");
+    const CommandResult r = admin().Run(args);
+    if (r.exit_code != 0) throw std::runtime_error(r.Describe());
+    return Str(ParseJson(r.out), "token");
+  }
+
+  // POST of `body` to the license's `route` (offline-activations, offline-deactivations).
+  HttpResponse AdminPost(const std::string& license, const std::string& route,
+                         const std::string& body, const std::string& token = {}) {
+    HttpRequest request;
+    request.method = "POST";
+    request.target = "/api/v1/admin/licenses/" + license + "/" + route;
+    request.Set("Authorization", "Bearer " + (token.empty() ? token_ : token));
+    request.Set("Content-Type", "application/json");
+    request.body = body;
+    HttpResponse r = Send(request);
+    if (openapi_.is_null()) {
+      HttpRequest doc;
+      doc.method = "GET";
+      doc.target = "/api/v1/openapi.json";
+      openapi_ = ParseJson(Send(doc).body);
+    }
+    EXPECT_DOCUMENTED(openapi_, "post", "/api/v1/admin/licenses/{key}/" + route, r);
+    return r;
+  }
+
+  HttpResponse AdminSubmit(const std::string& license, const RequestFile& f) {
+    return AdminPost(license, f.activation_id ? "offline-deactivations" : "offline-activations",
+                     Submission(MakeFile(f)));
+  }
+
+  std::string token_;
+  json::value openapi_;
+};
+
+TEST_F(AdminApiOffline, SupportActivatesAMachineFromItsRequestFileAsTheAdmin) {
+  const std::string license = NewLicense(2);
+  const RequestFile request(license, "studio-mac-0001");
+  const HttpResponse r = AdminSubmit(license, request);
+  ASSERT_OK(r);
+  const json::value body = BodyJson(r);
+  EXPECT_EQ(Int(body, "activations"), 1);
+  EXPECT_EQ(Int(body, "max"), 2);
+  EXPECT_EQ(Str(body.at("machine"), "id"), "studio-mac-0001");
+  EXPECT_TRUE(Bool(body.at("machine"), "offline"));
+  const auto payload = PythonVerifies(FileOf(r));
+  ASSERT_TRUE(payload.has_value()) << FileOf(r);
+  EXPECT_EQ(payload->at("licenseKey").as_string(), license);
+  EXPECT_EQ(payload->at("requestNonce").as_string(), request.nonce);
+  // The admin path has no algorithm header: the Ed25519 key signs.
+  const auto bytes = licensed::dearmour_as(FileOf(r), licensed::kActivationFileLabel);
+  ASSERT_TRUE(bytes);
+  EXPECT_EQ(Str(ParseJson(std::string(bytes->begin(), bytes->end())), "kid").rfind("ed25519-", 0),
+            0u);
+  const auto records = AuditRecords(license, "license.activate");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(Str(records[0], "actor"), "admin");
+  EXPECT_TRUE(Bool(records[0], "offline"));
+  // The same request again is the same file (same id), as on the client endpoint.
+  const HttpResponse again = AdminSubmit(license, request);
+  ASSERT_OK(again);
+  EXPECT_EQ(Str(*PythonVerifies(FileOf(again)), "id"), Str(*payload, "id"));
+}
+
+TEST_F(AdminApiOffline, ARequestForAnotherLicenseAnswers404With1703AndActivatesNothing) {
+  const std::string path_license = NewLicense(1);
+  const std::string other = NewLicense(1);
+  EXPECT_API_ERROR(AdminSubmit(path_license, RequestFile(other, "studio-mac-0001")), 404, 1703,
+                   "LICENSE_API_NOT_FOUND");
+  EXPECT_API_ERROR(AdminSubmit(RandomUuidV4(), RequestFile(other, "studio-mac-0001")), 404, 1703,
+                   "LICENSE_API_NOT_FOUND");
+  EXPECT_TRUE(AuditRecords(other, "license.activate").empty());
+  EXPECT_TRUE(AuditRecords(path_license, "license.activate").empty());
+  // Its own license's path activates it.
+  ASSERT_OK(AdminSubmit(other, RequestFile(other, "studio-mac-0001")));
+}
+
+TEST_F(AdminApiOffline, BadFilesAre1702ForTheFieldRequestWithTheirReason) {
+  const std::string license = NewLicense(1);
+  const auto expect_reason = [&](const HttpResponse& r, const std::string& reason) {
+    EXPECT_API_ERROR(r, 400, 1702, "LICENSE_API_MALFORMED");
+    EXPECT_EQ(Str(BodyJson(r), "field"), "request");
+    EXPECT_EQ(Reason(r), reason);
+  };
+  expect_reason(
+      AdminSubmit(license, RequestFile(license, "studio-mac-0001", UnixNow() - 31 * 86400)),
+      "too_old");
+  expect_reason(
+      AdminSubmit(license, RequestFile(license, "studio-mac-0001", UnixNow() + 25 * 3600)),
+      "too_far_ahead");
+  RequestFile wrong(license, "studio-mac-0001");
+  wrong.key = {kPluginKey.id, "not the secret"};
+  expect_reason(AdminSubmit(license, wrong), "signature_mismatch");
+  RequestFile unknown(license, "studio-mac-0001");
+  unknown.key = {"nobody", "x"};
+  expect_reason(AdminSubmit(license, unknown), "unknown_key");
+  std::string garbled = MakeFile(RequestFile(license, "studio-mac-0001"));
+  garbled[garbled.find('\n') + 3] = '*';
+  expect_reason(AdminPost(license, "offline-activations", Submission(garbled)), "malformed");
+  // A deactivation file is not a request file, and the other way round.
+  expect_reason(
+      AdminPost(
+          license, "offline-activations",
+          Submission(MakeFile(Deactivation(license, "studio-mac-0001", std::string(32, 'a'))))),
+      "malformed");
+  const HttpResponse no_request = AdminPost(license, "offline-activations", "{}");
+  EXPECT_API_ERROR(no_request, 400, 1702, "LICENSE_API_MALFORMED");
+  EXPECT_EQ(Str(BodyJson(no_request), "field"), "request");
+  // A read-only token may not submit.
+  EXPECT_EQ(AdminPost(license, "offline-activations",
+                      Submission(MakeFile(RequestFile(license, "studio-mac-0001"))), NewToken(true))
+                .status,
+            403u);
+  EXPECT_TRUE(AuditRecords(license, "license.activate").empty());
+}
+
+TEST_F(AdminApiOffline, SupportFreesAnOfflineSlotFromItsDeactivationFileWhateverTheQuota) {
+  const std::string license = NewLicense(2);
+  SetLicense(license, "offline_release = 'deactivation', max_deactivations = 1");
+  // The customer's one deactivation of the window is used.
+  ASSERT_OK(Activate(license, "machine-0001"));
+  ASSERT_OK(Deactivate(license, "machine-0001"));
+  const HttpResponse issued = AdminSubmit(license, RequestFile(license, "studio-mac-0001"));
+  ASSERT_OK(issued);
+  const std::string id = Str(*PythonVerifies(FileOf(issued)), "id");
+  const std::string other = NewLicense(1);
+  EXPECT_API_ERROR(AdminSubmit(other, Deactivation(license, "studio-mac-0001", id)), 404, 1703,
+                   "LICENSE_API_NOT_FOUND");
+  EXPECT_API_ERROR(
+      AdminSubmit(license, Deactivation(license, "studio-mac-0001", std::string(32, 'b'))), 404,
+      1707, "LICENSE_API_MACHINE_NOT_ACTIVATED");
+  const HttpResponse freed = AdminSubmit(license, Deactivation(license, "studio-mac-0001", id));
+  ASSERT_OK(freed);
+  EXPECT_EQ(Int(BodyJson(freed), "activations"), 0);
+  const auto records = AuditRecords(license, "license.deactivate");
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(Str(records[1], "actor"), "admin");
+  EXPECT_TRUE(Bool(records[1], "offline"));
+  // Submitted again after success: 1707.
+  EXPECT_API_ERROR(AdminSubmit(license, Deactivation(license, "studio-mac-0001", id)), 404, 1707,
+                   "LICENSE_API_MACHINE_NOT_ACTIVATED");
 }
 
 }  // namespace
