@@ -8,6 +8,7 @@
 #include "admin/admin_operations.h"
 #include "admin/admin_tokens.h"
 #include "admin/cli_status.h"
+#include "admin/offline_cli.h"
 #include "admin/plan_cli.h"
 #include "admin/plan_operations.h"
 #include "admin/store_cli.h"
@@ -314,6 +315,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   });
 
   add_plan_commands(admin, *product, *license, &a->store, chosen);
+  add_offline_commands(*license, &a->store, chosen);
   add_store_commands(admin, &a->store, chosen);
 
   auto* audit = admin.add_subcommand("audit", "a license's audit records, oldest first");

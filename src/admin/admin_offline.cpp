@@ -43,14 +43,13 @@ OperationContext operation_context(const CheckedFile& checked, const AdminContex
 
 }  // namespace
 
-RequestResult<boost::json::object> admin_offline_activate(StoreTx& tx,
-                                                          std::string_view license_key,
+RequestResult<boost::json::object> admin_offline_activate(StoreTx& tx, std::string_view license_key,
                                                           std::string_view request_text,
                                                           const OfflineSubmission& submission,
                                                           const AdminContext& ctx) {
-  ASSIGN_OR_RETURN(const CheckedFile checked,
-                   checked_file(license_key, request_text, OfflineFileKind::kRequest, submission,
-                                ctx.now));
+  ASSIGN_OR_RETURN(
+      const CheckedFile checked,
+      checked_file(license_key, request_text, OfflineFileKind::kRequest, submission, ctx.now));
   ASSIGN_OR_RETURN(boost::json::object answer,
                    offline_activate(tx, checked.file.request, operation_context(checked, ctx)));
   // Signed inside the transaction: no activation is kept that support did not get a file
@@ -66,9 +65,9 @@ RequestResult<boost::json::object> admin_offline_deactivate(StoreTx& tx,
                                                             std::string_view request_text,
                                                             const OfflineSubmission& submission,
                                                             const AdminContext& ctx) {
-  ASSIGN_OR_RETURN(const CheckedFile checked,
-                   checked_file(license_key, request_text, OfflineFileKind::kDeactivation,
-                                submission, ctx.now));
+  ASSIGN_OR_RETURN(
+      const CheckedFile checked,
+      checked_file(license_key, request_text, OfflineFileKind::kDeactivation, submission, ctx.now));
   return offline_deactivate(tx, checked.file.request, operation_context(checked, ctx));
 }
 

@@ -31,8 +31,7 @@ struct OfflineSubmission {
 // `field: "request"` with `reason` for a file that is not one or fails its checks, 404 1703
 // when it names another license (or `license_key` is unknown), then as activate (1704,
 // 1705), else the activate answer with `activationFile`, the armoured Ed25519-signed file.
-RequestResult<boost::json::object> admin_offline_activate(StoreTx& tx,
-                                                          std::string_view license_key,
+RequestResult<boost::json::object> admin_offline_activate(StoreTx& tx, std::string_view license_key,
                                                           std::string_view request_text,
                                                           const OfflineSubmission& submission,
                                                           const AdminContext& ctx);

@@ -9,6 +9,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -397,6 +398,80 @@ TEST_F(AdminApiOffline, SupportFreesAnOfflineSlotFromItsDeactivationFileWhatever
   // Submitted again after success: 1707.
   EXPECT_API_ERROR(AdminSubmit(license, Deactivation(license, "studio-mac-0001", id)), 404, 1707,
                    "LICENSE_API_MACHINE_NOT_ACTIVATED");
+}
+
+// `licensed admin license offline-activate KEY REQUEST_FILE --out FILE` (license-api.md
+// §16.2): the same submission from the vendor's command line, against the store.
+class AdminCliOffline : public OfflineActivation {
+ protected:
+  std::string WriteRequest(const RequestFile& f, const std::string& name) const {
+    const std::string path = (dir().path() / name).string();
+    std::ofstream(path, std::ios::trunc) << MakeFile(f);
+    return path;
+  }
+
+  CommandResult OfflineActivate(const std::string& license, const std::string& request,
+                                const std::string& out, const SigningKey& key = kPluginKey) const {
+    return admin().Run({"license", "offline-activate", license, request, "--out", out,
+                        "--signing-key", key.id + "=" + key.secret, "--json"});
+  }
+
+  static std::string Contents(const std::string& path) {
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), {}};
+  }
+};
+
+TEST_F(AdminCliOffline, WritesAFileTheServersKeyVerifiesAndNeverOverwritesOut) {
+  Start();
+  const std::string license = NewLicense(1);
+  const std::string request = WriteRequest(RequestFile(license, "studio-mac-0001"), "req.txt");
+  const std::string out = (dir().path() / "activation.lic").string();
+  const CommandResult r = OfflineActivate(license, request, out);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_EQ(Int(ParseJson(r.out), "activations"), 1);
+  EXPECT_FALSE(ParseJson(r.out).as_object().contains("activationFile")) << "it is in --out";
+  const std::string file = Contents(out);
+  const auto payload = PythonVerifies(file);
+  ASSERT_TRUE(payload.has_value()) << file;
+  EXPECT_EQ(payload->at("licenseKey").as_string(), license);
+  EXPECT_EQ(std::filesystem::status(out).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms(0644));
+  const auto records = AuditRecords(license, "license.activate");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(Str(records[0], "actor"), "admin");
+  EXPECT_TRUE(Bool(records[0], "offline"));
+
+  // An existing --out is refused and left as it was.
+  const std::string renewal = WriteRequest(RequestFile(license, "studio-mac-0001"), "req2.txt");
+  const CommandResult again = OfflineActivate(license, renewal, out);
+  EXPECT_EQ(again.exit_code, 1) << again.Describe();
+  EXPECT_NE(again.err.find("not overwritten"), std::string::npos) << again.Describe();
+  EXPECT_EQ(Contents(out), file);
+}
+
+TEST_F(AdminCliOffline, RefusesAnotherLicensesRequestAndABadFileWithTheirCodes) {
+  Start();
+  const std::string license = NewLicense(1);
+  const std::string other = NewLicense(1);
+  const std::string out = (dir().path() / "activation.lic").string();
+  const CommandResult foreign = OfflineActivate(
+      license, WriteRequest(RequestFile(other, "studio-mac-0001"), "other.txt"), out);
+  EXPECT_EQ(foreign.exit_code, 1) << foreign.Describe();
+  EXPECT_NE(foreign.err.find("1703"), std::string::npos) << foreign.Describe();
+  RequestFile forged(license, "studio-mac-0001");
+  forged.key = {kPluginKey.id, "not the secret"};
+  const CommandResult bad = OfflineActivate(license, WriteRequest(forged, "forged.txt"), out);
+  EXPECT_EQ(bad.exit_code, 1) << bad.Describe();
+  EXPECT_NE(bad.err.find("signature_mismatch"), std::string::npos) << bad.Describe();
+  EXPECT_FALSE(std::filesystem::exists(out));
+  EXPECT_TRUE(AuditRecords(license, "license.activate").empty());
+  EXPECT_TRUE(AuditRecords(other, "license.activate").empty());
+  // Without the signing keys the file cannot be checked: a usage error.
+  const CommandResult no_keys =
+      admin().Run({"license", "offline-activate", license,
+                   WriteRequest(RequestFile(license, "studio-mac-0001"), "r.txt"), "--out", out});
+  EXPECT_EQ(no_keys.exit_code, 2) << no_keys.Describe();
 }
 
 }  // namespace
