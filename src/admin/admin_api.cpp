@@ -92,6 +92,45 @@ ApiResult<std::optional<int64_t>> machine_ttl_of(const json::value& v) {
   return std::optional<int64_t>(seconds);
 }
 
+ApiResult<OfflineRelease> offline_release_of(const json::value& v) {
+  const auto release =
+      v.is_string() ? parse_offline_release(std::string_view(v.as_string())) : std::nullopt;
+  if (!release) return wrong("offlineRelease", "\"expiry\" or \"deactivation\"");
+  return *release;
+}
+
+// null is the default (no limit, or 3 under offlineRelease "deactivation").
+ApiResult<std::optional<int64_t>> max_deactivations_of(const json::value& v) {
+  if (v.is_null()) return std::optional<int64_t>();
+  ASSIGN_OR_RETURN(const int64_t n, integer(v, "maxDeactivations", 0));
+  return std::optional<int64_t>(n);
+}
+
+// The offline members of a create or PATCH body (license-api.md §16): `lease`,
+// `release`, `max_deactivations` set for each member given. For a create, null is absent.
+struct OfflineMembers {
+  std::optional<std::optional<int64_t>> lease;
+  std::optional<OfflineRelease> release;
+  std::optional<std::optional<int64_t>> max_deactivations;
+};
+RequestResult<OfflineMembers> offline_members(const json::object& body, bool null_is_absent) {
+  OfflineMembers m;
+  const auto given = [&](std::string_view name) -> const json::value* {
+    const json::value* v = member(body, name);
+    return v == nullptr || (null_is_absent && v->is_null()) ? nullptr : v;
+  };
+  if (const json::value* v = given("offlineLease")) {
+    ASSIGN_OR_RETURN(m.lease, duration_member(*v, "offlineLease"));
+  }
+  if (const json::value* v = given("offlineRelease")) {
+    ASSIGN_OR_RETURN(m.release, offline_release_of(*v));
+  }
+  if (const json::value* v = given("maxDeactivations")) {
+    ASSIGN_OR_RETURN(m.max_deactivations, max_deactivations_of(*v));
+  }
+  return m;
+}
+
 // ---- routes -----------------------------------------------------------------------
 
 json::object listed_license_json(const License& l, UnixMillis now) {
@@ -201,6 +240,10 @@ RequestResult<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& cal
   if (const json::value* v = member(body, "entitlements"); v != nullptr && !v->is_null()) {
     ASSIGN_OR_RETURN(spec.entitlements, entitlements_from_body(*v));
   }
+  ASSIGN_OR_RETURN(const OfflineMembers offline, offline_members(body, true));
+  if (offline.lease) spec.offline_lease_seconds = *offline.lease;
+  spec.offline_release = offline.release;
+  if (offline.max_deactivations) spec.max_deactivations = *offline.max_deactivations;
   ASSIGN_OR_RETURN(const License l, create_license(tx, spec, ctx));
   return license_answer(tx, l.key, ctx, 201);
 }
@@ -230,6 +273,10 @@ RequestResult<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call
   if (const json::value* v = member(body, "entitlements"); v != nullptr) {
     ASSIGN_OR_RETURN(patch.entitlements, entitlements_from_body(*v));
   }
+  ASSIGN_OR_RETURN(const OfflineMembers offline, offline_members(body, false));
+  patch.offline_lease_seconds = offline.lease;
+  patch.offline_release = offline.release;
+  patch.max_deactivations = offline.max_deactivations;
   AdminContext with_reason = ctx;
   if (const json::value* v = member(body, "reason"); v != nullptr && !v->is_null()) {
     if (!v->is_string()) return wrong("reason", "a string of at most 500 characters");

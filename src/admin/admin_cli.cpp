@@ -41,6 +41,7 @@ struct AdminArgs {
   bool json = false;
   std::string plan;
   std::string offline_grace;
+  std::string offline_lease, offline_release, max_deactivations;  // license-api.md §16
   std::vector<std::string> entitlements;
 };
 
@@ -124,6 +125,13 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   lcreate->add_option("--entitlement", a->entitlements, "CODE[@TS][=VALUE], repeatable");
   lcreate->add_option("--offline-grace", a->offline_grace,
                       "how long a cached answer serves offline (default 14d)");
+  lcreate->add_option("--offline-lease", a->offline_lease,
+                      "how long an offline activation file lasts (default 90d)");
+  lcreate->add_option("--offline-release", a->offline_release,
+                      "expiry (default) or deactivation: when an offline deactivation frees");
+  lcreate->add_option("--max-deactivations", a->max_deactivations,
+                      "deactivations per 30 days (default none, 3 under --offline-release "
+                      "deactivation)");
   lcreate->add_option("--expires-at", a->expires_at, "RFC 3339 timestamp");
   lcreate->add_option("--machine-ttl", a->machine_ttl,
                       "reclaim machines unseen this long (90s, 10m, 7d)");
@@ -150,6 +158,25 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
           std::cerr << "licensed admin: --offline-grace is a whole number and a unit: 3d, 12h\n";
           return kExitRefused;
         }
+      }
+      if (!a->offline_lease.empty()) {
+        spec.offline_lease_seconds = parse_duration_seconds(a->offline_lease);
+        if (!spec.offline_lease_seconds) {
+          std::cerr << "licensed admin: --offline-lease is a whole number and a unit: 30d, 12h\n";
+          return kExitRefused;
+        }
+      }
+      if (!a->offline_release.empty()) {
+        spec.offline_release = parse_offline_release(a->offline_release);
+        if (!spec.offline_release) {
+          std::cerr << "licensed admin: --offline-release is expiry or deactivation\n";
+          return kExitRefused;
+        }
+      }
+      if (!a->max_deactivations.empty()) {
+        const auto n = parse_max(a->max_deactivations);
+        if (!n) return kExitRefused;
+        spec.max_deactivations = *n;
       }
       if (!a->expires_at.empty()) {
         spec.expires_at = parse_timestamp(a->expires_at);

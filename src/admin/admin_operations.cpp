@@ -187,6 +187,12 @@ Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const Admin
   if (spec.offline_grace_seconds && *spec.offline_grace_seconds <= 0) {
     return refused("offlineGrace", "offlineGrace must be > 0 seconds");
   }
+  if (spec.offline_lease_seconds && *spec.offline_lease_seconds <= 0) {
+    return refused("offlineLease", "offlineLease must be > 0 seconds");
+  }
+  if (spec.max_deactivations && *spec.max_deactivations < 0) {
+    return refused("maxDeactivations", "maxDeactivations must be >= 0");
+  }
   if (spec.entitlements) RETURN_IF_ERROR(check_entitlements(*spec.entitlements, "entitlements"));
   ASSIGN_OR_RETURN(auto product, tx.find_product(spec.product_slug));
   if (!product) return refused("product", "unknown product " + spec.product_slug);
@@ -205,6 +211,9 @@ Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const Admin
   if (spec.max) n.max = *spec.max;
   if (spec.machine_ttl_seconds) n.machine_ttl_seconds = spec.machine_ttl_seconds;
   if (spec.offline_grace_seconds) n.offline_grace_seconds = spec.offline_grace_seconds;
+  if (spec.offline_lease_seconds) n.offline_lease_seconds = spec.offline_lease_seconds;
+  if (spec.offline_release) n.offline_release = *spec.offline_release;
+  if (spec.max_deactivations) n.max_deactivations = spec.max_deactivations;
   if (spec.entitlements) merge_entitlements(n.entitlements, *spec.entitlements);
   n.created_at = ctx.now;
   ASSIGN_OR_RETURN(License l, tx.insert_license(n));
@@ -310,13 +319,50 @@ Result<License> set_license_expiry(StoreTx& tx, std::string_view key,
   return l;
 }
 
+Result<License> set_license_offline_lease(StoreTx& tx, std::string_view key,
+                                          std::optional<int64_t> seconds, const AdminContext& ctx) {
+  if (seconds && *seconds <= 0) return refused("offlineLease", "offlineLease must be > 0 seconds");
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  const int64_t from = offline_lease_seconds(l);
+  l.offline_lease_seconds = seconds;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "offlineLease", from,
+                               offline_lease_seconds(l)));
+  return l;
+}
+
+Result<License> set_license_offline_release(StoreTx& tx, std::string_view key,
+                                            OfflineRelease release, const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  const OfflineRelease from = l.offline_release;
+  l.offline_release = release;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "offlineRelease",
+                               boost::json::value(to_string(from)),
+                               boost::json::value(to_string(release))));
+  return l;
+}
+
+Result<License> set_license_max_deactivations(StoreTx& tx, std::string_view key,
+                                              std::optional<int64_t> max, const AdminContext& ctx) {
+  if (max && *max < 0) return refused("maxDeactivations", "maxDeactivations must be >= 0");
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  const auto from = effective_max_deactivations(l);
+  l.max_deactivations = max;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "maxDeactivations",
+                               optional_json(from), optional_json(effective_max_deactivations(l))));
+  return l;
+}
+
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx) {
   if (!patch.status && !patch.max && !patch.expires_at && !patch.machine_ttl_seconds &&
-      !patch.entitlements && !patch.offline_grace_seconds) {
+      !patch.entitlements && !patch.offline_grace_seconds && !patch.offline_lease_seconds &&
+      !patch.offline_release && !patch.max_deactivations) {
     return refused("",
                    "nothing to change: give status, max, expiresAt, machineTtl, "
-                   "offlineGrace or entitlements");
+                   "offlineGrace, offlineLease, offlineRelease, maxDeactivations or entitlements");
   }
   if (patch.entitlements) RETURN_IF_ERROR(check_entitlements(*patch.entitlements, "entitlements"));
   RETURN_IF_ERROR(check_reason(ctx.reason));
@@ -336,6 +382,15 @@ Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePa
   }
   if (patch.offline_grace_seconds) {
     ASSIGN_OR_RETURN(l, set_license_offline_grace(tx, key, *patch.offline_grace_seconds, ctx));
+  }
+  if (patch.offline_lease_seconds) {
+    ASSIGN_OR_RETURN(l, set_license_offline_lease(tx, key, *patch.offline_lease_seconds, ctx));
+  }
+  if (patch.offline_release) {
+    ASSIGN_OR_RETURN(l, set_license_offline_release(tx, key, *patch.offline_release, ctx));
+  }
+  if (patch.max_deactivations) {
+    ASSIGN_OR_RETURN(l, set_license_max_deactivations(tx, key, *patch.max_deactivations, ctx));
   }
   if (patch.entitlements) {
     ASSIGN_OR_RETURN(l, set_license_entitlements(tx, key, *patch.entitlements, ctx));

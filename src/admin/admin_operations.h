@@ -57,6 +57,10 @@ struct LicenseSpec {
   // Given: replace the plan's entitlements of the same codes, and add the others.
   std::optional<std::vector<Entitlement>> entitlements;
   std::optional<int64_t> offline_grace_seconds;
+  // license-api.md §16.3, §16.5, §16.6: given, they override the plan's.
+  std::optional<int64_t> offline_lease_seconds;
+  std::optional<OfflineRelease> offline_release;
+  std::optional<int64_t> max_deactivations;
 };
 
 Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
@@ -81,6 +85,16 @@ Result<License> set_license_machine_ttl(StoreTx& tx, std::string_view key,
                                         const AdminContext& ctx);
 Result<License> set_license_expiry(StoreTx& tx, std::string_view key,
                                    std::optional<UnixMillis> expires_at, const AdminContext& ctx);
+// license-api.md §16.3: offlineLease in seconds (> 0); nullopt: the default (90d).
+Result<License> set_license_offline_lease(StoreTx& tx, std::string_view key,
+                                          std::optional<int64_t> seconds, const AdminContext& ctx);
+// license-api.md §16.5: what an offline deactivation does to the slot.
+Result<License> set_license_offline_release(StoreTx& tx, std::string_view key,
+                                            OfflineRelease release, const AdminContext& ctx);
+// license-api.md §16.6: deactivations per rolling 30 days (>= 0); nullopt: the default (no
+// limit, or 3 under offlineRelease "deactivation").
+Result<License> set_license_max_deactivations(StoreTx& tx, std::string_view key,
+                                              std::optional<int64_t> max, const AdminContext& ctx);
 
 // The admin API's PATCH: each member given is one of the changes above (an inner
 // nullopt clears expiresAt / machineTtl), applied in the caller's transaction.
@@ -91,6 +105,9 @@ struct LicensePatch {
   std::optional<int64_t> max;
   std::optional<std::optional<UnixMillis>> expires_at;
   std::optional<std::optional<int64_t>> machine_ttl_seconds;
+  std::optional<std::optional<int64_t>> offline_lease_seconds;  // inner nullopt: the default
+  std::optional<OfflineRelease> offline_release;
+  std::optional<std::optional<int64_t>> max_deactivations;  // inner nullopt: the default
 };
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx);

@@ -132,7 +132,8 @@ int run_offline_activate(const std::string& store_url, const OfflineArgs& a) {
   const auto text = read_text(a.request_file);
   if (!text) return refuse("cannot read " + a.request_file);
   // Refused before anything is activated, so a second run cannot lose a file.
-  if (::access(a.out.c_str(), F_OK) == 0) return refuse(a.out + " exists already; it is not overwritten");
+  if (::access(a.out.c_str(), F_OK) == 0)
+    return refuse(a.out + " exists already; it is not overwritten");
   auto store = open_store(store_url);
   if (!store.ok()) return refuse(store.error().message);
   auto key = response_key(*store.value(), a);
@@ -142,11 +143,11 @@ int run_offline_activate(const std::string& store_url, const OfflineArgs& a) {
   const ResponseSigner signer(std::move(keys));
   const KeyRing ring(*configs);
   const OfflineSubmission submission{&ring, OfflineFileLimits{}, &signer};
-  auto answer = run_blocking(*store.value(), TxKind::kWrite,
-                             [&](StoreTx& tx) -> RequestResult<boost::json::object> {
-    return admin_offline_activate(tx, a.key, *text, submission,
-                                  AdminContext{SystemClock().now_ms(), std::nullopt});
-  });
+  auto answer = run_blocking(
+      *store.value(), TxKind::kWrite, [&](StoreTx& tx) -> RequestResult<boost::json::object> {
+        return admin_offline_activate(tx, a.key, *text, submission,
+                                      AdminContext{SystemClock().now_ms(), std::nullopt});
+      });
   if (!answer.ok()) return report_refusal(answer.error());
   boost::json::object body = std::move(answer.value());
   const std::string file(body.at(kActivationFileMember).as_string());
@@ -155,8 +156,8 @@ int run_offline_activate(const std::string& store_url, const OfflineArgs& a) {
   if (a.json) {
     std::cout << boost::json::serialize(body) << "\n";
   } else {
-    std::cout << "activated " << body.at("machine").at("id").as_string().c_str() << " on "
-              << a.key << "; wrote " << a.out << "\n";
+    std::cout << "activated " << body.at("machine").at("id").as_string().c_str() << " on " << a.key
+              << "; wrote " << a.out << "\n";
   }
   return kExitOk;
 }
@@ -171,17 +172,15 @@ void add_offline_commands(CLI::App& license, const std::string* store,
   cmd->add_option("KEY", a->key, "license key")->required();
   cmd->add_option("REQUEST_FILE", a->request_file, "the armoured LICENSE ACTIVATION REQUEST")
       ->required();
-  cmd->add_option("--out", a->out, "the activation file to write (never overwritten)")
-      ->required();
+  cmd->add_option("--out", a->out, "the activation file to write (never overwritten)")->required();
   cmd->add_option("--signing-key", a->signing_keys,
                   "ID=SECRET, repeatable: the request signing keys serve has "
                   "(default LICENSED_SIGNING_KEYS)");
   cmd->add_option("--response-key", a->response_key,
                   "the Ed25519 PEM serve signs with (default: the store's key)");
   cmd->add_flag("--json", a->json, "print the activate answer as JSON");
-  cmd->callback([a, store, chosen] {
-    *chosen = [a, store] { return run_offline_activate(*store, *a); };
-  });
+  cmd->callback(
+      [a, store, chosen] { *chosen = [a, store] { return run_offline_activate(*store, *a); }; });
 }
 
 }  // namespace licensed

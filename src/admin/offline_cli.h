@@ -15,7 +15,6 @@
 namespace licensed {
 
 // `store`: the --store value, read when the command runs.
-void add_offline_commands(CLI::App& license, const std::string* store,
-                          const ChosenCommand& chosen);
+void add_offline_commands(CLI::App& license, const std::string* store, const ChosenCommand& chosen);
 
 }  // namespace licensed

@@ -89,7 +89,6 @@ Status plan_numbers(const json::object& body, Plan& p) {
       {"machineTtl", &Plan::machine_ttl_seconds, true},
       {"offlineGrace", &Plan::offline_grace_seconds, true},
       {"offlineLease", &Plan::offline_lease_seconds, true},
-      {"offlineRelease", &Plan::offline_release_seconds, true},
       {"maxConcurrent", &Plan::max_concurrent, false},
       {"leaseTtl", &Plan::lease_ttl_seconds, true},
       {"maxDeactivations", &Plan::max_deactivations, false},
@@ -177,6 +176,14 @@ Result<Plan> plan_from_body(const json::object& body, Plan p, bool creating) {
     } else {
       return refused("validFrom", "validFrom is \"creation\" or \"firstActivation\"");
     }
+  }
+  if (const json::value* v = body.if_contains("offlineRelease")) {
+    const auto release =
+        v->is_string() ? parse_offline_release(std::string_view(v->as_string())) : std::nullopt;
+    if (!v->is_null() && !release) {
+      return refused("offlineRelease", "offlineRelease is \"expiry\", \"deactivation\" or null");
+    }
+    p.offline_release = release;
   }
   if (const json::value* v = body.if_contains("entitlements")) {
     if (v->is_null()) {

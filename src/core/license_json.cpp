@@ -51,6 +51,10 @@ boost::json::object license_json(const License& l, UnixMillis now) {
   o["plan"] = l.plan ? boost::json::value(*l.plan) : boost::json::value(nullptr);
   o["entitlements"] = entitlements_answer_json(l.entitlements, now);
   o["offlineGrace"] = offline_grace_seconds(l);
+  // license-api.md §16.3, §16.5, §16.6, as they apply (defaults filled in).
+  o["offlineLease"] = offline_lease_seconds(l);
+  o["offlineRelease"] = to_string(l.offline_release);
+  o["maxDeactivations"] = optional_int_json(effective_max_deactivations(l));
   o["trial"] = l.trial;
   o["createdAt"] = format_timestamp(l.created_at);
   o["deletedAt"] = optional_timestamp_json(l.deleted_at);

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "auth/armour.h"
+#include "core/timestamp.h"
 #include "support/fixture.h"
 #include "support/openapi_check.h"
 #include "support/response_verifier.h"
@@ -398,6 +399,75 @@ TEST_F(AdminApiOffline, SupportFreesAnOfflineSlotFromItsDeactivationFileWhatever
   // Submitted again after success: 1707.
   EXPECT_API_ERROR(AdminSubmit(license, Deactivation(license, "studio-mac-0001", id)), 404, 1707,
                    "LICENSE_API_MACHINE_NOT_ACTIVATED");
+}
+
+TEST_F(AdminApiOffline, OfflineLeaseReleaseAndQuotaAreLicenseFieldsCopiedFromThePlan) {
+  const auto call = [&](const std::string& method, const std::string& target,
+                        const std::string& body, const std::string& path) {
+    HttpRequest request;
+    request.method = method;
+    request.target = "/api/v1/admin" + target;
+    request.Set("Authorization", "Bearer " + token_);
+    request.Set("Content-Type", "application/json");
+    request.body = body;
+    HttpResponse r = Send(request);
+    std::string lower = method;
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    EXPECT_DOCUMENTED(openapi_, lower, "/api/v1/admin" + path, r);
+    return r;
+  };
+  AdminPost(NewLicense(1), "offline-activations", "{}");  // loads the document
+  const HttpResponse plan =
+      call("POST", "/products/reverb/plans",
+           R"({"code":"studio","name":"Studio","max":2,"offlineRelease":"deactivation",)"
+           R"("offlineLease":"30d","maxDeactivations":5})",
+           "/products/{slug}/plans");
+  ASSERT_EQ(plan.status, 201u) << plan.Describe();
+  EXPECT_EQ(Str(BodyJson(plan), "offlineRelease"), "deactivation");
+  const HttpResponse bad_plan =
+      call("POST", "/products/reverb/plans", R"({"code":"x","name":"X","offlineRelease":86400})",
+           "/products/{slug}/plans");
+  EXPECT_API_ERROR(bad_plan, 400, 1702, "LICENSE_API_MALFORMED");
+  EXPECT_EQ(Str(BodyJson(bad_plan), "field"), "offlineRelease");
+
+  const HttpResponse from_plan =
+      call("POST", "/licenses", R"({"product":"reverb","plan":"studio"})", "/licenses");
+  ASSERT_EQ(from_plan.status, 201u) << from_plan.Describe();
+  const json::value made = BodyJson(from_plan);
+  EXPECT_EQ(Str(made, "offlineRelease"), "deactivation");
+  EXPECT_EQ(Int(made, "offlineLease"), 30 * 86400);
+  EXPECT_EQ(Int(made, "maxDeactivations"), 5);
+
+  const HttpResponse plain =
+      call("POST", "/licenses", R"({"product":"reverb","max":1})", "/licenses");
+  ASSERT_EQ(plain.status, 201u) << plain.Describe();
+  EXPECT_EQ(Str(BodyJson(plain), "offlineRelease"), "expiry");
+  EXPECT_EQ(Int(BodyJson(plain), "offlineLease"), 90 * 86400);
+  EXPECT_TRUE(BodyJson(plain).at("maxDeactivations").is_null());
+  const std::string key = Str(BodyJson(plain), "licenseKey");
+  const HttpResponse patched =
+      call("PATCH", "/licenses/" + key,
+           R"({"offlineRelease":"deactivation","offlineLease":"7d","maxDeactivations":null})",
+           "/licenses/{key}");
+  ASSERT_EQ(patched.status, 200u) << patched.Describe();
+  EXPECT_EQ(Str(BodyJson(patched), "offlineRelease"), "deactivation");
+  EXPECT_EQ(Int(BodyJson(patched), "offlineLease"), 7 * 86400);
+  EXPECT_EQ(Int(BodyJson(patched), "maxDeactivations"), 3) << "the default under deactivation";
+  const HttpResponse bad =
+      call("PATCH", "/licenses/" + key, R"({"maxDeactivations":-1})", "/licenses/{key}");
+  EXPECT_API_ERROR(bad, 400, 1702, "LICENSE_API_MALFORMED");
+  EXPECT_EQ(Str(BodyJson(bad), "field"), "maxDeactivations");
+  // The file a 7d lease gives ends 7 days after it was issued.
+  const HttpResponse issued = AdminSubmit(key, RequestFile(key, "studio-mac-0001"));
+  ASSERT_OK(issued);
+  const auto payload = PythonVerifies(FileOf(issued));
+  ASSERT_TRUE(payload.has_value());
+  const auto issued_at = licensed::parse_timestamp(Str(*payload, "issuedAt"));
+  const auto expires_at = licensed::parse_timestamp(Str(*payload, "expiresAt"));
+  ASSERT_TRUE(issued_at && expires_at);
+  EXPECT_EQ(*expires_at - *issued_at, 7LL * 86'400'000);
+  const auto updates = AuditRecords(key, "license.update");
+  ASSERT_EQ(updates.size(), 3u) << "one record per field changed";
 }
 
 // `licensed admin license offline-activate KEY REQUEST_FILE --out FILE` (license-api.md
