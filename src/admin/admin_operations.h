@@ -57,10 +57,11 @@ struct LicenseSpec {
   // Given: replace the plan's entitlements of the same codes, and add the others.
   std::optional<std::vector<Entitlement>> entitlements;
   std::optional<int64_t> offline_grace_seconds;
-  // license-api.md §16.3, §16.5, §16.6: given, they override the plan's.
-  std::optional<int64_t> offline_lease_seconds;
-  std::optional<OfflineRelease> offline_release;
-  std::optional<int64_t> max_deactivations;
+  // license-api.md §16.3, §16.5, §16.6: given, they override the plan's. Initialised here
+  // so brace initialisations of the members above still compile without them (-Wextra).
+  std::optional<int64_t> offline_lease_seconds{};
+  std::optional<OfflineRelease> offline_release{};
+  std::optional<int64_t> max_deactivations{};
 };
 
 Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
@@ -105,9 +106,9 @@ struct LicensePatch {
   std::optional<int64_t> max;
   std::optional<std::optional<UnixMillis>> expires_at;
   std::optional<std::optional<int64_t>> machine_ttl_seconds;
-  std::optional<std::optional<int64_t>> offline_lease_seconds;  // inner nullopt: the default
-  std::optional<OfflineRelease> offline_release;
-  std::optional<std::optional<int64_t>> max_deactivations;  // inner nullopt: the default
+  std::optional<std::optional<int64_t>> offline_lease_seconds{};  // inner nullopt: the default
+  std::optional<OfflineRelease> offline_release{};
+  std::optional<std::optional<int64_t>> max_deactivations{};  // inner nullopt: the default
 };
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx);
