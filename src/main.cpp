@@ -459,12 +459,22 @@ int serve(const ServeConfig& config) {
                          {config.offline_request_max_age, config.offline_request_max_skew},
                          &response_signer}});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
-  DashboardConfig dashboard_config{store_ptr, &clock, state.dashboard_sessions.get(),
-                                   &dashboard_sign_ins, reporter.get()};
+  DashboardConfig dashboard_config;
+  dashboard_config.store = store_ptr;
+  dashboard_config.clock = &clock;
+  dashboard_config.sessions = state.dashboard_sessions.get();
+  dashboard_config.sign_in_limiter = &dashboard_sign_ins;
+  dashboard_config.error_reporter = reporter.get();
   dashboard_config.session_read_limiter = state.dashboard_session_reads.get();
   dashboard_config.ip_read_limiter = state.dashboard_ip_reads.get();
   dashboard_config.public_url_is_https =
       config.dashboard_url && config.dashboard_url->starts_with("https://");
+  // Offline files from the dashboard: the License API's keys, limits and response key.
+  dashboard_config.keys = &keys;
+  dashboard_config.offline_limits = {config.offline_request_max_age,
+                                     config.offline_request_max_skew};
+  dashboard_config.response_signer = &response_signer;
+  dashboard_config.dashboard_url = config.dashboard_url;
   const DashboardHandler dashboard(dashboard_config);
   // Store deliveries' look-ups wait on a provider's API: on workers of their own, never a
   // network or store thread.

@@ -27,6 +27,8 @@ enum class DashboardRoute {
   kLicense,
   kAudit,
   kFreeSlot,
+  kOfflineActivate,
+  kOfflineDeactivate,
 };
 
 // A store's deliveries, POST /api/v1/stores/{provider}/{id}/{token} (spec §20-21;
