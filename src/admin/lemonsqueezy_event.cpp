@@ -9,8 +9,9 @@ namespace {
 
 Status read_order(const boost::json::object& data, const boost::json::object& a,
                   StoreEvent& event) {
-  ASSIGN_OR_RETURN(const std::string status, string_member(a, "status", "data.attributes.status"));
-  if (status != "paid") return Ok{};  // pending, failed: a later event tells
+  ASSIGN_OR_RETURN(const bool paid,
+                   string_member_is(a, "status", "data.attributes.status", "paid"));
+  if (!paid) return Ok{};  // pending, failed: a later event tells
   event.action = StoreAction::kFulfil;
   ASSIGN_OR_RETURN(event.order.order_id, id_member(data, "id", "data.id"));
   ASSIGN_OR_RETURN(const auto identifier,

@@ -86,8 +86,9 @@ Status read_adjustment(const boost::json::object& data, StoreEvent& event) {
     return Ok{};
   }
   if (action != "refund") return Ok{};  // a credit, a chargeback warning
-  ASSIGN_OR_RETURN(const std::string status, string_member(data, "status", "data.status"));
-  if (status != "approved") return Ok{};  // pending_approval, rejected
+  ASSIGN_OR_RETURN(const bool approved,
+                   string_member_is(data, "status", "data.status", "approved"));
+  if (!approved) return Ok{};  // pending_approval, rejected
   ASSIGN_OR_RETURN(const auto type, optional_string_member(data, "type", "data.type"));
   event.action = type == "full" ? StoreAction::kRefund : StoreAction::kPartialRefund;
   return Ok{};

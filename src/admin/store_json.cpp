@@ -48,6 +48,13 @@ Result<std::string> string_member(const boost::json::object& o, std::string_view
   return std::string(v->get_string());
 }
 
+Result<bool> string_member_is(const boost::json::object& o, std::string_view key,
+                              std::string_view path, std::string_view expected) {
+  const Result<std::string> value = string_member(o, key, path);
+  if (!value.ok()) return value.error();
+  return value.value() == expected;
+}
+
 Result<std::optional<std::string>> optional_string_member(const boost::json::object& o,
                                                           std::string_view key,
                                                           std::string_view member) {

@@ -29,6 +29,11 @@ Result<const boost::json::object*> optional_object_member(const boost::json::obj
                                                           std::string_view member);
 Result<std::string> string_member(const boost::json::object& o, std::string_view key,
                                   std::string_view member);
+// Whether the string member `key` is `expected` (kInvalidArgument naming `path` when it is
+// missing or not a string). Also spares callers a string moved out of a Result just to
+// compare it, which GCC 12 at -O2 (the tsan preset) reads as maybe-uninitialized.
+Result<bool> string_member_is(const boost::json::object& o, std::string_view key,
+                              std::string_view path, std::string_view expected);
 Result<std::optional<std::string>> optional_string_member(const boost::json::object& o,
                                                           std::string_view key,
                                                           std::string_view member);

@@ -2,7 +2,8 @@
 // count in the trial buckets, so it runs in up to two transactions: the first answers an
 // existing trial (writing nothing when there is none); then a token is taken from the
 // per-IP and per-product buckets; then the second creates the trial, or, the buckets
-// being empty, answers one that a concurrent request created meanwhile, else 429.
+// being empty, answers one that a concurrent request created meanwhile (looking twice, as
+// the creating transaction may commit just after the first look), else 429.
 #include <boost/json/object.hpp>
 
 #include "http/client_address.h"
@@ -70,8 +71,18 @@ void LicenseHandler::answer_trial(const std::shared_ptr<AuthorizedRequest>& requ
               self->config_.trial_ip_limiter, self->config_.trial_product_limiter,
               ip_bucket_key(*ip), request->body.product, self->config_.pipeline.clock->now_ms(),
               [phase, finish](std::optional<RateDecision> refused) {
-                const TrialMode mode = refused ? TrialMode::kFindOnly : TrialMode::kCreate;
-                phase(mode, false, [finish, refused](const MaybeAnswer& r) { finish(r, refused); });
+                if (!refused) {
+                  return phase(TrialMode::kCreate, false,
+                               [finish](const MaybeAnswer& r) { finish(r, std::nullopt); });
+                }
+                // Refused: the tokens went to concurrent first calls, one of which is making
+                // the trial. Its transaction may commit just after this look finds nothing
+                // (PostgreSQL runs them side by side), so a refusal looks twice before 429.
+                phase(TrialMode::kFindOnly, false, [phase, finish, refused](const MaybeAnswer& r) {
+                  if (!r.ok() || r.value()) return finish(r, refused);
+                  phase(TrialMode::kFindOnly, false,
+                        [finish, refused](const MaybeAnswer& again) { finish(again, refused); });
+                });
               });
         });
 }
