@@ -348,6 +348,57 @@ test('support: sign in with an admin token, search, see activations and audit, c
   await page.context().close();
 });
 
+test('support sees an offline machine with its end and frees its slot without a file, ' +
+     'after a warning that the file keeps working there',
+     { skip: !licensectlBinary && 'LICENSECTL_BINARY is not set' }, async () => {
+  const key = newLicense(1);
+  const studio = join(dir, 'support-studio');
+  const machine = 'support-studio-0001';
+  const requestFile = join(studio, 'request.txt');
+  const requested = licensectl(studio, ['--license-key', key, '--machine-id', machine,
+                                        'offline', 'request', '--out', requestFile]);
+  assert.equal(requested.status, 0, requested.stderr);
+  // Support turns the customer's request into a file, as by e-mail.
+  admin('license', 'offline-activate', key, requestFile, '--out', join(studio, 'activation.lic'),
+        '--signing-key', `${KEY_ID}=${SECRET}`);
+  const until = adminJson('license', 'show', key).activations[0].offlineUntil;
+  assert.ok(until, 'the admin answer shows the offline end');
+
+  const token = adminJson('token', 'create', '--name', 'support-offline').token;
+  const page = await newPage();
+  await page.goto(base + '/dashboard/support');
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('License key').fill(key);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('button', { name: `Open license ${key}` }).click();
+  const row = page.locator('#activations tr', { hasText: machine });
+  await row.waitFor();
+  const shownEnd = await page.evaluate((iso) => new Date(iso).toLocaleString(), until);
+  assert.ok((await row.textContent()).includes('offline until ' + shownEnd),
+            await row.textContent());
+  await screenshot(page, 'support-offline.png');
+
+  // Support can free it (the customer cannot without its deactivation file), and is told
+  // what that does not undo.
+  await row.getByRole('button', { name: `Deactivate ${machine}` }).click();
+  const warning = page.locator('#confirm-text');
+  await warning.waitFor();
+  assert.ok((await warning.textContent())
+                .includes('its activation file keeps working on that machine until ' + shownEnd),
+            await warning.textContent());
+  await page.getByRole('button', { name: 'Deactivate', exact: true }).click();
+  await page.locator('#license-message', { hasText: 'Freed the slot' }).waitFor();
+  assert.equal(await page.locator('#activations tr').count(), 0);
+  const freed = adminJson('audit', key).filter((r) => r.action === 'license.deactivate');
+  assert.equal(freed.length, 1);
+  assert.equal(freed[0].actor, 'admin');
+  // The slot is free for another machine.
+  const other = await licenseApi('activate', { licenseKey: key, machineId: 'support-studio-0002' });
+  assert.equal(other.status, 200, JSON.stringify(other.body));
+  await page.context().close();
+});
+
 test('the history shows the newest page first and "Show older" pages back to the oldest',
      async () => {
   const key = newLicense(1);

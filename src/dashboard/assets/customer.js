@@ -52,11 +52,7 @@
     for (const m of view.activations) {
       const row = machineRow(m, m.machineId);
       if (m.offline) {
-        // An offline machine never heartbeats: its file's end is what matters, and its
-        // slot comes back only with its deactivation file (or at that end).
-        row.cells[3].textContent = m.deactivatedAt
-            ? 'deactivated; slot counted until ' + when(m.offlineUntil)
-            : 'offline until ' + when(m.offlineUntil);
+        // An offline slot comes back only with its deactivation file (or at its end).
         cell(row, m.deactivatedAt ? '' : 'Needs its deactivation file', 'muted small-text');
       } else {
         rowButton(row, 'Deactivate', 'Deactivate ' + (m.name || m.machineId), 'danger small',

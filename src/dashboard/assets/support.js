@@ -131,10 +131,18 @@
     $('license-title').focus();
   }
 
+  // Support may free any slot, an offline one too (docs/offline.md): the confirmation
+  // says that an offline machine's file keeps working there until its end, since the
+  // server cannot reach that machine to take it back.
   async function freeSlot(key, machine) {
+    const offlineWarning = machine.offline && !machine.deactivatedAt
+        ? ' It is offline: its activation file keeps working on that machine until ' +
+              when(machine.offlineUntil) + '.'
+        : '';
     if (!await confirmDialog('Free this slot?',
                              'The slot of ' + (machine.name || machine.id) + ' (' + machine.id +
-                             ') on license ' + key + ' is freed.', 'Deactivate')) {
+                             ') on license ' + key + ' is freed.' + offlineWarning,
+                             'Deactivate')) {
       return;
     }
     const res = await api('DELETE', '/licenses/' + encodeURIComponent(key) + '/activations/' +
