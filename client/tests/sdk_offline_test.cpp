@@ -7,7 +7,6 @@
 // any network use would show as a failure, and the files are signed here with OpenSSL
 // over `v1-activation-file\n` + payload, as the server signs them.
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
 
 #include <boost/json.hpp>
 #include <cstdlib>
@@ -24,6 +23,7 @@
 #include "loopback_stand_ins.h"
 #include "platform/private_file.h"
 #include "support/process.h"
+#include "test_ed25519_key.h"
 
 namespace licensed::client {
 namespace {
@@ -38,13 +38,7 @@ const std::string kMachine(64, 'c');
 // An Ed25519 key of the test's own, standing in for the server's response key.
 class FileSigner {
  public:
-  FileSigner() : key_(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"), &EVP_PKEY_free) {
-    size_t n = public_key_.size();
-    EVP_PKEY_get_raw_public_key(key_.get(), public_key_.data(), &n);
-  }
-  std::string public_key_base64() const {
-    return base64_encode(public_key_.data(), public_key_.size());
-  }
+  std::string public_key_base64() const { return key_.public_key_base64(); }
   // An activation file (§16.3) for `machine`, issued at `issued` for `days`.
   std::string File(const std::string& machine, int64_t issued, int64_t days,
                    const std::string& product = "reverb") const {
@@ -65,17 +59,10 @@ class FileSigner {
     return Signed(json::serialize(payload));
   }
   std::string Signed(const std::string& payload) const {
-    const std::string message = std::string(kActivationFileSigningPrefix) + payload;
-    Ed25519Signature sig{};
-    size_t n = sig.size();
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    EVP_DigestSignInit(ctx, nullptr, nullptr, nullptr, key_.get());
-    EVP_DigestSign(ctx, sig.data(), &n, reinterpret_cast<const unsigned char*>(message.data()),
-                   message.size());
-    EVP_MD_CTX_free(ctx);
+    const Ed25519Signature sig = key_.Sign(std::string(kActivationFileSigningPrefix) + payload);
     const json::object envelope{
         {"v", 1},
-        {"kid", response_key_id(public_key_)},
+        {"kid", key_.key_id()},
         {"signature", base64_encode(sig.data(), sig.size())},
         {"payload",
          base64_encode(reinterpret_cast<const uint8_t*>(payload.data()), payload.size())}};
@@ -83,8 +70,7 @@ class FileSigner {
   }
 
  private:
-  std::unique_ptr<EVP_PKEY, void (*)(EVP_PKEY*)> key_;
-  Ed25519PublicKey public_key_{};
+  TestEd25519Key key_;
 };
 
 class SdkOffline : public ::testing::Test {

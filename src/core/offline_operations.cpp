@@ -169,11 +169,7 @@ RequestResult<object> offline_deactivate(LicenseTx& tx, const LicenseRequest& re
   }
   RETURN_IF_ERROR(
       tx.append_audit(offline_audit(audit_action::kDeactivate, license, *req.machine_id, ctx)));
-  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
-  object body;
-  body["ok"] = true;
-  body["activations"] = count;
-  body["max"] = license.max;
+  ASSIGN_OR_RETURN(object body, op_parts::deactivation_body(tx, locked, ctx.now));
   return body;
 }
 

@@ -60,6 +60,16 @@ Result<int64_t> count_fresh(LicenseTx& tx, const LockedLicense& license, UnixMil
   return tx.count_activations(license, freshness(license.license(), now));
 }
 
+Result<boost::json::object> deactivation_body(LicenseTx& tx, const LockedLicense& locked,
+                                              UnixMillis now) {
+  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, now));
+  boost::json::object body;
+  body["ok"] = true;
+  body["activations"] = count;
+  body["max"] = locked->max;
+  return body;
+}
+
 // docs/protocol.md §10: stale machines are reclaimed by the next activate, under its lock,
 // with one audit record each. All of them: the activating machine too when it is stale,
 // which then activates anew (it held no slot, so it meets the cap like any other).

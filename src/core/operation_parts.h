@@ -25,6 +25,9 @@ AuditEntry audit_entry(std::string_view action, const License& license, std::str
 // what the cap is checked against.
 Result<int64_t> count_fresh(LicenseTx& tx, const License& license, UnixMillis now);
 Result<int64_t> count_fresh(LicenseTx& tx, const LockedLicense& license, UnixMillis now);
+// The 200 body of a deactivation, online or offline: {"ok", "activations", "max"}.
+Result<boost::json::object> deactivation_body(LicenseTx& tx, const LockedLicense& locked,
+                                              UnixMillis now);
 // docs/protocol.md §10: the next activate deletes what no longer holds a slot, one
 // license.reclaim record (actor system) each.
 Status reclaim_stale(LicenseTx& tx, const LockedLicense& locked, const OperationContext& ctx);

@@ -288,11 +288,7 @@ RequestResult<object> deactivate(LicenseTx& tx, const LicenseRequest& req,
   RETURN_IF_ERROR(op_parts::record_deactivation(tx, locked, *req.machine_id, ctx, false));
   RETURN_IF_ERROR(
       tx.append_audit(audit_entry(audit_action::kDeactivate, license, *req.machine_id, ctx)));
-  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
-  object body;
-  body["ok"] = true;
-  body["activations"] = count;
-  body["max"] = license.max;
+  ASSIGN_OR_RETURN(object body, op_parts::deactivation_body(tx, locked, ctx.now));
   return body;
 }
 
