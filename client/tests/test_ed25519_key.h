@@ -31,8 +31,8 @@ class TestEd25519Key {
     const std::unique_ptr<EVP_MD_CTX, void (*)(EVP_MD_CTX*)> ctx(EVP_MD_CTX_new(),
                                                                  &EVP_MD_CTX_free);
     EVP_DigestSignInit(ctx.get(), nullptr, nullptr, nullptr, key_.get());
-    EVP_DigestSign(ctx.get(), sig.data(), &n, reinterpret_cast<const unsigned char*>(message.data()),
-                   message.size());
+    EVP_DigestSign(ctx.get(), sig.data(), &n,
+                   reinterpret_cast<const unsigned char*>(message.data()), message.size());
     return sig;
   }
 

@@ -241,12 +241,18 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
                   << "machineTtl  " << boost::json::serialize(o.at("machineTtl")) << "\n"
                   << "plan        " << boost::json::serialize(o.at("plan")) << "\n"
                   << "offlineGrace " << o.at("offlineGrace").as_int64() << "s\n"
+                  << "offlineLease " << boost::json::serialize(o.at("offlineLease")) << "\n"
+                  << "offlineRelease " << boost::json::serialize(o.at("offlineRelease")) << "\n"
+                  << "maxDeactivations " << boost::json::serialize(o.at("maxDeactivations")) << "\n"
                   << "entitlements " << boost::json::serialize(o.at("entitlements")) << "\n"
                   << "deletedAt   " << boost::json::serialize(o.at("deletedAt")) << "\n"
                   << "activations " << o.at("activationCount").as_int64() << "\n";
         for (const auto& m : o.at("activations").as_array()) {
-          std::cout << "  " << m.at("id").as_string().c_str() << "  last seen "
-                    << m.at("lastSeenAt").as_string().c_str() << "\n";
+          // An offline machine never heartbeats: its file's end is what tells (offline.md).
+          const bool offline = m.as_object().contains("offlineUntil");
+          std::cout << "  " << m.at("id").as_string().c_str()
+                    << (offline ? "  offline until " : "  last seen ")
+                    << m.at(offline ? "offlineUntil" : "lastSeenAt").as_string().c_str() << "\n";
         }
         return kExitOk;
       });

@@ -512,6 +512,14 @@ TEST_F(AdminCliOffline, WritesAFileTheServersKeyVerifiesAndNeverOverwritesOut) {
   EXPECT_EQ(Str(records[0], "actor"), "admin");
   EXPECT_TRUE(Bool(records[0], "offline"));
 
+  // `license show` says the machine is offline and until when, and the license's fields.
+  const CommandResult shown = admin().Run({"license", "show", license});
+  ASSERT_EQ(shown.exit_code, 0) << shown.Describe();
+  EXPECT_NE(shown.out.find("studio-mac-0001  offline until " + Str(*payload, "expiresAt")),
+            std::string::npos)
+      << shown.out;
+  EXPECT_NE(shown.out.find("offlineRelease \"expiry\""), std::string::npos) << shown.out;
+
   // An existing --out is refused and left as it was.
   const std::string renewal = WriteRequest(RequestFile(license, "studio-mac-0001"), "req2.txt");
   const CommandResult again = OfflineActivate(license, renewal, out);
