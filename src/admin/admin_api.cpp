@@ -87,8 +87,9 @@ ApiResult<std::optional<UnixMillis>> expiry_of(const json::value& v) {
 ApiResult<std::optional<int64_t>> machine_ttl_of(const json::value& v) {
   if (v.is_null()) return std::optional<int64_t>();
   ASSIGN_OR_RETURN(const int64_t seconds, integer(v, "machineTtl", 1));
-  // Milliseconds of it must fit the clock's arithmetic.
-  if (seconds > INT64_MAX / 1000 / 2) return wrong("machineTtl", "a sane number of seconds");
+  if (seconds > kMaxDurationSeconds) {
+    return wrong("machineTtl", "at most 100 years (3153600000 seconds)");
+  }
   return std::optional<int64_t>(seconds);
 }
 

@@ -60,6 +60,19 @@ std::optional<int64_t> parse_max(std::string_view text) {
   return max;
 }
 
+// A duration flag's value in seconds; nullopt (said on stderr, naming `flag`) for anything
+// but a whole number and a unit of at most 100 years.
+std::optional<int64_t> duration_flag(std::string_view flag, std::string_view text,
+                                     std::string_view alternative = "") {
+  const auto seconds = parse_duration_seconds(text);
+  if (!seconds) {
+    std::cerr << "licensed admin: " << flag
+              << " is a whole number and a unit (90s, 10m, 12h, 7d), at most 36500d" << alternative
+              << ": " << text << "\n";
+  }
+  return seconds;
+}
+
 template <class Fn>
 int with_store(const AdminArgs& a, Fn&& fn) {
   auto store = open_store(a.store);
@@ -153,18 +166,12 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         spec.entitlements = std::move(list.value());
       }
       if (!a->offline_grace.empty()) {
-        spec.offline_grace_seconds = parse_duration_seconds(a->offline_grace);
-        if (!spec.offline_grace_seconds) {
-          std::cerr << "licensed admin: --offline-grace is a whole number and a unit: 3d, 12h\n";
-          return kExitRefused;
-        }
+        spec.offline_grace_seconds = duration_flag("--offline-grace", a->offline_grace);
+        if (!spec.offline_grace_seconds) return kExitRefused;
       }
       if (!a->offline_lease.empty()) {
-        spec.offline_lease_seconds = parse_duration_seconds(a->offline_lease);
-        if (!spec.offline_lease_seconds) {
-          std::cerr << "licensed admin: --offline-lease is a whole number and a unit: 30d, 12h\n";
-          return kExitRefused;
-        }
+        spec.offline_lease_seconds = duration_flag("--offline-lease", a->offline_lease);
+        if (!spec.offline_lease_seconds) return kExitRefused;
       }
       if (!a->offline_release.empty()) {
         spec.offline_release = parse_offline_release(a->offline_release);
@@ -187,12 +194,8 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         }
       }
       if (!a->machine_ttl.empty()) {
-        spec.machine_ttl_seconds = parse_duration_seconds(a->machine_ttl);
-        if (!spec.machine_ttl_seconds) {
-          std::cerr
-              << "licensed admin: --machine-ttl is a whole number and a unit: 90s, 10m, 12h, 7d\n";
-          return kExitRefused;
-        }
+        spec.machine_ttl_seconds = duration_flag("--machine-ttl", a->machine_ttl);
+        if (!spec.machine_ttl_seconds) return kExitRefused;
       }
       if (!a->status.empty()) {
         const auto st = parse_license_status(a->status);
@@ -312,12 +315,8 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
     *chosen = [a] {
       std::optional<int64_t> ttl;
       if (a->ttl_value != "never") {
-        ttl = parse_duration_seconds(a->ttl_value);
-        if (!ttl) {
-          std::cerr << "licensed admin: DURATION is a whole number and a unit (90s, 10m, 12h, 7d) "
-                       "or never\n";
-          return kExitRefused;
-        }
+        ttl = duration_flag("DURATION", a->ttl_value, " or never");
+        if (!ttl) return kExitRefused;
       }
       return with_store(*a, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {

@@ -140,7 +140,7 @@ std::optional<int64_t> parse_duration_seconds(std::string_view text) {
     default:
       return std::nullopt;
   }
-  if (n > INT64_MAX / 1000 / scale) return std::nullopt;
+  if (n > kMaxDurationSeconds / scale) return std::nullopt;
   return n * scale;
 }
 

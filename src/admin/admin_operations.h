@@ -39,7 +39,7 @@ Status check_reason(const std::optional<std::string>& reason);
 std::string generate_license_key();  // UUID v4 from the CSPRNG
 // Lowercases a UUID v4; nullopt when it is not one.
 std::optional<std::string> normalise_license_key(std::string_view text);
-// "90s", "10m", "12h", "7d" -> seconds.
+// "90s", "10m", "12h", "7d" -> seconds; nullopt beyond kMaxDurationSeconds (100 years).
 std::optional<int64_t> parse_duration_seconds(std::string_view text);
 
 struct LicenseSpec {

@@ -143,13 +143,12 @@ Result<std::optional<int64_t>> duration_member(const json::value& v, std::string
   if (v.is_string()) {
     const auto s = parse_duration_seconds(std::string_view(v.as_string()));
     if (s) return std::optional<int64_t>(*s);
-  } else if ((v.is_int64() && v.as_int64() > 0) ||
-             (v.is_uint64() && v.as_uint64() <= INT64_MAX / 1000)) {
-    const int64_t n = v.is_int64() ? v.as_int64() : static_cast<int64_t>(v.as_uint64());
-    if (n <= INT64_MAX / 1000 / 2) return std::optional<int64_t>(n);
+  } else if (v.is_int64() && v.as_int64() > 0 && v.as_int64() <= kMaxDurationSeconds) {
+    return std::optional<int64_t>(v.as_int64());
   }
   return refused(field, std::string(field) +
-                            " must be a duration (90s, 10m, 12h, 365d), whole seconds, or null");
+                            " must be a duration (90s, 10m, 12h, 365d) or whole seconds, of at "
+                            "most 100 years (36500d), or null");
 }
 
 Result<Plan> plan_from_body(const json::object& body, Plan p, bool creating) {

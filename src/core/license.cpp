@@ -40,7 +40,7 @@ bool is_effectively_active(const License& license, UnixMillis now) {
 
 std::optional<UnixMillis> stale_before(const License& license, UnixMillis now) {
   if (!license.machine_ttl_seconds) return std::nullopt;
-  return now - *license.machine_ttl_seconds * 1000;
+  return add_seconds(now, -*license.machine_ttl_seconds);
 }
 
 int64_t offline_grace_seconds(const License& license) {
@@ -49,7 +49,7 @@ int64_t offline_grace_seconds(const License& license) {
 }
 
 UnixMillis valid_until(const License& license, UnixMillis now) {
-  const UnixMillis grace = now + offline_grace_seconds(license) * 1000;
+  const UnixMillis grace = add_seconds(now, offline_grace_seconds(license));
   return license.expires_at ? std::min(*license.expires_at, grace) : grace;
 }
 

@@ -46,7 +46,7 @@ Status issue_file(Activation& a, const License& license, const OfflineOrigin& or
                   const OperationContext& ctx) {
   std::string id = ctx.new_activation_id ? ctx.new_activation_id() : std::string();
   if (id.empty()) return Error::internal("no random bytes for an activation file id");
-  UnixMillis until = ctx.now + offline_lease_seconds(license) * 1000;
+  UnixMillis until = add_seconds(ctx.now, offline_lease_seconds(license));
   if (license.expires_at) until = std::min(until, *license.expires_at);
   a.offline_file_id = std::move(id);
   a.offline_until = until;

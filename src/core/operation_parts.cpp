@@ -122,7 +122,7 @@ Result<License> start_validity(LicenseTx& tx, const LockedLicense& locked,
   boost::json::object changes;
   if (l.valid_for_pending_seconds) {
     const auto from = l.expires_at;
-    l.expires_at = ctx.now + *l.valid_for_pending_seconds * 1000;
+    l.expires_at = add_seconds(ctx.now, *l.valid_for_pending_seconds);
     l.valid_for_pending_seconds.reset();
     changes["expiresAt"] = boost::json::object{{"from", optional_timestamp_json(from)},
                                                {"to", optional_timestamp_json(l.expires_at)}};
@@ -131,7 +131,7 @@ Result<License> start_validity(LicenseTx& tx, const LockedLicense& locked,
     boost::json::value from = entitlements_record_json(l.entitlements);
     for (auto& e : l.entitlements) {
       if (!e.pending_seconds) continue;
-      e.expires_at = ctx.now + *e.pending_seconds * 1000;
+      e.expires_at = add_seconds(ctx.now, *e.pending_seconds);
       e.pending_seconds.reset();
     }
     changes["entitlements"] = boost::json::object{{"from", std::move(from)},

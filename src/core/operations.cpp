@@ -161,7 +161,7 @@ RequestResult<object> start_trial(LicenseTx& tx, const Product& product,
   n.expires_at = ctx.now + product.trial->days * 86'400'000;
   n.valid_for_pending_seconds.reset();
   for (auto& e : n.entitlements) {
-    if (e.pending_seconds) e.expires_at = ctx.now + *e.pending_seconds * 1000;
+    if (e.pending_seconds) e.expires_at = add_seconds(ctx.now, *e.pending_seconds);
     e.pending_seconds.reset();
   }
   ASSIGN_OR_RETURN(const License license, tx.insert_license(n));

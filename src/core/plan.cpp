@@ -56,7 +56,7 @@ NewLicense license_from_plan(const Plan& plan, UnixMillis now) {
     if (later) {
       n.valid_for_pending_seconds = plan.valid_for_seconds;
     } else {
-      n.expires_at = now + *plan.valid_for_seconds * 1000;
+      n.expires_at = add_seconds(now, *plan.valid_for_seconds);
     }
   }
   for (const auto& pe : plan.entitlements) {
@@ -67,7 +67,7 @@ NewLicense license_from_plan(const Plan& plan, UnixMillis now) {
       if (later) {
         e.pending_seconds = pe.valid_for_seconds;
       } else {
-        e.expires_at = now + *pe.valid_for_seconds * 1000;
+        e.expires_at = add_seconds(now, *pe.valid_for_seconds);
       }
     }
     n.entitlements.push_back(std::move(e));
