@@ -1,4 +1,4 @@
-// Fuzzes the activation-file reader (spec §16.3, §16.7 with §21: read_activation_file and
+// Fuzzes the activation-file reader (docs/protocol.md §21.3, §21.8: read_activation_file and
 // check_activation_file in src/auth/offline_file.h): every file a customer installs in a
 // plugin or gives `licensectl offline verify` goes through it, with no network.
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes fuzz/corpus/activation_file/: activation files (spec 16.3) signed with the fuzz
-target's fixed Ed25519 key (fuzz/activation_file_fuzzer.cpp), with Python's
+"""Writes fuzz/corpus/activation_file/: activation files (docs/protocol.md §21.3) signed
+with the fuzz target's fixed Ed25519 key (fuzz/activation_file_fuzzer.cpp), with Python's
 `cryptography`, an implementation independent of ours. Run from the repository root."""
 import base64
 import json

@@ -80,8 +80,8 @@ std::string host_name() {
   return name;
 }
 
-// Spec §20: once a store's paymentGrace has passed since a failed payment with no payment
-// since, the order's licenses are SUSPENDED. Every instance sweeps; the store decides
+// docs/protocol.md §22.7: once a store's paymentGrace has passed since a failed payment with no
+// payment since, the order's licenses are SUSPENDED. Every instance sweeps; the store decides
 // between them (the first to delete a failure acts on it).
 void sweep_store_payment_grace(Store& store, const Clock& clock) {
   auto swept = run_payment_grace_sweep(store, clock.now_ms());

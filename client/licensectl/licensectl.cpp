@@ -115,7 +115,7 @@ int heartbeat_loop(Client& client, std::chrono::milliseconds every, const Option
   }
 }
 
-// The offline commands' files (spec §16): written whole, read whole.
+// The offline commands' files (docs/protocol.md §21): written whole, read whole.
 bool write_text_file(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
@@ -173,7 +173,7 @@ int offline_verify(const OfflineCommands& c, const Options& o, const Client& cli
   return 0;
 }
 
-// `offline deactivate --activation-file F --out FILE`: deletes F first (spec §16.5).
+// `offline deactivate --activation-file F --out FILE`: deletes F first (docs/protocol.md §21.8).
 int offline_deactivate(const OfflineCommands& c, const Options& o, const Client& client,
                        const std::vector<PinnedResponseKey>& pinned) {
   const auto text = read_text_file(c.activation_file);
@@ -290,7 +290,7 @@ int run_licensectl(int argc, char** argv) {
   CLI::App* trial = app.add_subcommand("trial", "start (or find) this machine's trial");
   trial->add_option("--product", trial_product, "the product's slug")->required();
   OfflineCommands off;
-  CLI::App* offline = app.add_subcommand("offline", "offline activation (spec §16)");
+  CLI::App* offline = app.add_subcommand("offline", "offline activation (docs/protocol.md §21)");
   offline->require_subcommand(1);
   off.request = offline->add_subcommand("request", "write this machine's activation request");
   off.request->add_option("--out", off.out, "the request file to write")->required();

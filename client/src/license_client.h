@@ -57,7 +57,7 @@ struct ClientConfig {
   // (is_valid_vendor). "" => the key id salts the id and the folder is "licensed-client".
   std::string vendor;
   std::optional<std::filesystem::path> cache_dir;  // nullopt => default_cache_dir(folder)
-  // Where activation files are installed and read (spec §16.7): nullopt => the
+  // Where activation files are installed and read (docs/protocol.md §21.8): nullopt => the
   // machine-wide directories of the folder (platform/user_dirs.h, machine_file_dirs).
   std::optional<std::filesystem::path> offline_dir;
   MachineGuidSource guid_source;       // empty => os_machine_guid_source()
@@ -112,7 +112,7 @@ class Client : public std::enable_shared_from_this<Client> {
   // NO_ANSWER_YET (unavailable).
   Answer check_cached();
 
-  // Offline activation (spec §16; offline_activation.cpp). None touches the network.
+  // Offline activation (docs/protocol.md §21; offline_activation.cpp). None touches the network.
   // The armoured request file for this license and machine (`file_text`), signed now.
   Answer write_offline_request();
   // Verifies an activation file (armoured text, as pasted) against the pinned key, this

@@ -1,4 +1,4 @@
-// Offline activation in the SDK (spec §16, with §21's clock window and §22's sources):
+// Offline activation in the SDK (docs/protocol.md §21.8):
 // writing request and deactivation files, installing an activation file in the vendor's
 // machine-wide directory (platform/user_dirs.h, machine_file_dirs) and answering the
 // start-up check from it with no network (source offline). The file formats and their
@@ -20,7 +20,7 @@ namespace licensed::client {
 
 namespace {
 
-// A warning from this long before the file's end (spec §16.7).
+// A warning from this long before the file's end (docs/protocol.md §21.8).
 constexpr int64_t kRenewWarningSeconds = 14 * 24 * 60 * 60;
 // An activation file is small; anything far larger is not one (and is not read whole).
 constexpr uintmax_t kMaxFileBytes = kMaxArmouredBytes;
@@ -240,7 +240,7 @@ Answer Client::write_offline_deactivation() {
   Answer a = signed_offline_file(config_, config_.clock->now_seconds() + clock_offset_seconds(),
                                  read.file->id);
   if (!a.ok()) return a;
-  // First the local file goes, then the deactivation file exists (spec §16.5).
+  // First the local file goes, then the deactivation file exists (docs/protocol.md §21.8).
   std::error_code ec;
   if (!std::filesystem::remove(installed->second, ec) || ec) {
     return failure(Outcome::kUnavailable, "CANNOT_DELETE",

@@ -110,7 +110,7 @@ std::optional<Answer> Client::known_answer(bool may_refresh) {
     }
   }
   // An installed activation file answers with no network and starts none: the machine is
-  // offline on purpose (spec §16.7).
+  // offline on purpose (docs/protocol.md §21.8).
   if (auto offline = offline_answer()) return offline;
   if (auto cached = cached_answer()) {
     MutexLock lock(mu_);

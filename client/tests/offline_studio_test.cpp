@@ -1,4 +1,4 @@
-// Offline activation end to end (spec §16, §21 "Offline files", §22), every piece real: an
+// Offline activation end to end (docs/protocol.md §21), every piece real: an
 // "offline machine" (its own machine id, cache and activation-file directory, no URL) writes
 // its request with `licensectl offline request`; an online machine carries it to the real
 // `licensed` (port 0) with `licensectl offline submit`; `licensectl offline verify` accepts

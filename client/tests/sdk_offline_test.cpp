@@ -1,4 +1,4 @@
-// Offline activation in the SDK (spec §16 with §21, §22; issue 21 items 3, 5, 7): request
+// Offline activation in the SDK (docs/protocol.md §21; issue 21 items 3, 5, 7): request
 // and deactivation files, installing an activation file in the machine-wide directory,
 // the start-up check answering from it with no network (source offline), the 14-day
 // warning, the clock set back, the deactivation deleting the file first; through the C++
@@ -39,7 +39,7 @@ const std::string kMachine(64, 'c');
 class FileSigner {
  public:
   std::string public_key_base64() const { return key_.public_key_base64(); }
-  // An activation file (§16.3) for `machine`, issued at `issued` for `days`.
+  // An activation file (docs/protocol.md §21.3) for `machine`, issued at `issued` for `days`.
   std::string File(const std::string& machine, int64_t issued, int64_t days,
                    const std::string& product = "reverb") const {
     const json::object payload{
@@ -135,7 +135,8 @@ TEST_F(SdkOffline, ARequestFileIsSignedAsAnActivateRequestForThisMachine) {
   EXPECT_EQ(read->machine_id, kMachine);
   EXPECT_EQ(read->license_key, kLicense);
   EXPECT_EQ(read->timestamp, kStart);
-  EXPECT_EQ(read->body.find("machineName"), std::string::npos) << "§21: no machine name";
+  EXPECT_EQ(read->body.find("machineName"), std::string::npos)
+      << "docs/protocol.md §21.8: no machine name";
   EXPECT_EQ(read->signature, sign_request("test-secret", {"POST", "/api/v1/license/activate",
                                                           "plugin-2026", std::to_string(kStart),
                                                           read->nonce, sha256_hex(read->body)}));
@@ -366,9 +367,9 @@ print(base64.b64encode(raw).decode())
   EXPECT_EQ(Make(c)->install_activation_file_from(theirs).server_message, "unknown_key");
 }
 
-// licensectl's offline commands (spec §11, §16): request, verify (exit 0 valid, 3 not),
-// deactivate (the activation file deleted first), submit (against a stand-in that
-// answers as the contract says: the server side is built in parallel).
+// licensectl's offline commands (docs/protocol.md §16, §21.8): request, verify (exit 0 valid, 3
+// not), deactivate (the activation file deleted first), submit (against a stand-in that answers as
+// the contract says: the server side is built in parallel).
 class LicensectlOffline : public SdkOffline {
  protected:
   bb::CommandResult Run(std::vector<std::string> args) const {
@@ -416,7 +417,7 @@ TEST_F(LicensectlOffline, VerifyExits0ForAValidFileAnd3OtherwiseAnd2WithoutAKey)
   EXPECT_EQ(product.exit_code, 3) << product.Describe();
   EXPECT_EQ(Run({"offline", "verify", good}).exit_code, 2) << "no pinned key";
   EXPECT_EQ(Run({"--public-key", "bm90IGEga2V5", "offline", "verify", good}).exit_code, 2)
-      << "a pinned key that cannot be read is a configuration error (§22)";
+      << "a pinned key that cannot be read is a configuration error (docs/protocol.md §16)";
 }
 
 TEST_F(LicensectlOffline, DeactivateDeletesTheActivationFileFirstThenWritesTheDeactivation) {

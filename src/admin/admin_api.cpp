@@ -107,7 +107,7 @@ ApiResult<std::optional<int64_t>> max_deactivations_of(const json::value& v) {
   return std::optional<int64_t>(n);
 }
 
-// The offline members of a create or PATCH body (license-api.md §16): `lease`,
+// The offline members of a create or PATCH body (docs/protocol.md §21.7): `lease`,
 // `release`, `max_deactivations` set for each member given. For a create, null is absent.
 struct OfflineMembers {
   std::optional<std::optional<int64_t>> lease;
@@ -201,7 +201,7 @@ RequestResult<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call,
     }
     filter.deleted = *deleted == "true";
   }
-  // Support's search for a sale (spec §20): the buyer's email, the store's order id.
+  // Support's search for a sale (docs/protocol.md §22.10): the buyer's email, the store's order id.
   if (const auto email = filter_value(call, "email")) filter.customer_email = std::string(*email);
   if (const auto order = filter_value(call, "orderId")) filter.order_id = std::string(*order);
   ASSIGN_OR_RETURN(std::vector<License> rows, tx.list_licenses(filter, after, page.limit + 1));
@@ -320,7 +320,7 @@ RequestResult<AdminAnswer> list_audit(StoreTx& tx, const AdminCall& call) {
                                     [](const AuditEntry& e) { return std::to_string(e.id); })};
 }
 
-// license-api.md §16.2, §16.5: body {"request": "<armoured file>"}.
+// docs/protocol.md §21.7, §21.5: body {"request": "<armoured file>"}.
 RequestResult<AdminAnswer> offline_call(StoreTx& tx, const AdminCall& call,
                                         const AdminContext& ctx) {
   if (call.offline == nullptr) return Error::internal("the admin API has no offline keys");
@@ -350,7 +350,7 @@ RequestResult<AdminAnswer> product_call(StoreTx& tx, const AdminCall& call) {
   return AdminAnswer{200, admin_product_json(p)};
 }
 
-// ---- stores (spec §20) ----------------------------------------------------------
+// ---- stores (docs/protocol.md §22.1) ----------------------------------------------------------
 
 Result<int64_t> store_id_of(const AdminCall& call) {
   const auto id = parse_storefront_id(call.store_id);

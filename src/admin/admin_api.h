@@ -35,13 +35,13 @@ enum class AdminRoute {
   kGetPlan,
   kPatchPlan,
   kDeletePlan,
-  kListStores,  // spec §20: the stores a vendor sells through
+  kListStores,  // docs/protocol.md §22.1: the stores a vendor sells through
   kCreateStore,
   kGetStore,
   kPatchStore,
   kDeleteStore,
-  kListStoreRejections,  // spec §21: the store's store.rejected audit records
-  // license-api.md §16.2 and §16.5: a request (deactivation) file submitted by support.
+  kListStoreRejections,  // docs/protocol.md §22.8: the store's store.rejected audit records
+  // docs/protocol.md §21.7 and §21.5: a request (deactivation) file submitted by support.
   kOfflineActivation,
   kOfflineDeactivation,
 };

@@ -41,7 +41,7 @@ struct AdminArgs {
   bool json = false;
   std::string plan;
   std::string offline_grace;
-  std::string offline_lease, offline_release, max_deactivations;  // license-api.md §16
+  std::string offline_lease, offline_release, max_deactivations;  // docs/protocol.md §21.7
   std::vector<std::string> entitlements;
 };
 

@@ -16,7 +16,7 @@ struct CheckedFile {
 
 // Read, checked as the License API checks it (age, skew, signature; the nonce untouched),
 // and then bound to the license of the path: a file for another license is 1703, as if
-// the path's license did not hold it (license-api.md §21 "Offline files").
+// the path's license did not hold it (docs/protocol.md §21.7).
 RequestResult<CheckedFile> checked_file(std::string_view license_key, std::string_view text,
                                         OfflineFileKind kind, const OfflineSubmission& s,
                                         UnixMillis now) {
@@ -53,7 +53,7 @@ RequestResult<boost::json::object> admin_offline_activate(StoreTx& tx, std::stri
   ASSIGN_OR_RETURN(boost::json::object answer,
                    offline_activate(tx, checked.file.request, operation_context(checked, ctx)));
   // Signed inside the transaction: no activation is kept that support did not get a file
-  // for. The admin path has no algorithm header, so the file is Ed25519 (§16.3).
+  // for. The admin path has no algorithm header, so the file is Ed25519 (docs/protocol.md §21.7).
   ASSIGN_OR_RETURN(boost::json::object signed_answer,
                    sign_activation_file_member(submission.signer, ResponseAlgorithm::kEd25519,
                                                std::move(answer)));

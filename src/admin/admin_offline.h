@@ -1,4 +1,4 @@
-// Offline files submitted by support (docs/protocol.md §21.2, §21.5, license-api.md §16):
+// Offline files submitted by support (docs/protocol.md §21.2, §21.5 and §21.7):
 // the admin API's POST /api/v1/admin/licenses/{key}/offline-activations and
 // .../offline-deactivations and the CLI's `license offline-activate` all come here, inside
 // one store transaction. The file is read and checked by auth/offline_files.h (as the
@@ -39,7 +39,7 @@ RequestResult<boost::json::object> admin_offline_activate(StoreTx& tx, std::stri
 // `request_text` (an armoured deactivation file) for `license_key`: the same 1702 and 1703,
 // 404 1707 when its activationId is not the machine's latest file, else {"ok", "activations",
 // "max"}. Admin deactivations never count against maxDeactivations and are never refused
-// by it (license-api.md §16.6).
+// by it (docs/protocol.md §21.6).
 RequestResult<boost::json::object> admin_offline_deactivate(StoreTx& tx,
                                                             std::string_view license_key,
                                                             std::string_view request_text,

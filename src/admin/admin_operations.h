@@ -27,7 +27,8 @@ struct AdminContext {
   // Why, in the admin's words: kept in every audit record of the call (docs/protocol.md §17).
   std::optional<std::string> reason;
   // On changes a store event made (actor `store`, or `system` for the payment-grace
-  // sweep): the JSON object {"provider", "storeId", "orderId"} of the order (spec §20).
+  // sweep): the JSON object {"provider", "storeId", "orderId"} of the order (docs/protocol.md
+  // §22.5).
   std::optional<std::string> source;
 };
 
@@ -57,7 +58,7 @@ struct LicenseSpec {
   // Given: replace the plan's entitlements of the same codes, and add the others.
   std::optional<std::vector<Entitlement>> entitlements;
   std::optional<int64_t> offline_grace_seconds;
-  // license-api.md §16.3, §16.5, §16.6: given, they override the plan's. Initialised here
+  // docs/protocol.md §21.3, §21.5, §21.6: given, they override the plan's. Initialised here
   // so brace initialisations of the members above still compile without them (-Wextra).
   std::optional<int64_t> offline_lease_seconds{};
   std::optional<OfflineRelease> offline_release{};
@@ -86,13 +87,13 @@ Result<License> set_license_machine_ttl(StoreTx& tx, std::string_view key,
                                         const AdminContext& ctx);
 Result<License> set_license_expiry(StoreTx& tx, std::string_view key,
                                    std::optional<UnixMillis> expires_at, const AdminContext& ctx);
-// license-api.md §16.3: offlineLease in seconds (> 0); nullopt: the default (90d).
+// docs/protocol.md §21.3: offlineLease in seconds (> 0); nullopt: the default (90d).
 Result<License> set_license_offline_lease(StoreTx& tx, std::string_view key,
                                           std::optional<int64_t> seconds, const AdminContext& ctx);
-// license-api.md §16.5: what an offline deactivation does to the slot.
+// docs/protocol.md §21.5: what an offline deactivation does to the slot.
 Result<License> set_license_offline_release(StoreTx& tx, std::string_view key,
                                             OfflineRelease release, const AdminContext& ctx);
-// license-api.md §16.6: deactivations per rolling 30 days (>= 0); nullopt: the default (no
+// docs/protocol.md §21.6: deactivations per rolling 30 days (>= 0); nullopt: the default (no
 // limit, or 3 under offlineRelease "deactivation").
 Result<License> set_license_max_deactivations(StoreTx& tx, std::string_view key,
                                               std::optional<int64_t> max, const AdminContext& ctx);

@@ -1,5 +1,5 @@
-// `licensed admin license offline-activate KEY REQUEST_FILE --out FILE` (license-api.md
-// §16.2): support turns a customer's request file into an activation file on the vendor's
+// `licensed admin license offline-activate KEY REQUEST_FILE --out FILE` (docs/protocol.md
+// §21.7): support turns a customer's request file into an activation file on the vendor's
 // machine, against the store directly. The file is checked and the activation made by
 // admin/admin_offline.h, as the admin API does; the request signing keys come from
 // `--signing-key ID=SECRET` (or LICENSED_SIGNING_KEYS, as `serve` reads them) and the

@@ -65,7 +65,7 @@ bool valid_activation_id(std::string_view s) {
   return lowercase_hex(s, kActivationIdHexDigits);
 }
 
-// §21: exactly an X-License-Signature value, "v1=" + 64 lowercase hex digits.
+// docs/protocol.md §21.1: exactly an X-License-Signature value, "v1=" + 64 lowercase hex digits.
 bool valid_file_signature(std::string_view s) {
   return s.size() == 3 + 64 && s.substr(0, 3) == "v1=" && lowercase_hex(s.substr(3), 64);
 }
@@ -90,7 +90,7 @@ OfflineRequestRead not_a_file(std::string problem) {
   return {std::nullopt, std::move(problem)};
 }
 
-// The outer members (§16.1, §16.5) with §21's types into `f`; "" or what is wrong.
+// The outer members (docs/protocol.md §21.1, §21.5) with their types into `f`; "" or what is wrong.
 std::string read_outer(const json::object& o, OfflineRequestFile& f) {
   const json::value* v = o.if_contains("v");
   if (v == nullptr || !v->is_int64() || v->as_int64() != 1) return "the file's \"v\" must be 1";
@@ -165,7 +165,8 @@ std::optional<std::vector<FileEntitlement>> entitlements_of(const json::object& 
   return out;
 }
 
-// The payload's members (§16.3) into `file`; false when one is missing or of a wrong type.
+// The payload's members (docs/protocol.md §21.3) into `file`; false when one is missing or of a
+// wrong type.
 bool read_payload(const json::object& p, ActivationFile& file) {
   auto id = string_of(p, "id");
   auto license_key = string_of(p, "licenseKey");
@@ -207,7 +208,7 @@ bool read_payload(const json::object& p, ActivationFile& file) {
 }
 
 // The pinned key the file's kid names; its algorithm is the signature's (an Ed25519 key's
-// id and an ES256 key's differ: they begin with the algorithm's token, §13.1).
+// id and an ES256 key's differ: they begin with the algorithm's token, docs/protocol.md §13.1).
 const PinnedResponseKey* key_for(const std::vector<PinnedResponseKey>& pinned,
                                  std::string_view kid) {
   for (const auto& key : pinned) {
@@ -415,7 +416,7 @@ ActivationFileRead read_activation_file(std::string_view armoured,
   file.algorithm = opened.signed_payload->algorithm;
   file.payload = std::move(opened.signed_payload->payload);
   const auto p = object_of(file.payload);
-  if (!p || !read_payload(*p, file)) {  // signed, yet not the §16.3 shape
+  if (!p || !read_payload(*p, file)) {  // signed, yet not the docs/protocol.md §21.3 shape
     out.problem = ActivationFileProblem::kMalformed;
     return out;
   }

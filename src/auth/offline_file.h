@@ -1,12 +1,12 @@
-// The offline files of spec §16, in one place: the three shapes (request and deactivation
-// files, §16.1 and §16.5; the activation file and its payload, §16.3), their member
-// names and types as §21 "Offline files" settles them, written and read by the same
+// The offline files of docs/protocol.md §21, in one place: the three shapes (request and
+// deactivation files, §21.1 and §21.5; the activation file and its payload, §21.3), their member
+// names and types as docs/protocol.md §21.1 and §21.3 settle them, written and read by the same
 // code on both ends. The server (src/auth/offline_files.h) adds only what needs its keys
 // and store: the HMAC check of a request file with its key ring, the age and skew
 // limits, and the response key that signs an activation file. The SDK and licensectl
 // (every system: signatures go through crypto_primitives.h, so Windows CNG verifies ES256
 // files) write request and deactivation files and read and check activation files with
-// the checks of §16.7 as §21 settles them (this machine, this product, the clock between
+// the checks of docs/protocol.md §21.8 (this machine, this product, the clock between
 // issuedAt - 24 h and expiresAt, and not set back more than 24 h behind the latest time
 // seen).
 //
@@ -28,13 +28,13 @@
 
 namespace licensed {
 
-// What the activation file's signature covers before the payload bytes (§16.3).
+// What the activation file's signature covers before the payload bytes (docs/protocol.md §21.3).
 inline constexpr std::string_view kActivationFileSigningPrefix = "v1-activation-file\n";
-// The paths the inner requests are signed for (§16.1, §16.5).
+// The paths the inner requests are signed for (docs/protocol.md §21.1, §21.5).
 inline constexpr std::string_view kActivatePath = "/api/v1/license/activate";
 inline constexpr std::string_view kDeactivatePath = "/api/v1/license/deactivate";
-// The clock tolerance of §21: a file is good from issuedAt - 24 h, and a clock set back
-// more than this behind the latest time seen makes files invalid.
+// The clock tolerance of docs/protocol.md §21.8: a file is good from issuedAt - 24 h, and a clock
+// set back more than this behind the latest time seen makes files invalid.
 inline constexpr int64_t kOfflineClockToleranceSeconds = 24 * 60 * 60;
 // An activation file's id, and so a deactivation's activationId: 128 bits, lowercase hex.
 inline constexpr size_t kActivationIdHexDigits = 32;
@@ -43,7 +43,7 @@ inline constexpr size_t kActivationIdHexDigits = 32;
 // the CSPRNG failed.
 std::string random_128_bit_hex();
 
-// ---- Request and deactivation files (§16.1, §16.5; types of §21) ----
+// ---- Request and deactivation files (docs/protocol.md §21.1, §21.5) ----
 
 enum class OfflineFileKind { kRequest, kDeactivation };
 // LICENSE ACTIVATION REQUEST or LICENSE DEACTIVATION.
@@ -52,7 +52,8 @@ std::string_view offline_file_label(OfflineFileKind kind);
 std::string_view offline_file_path(OfflineFileKind kind);
 
 // What a request or deactivation file is signed with and says. `activation_id` makes a
-// deactivation file (the activation file's `id`); machineName is never put in (§21).
+// deactivation file (the activation file's `id`); machineName is never put in (docs/protocol.md
+// §21.8).
 struct OfflineRequestInput {
   std::string key_id;
   std::string secret;
@@ -73,12 +74,12 @@ std::string write_request_file(const OfflineRequestInput& input);
 // digits (an id the server issued: it refuses any other).
 std::string write_deactivation_file(const OfflineRequestInput& input);
 
-// A request or deactivation file read back, every member of the type §21 gives it:
-// `timestamp` a non-negative JSON integer, `nonce` 16-128 of [A-Za-z0-9_-], `signature`
-// exactly an X-License-Signature value, `body` a string holding a JSON object with string
-// `licenseKey` and `machineId`, and for a deactivation `activationId` (32 lowercase hex
-// digits), which a request must not have. The signature is not checked here: the server
-// checks it with its key ring (auth/offline_files.h); a client cannot.
+// A request or deactivation file read back, every member of the type docs/protocol.md §21.1 gives
+// it: `timestamp` a non-negative JSON integer, `nonce` 16-128 of [A-Za-z0-9_-], `signature` exactly
+// an X-License-Signature value, `body` a string holding a JSON object with string `licenseKey` and
+// `machineId`, and for a deactivation `activationId` (32 lowercase hex digits), which a request
+// must not have. The signature is not checked here: the server checks it with its key ring
+// (auth/offline_files.h); a client cannot.
 struct OfflineRequestFile {
   OfflineFileKind kind = OfflineFileKind::kRequest;
   std::string key_id;
@@ -100,11 +101,11 @@ OfflineRequestRead read_offline_request_file(std::string_view armoured,
 // The same, for callers that need no reason.
 std::optional<OfflineRequestFile> read_offline_request(std::string_view armoured);
 
-// ---- Activation files (§16.3) ----
+// ---- Activation files (docs/protocol.md §21.3) ----
 
 // The payload as the server writes it. `entitlements` is the list an activate answer
-// carries (§15); times are Unix milliseconds written as RFC 3339, like every time in
-// answers, `request_timestamp` included (the request's own, in seconds).
+// carries (docs/protocol.md §20); times are Unix milliseconds written as RFC 3339, like every time
+// in answers, `request_timestamp` included (the request's own, in seconds).
 struct ActivationPayloadFields {
   std::string id;  // 32 lowercase hex digits
   std::string license_key;
@@ -130,11 +131,11 @@ std::string write_activation_payload(const ActivationPayloadFields& fields);
 std::string activation_file_message(std::string_view payload);
 // The armoured activation file (label LICENSE ACTIVATION): {"v":1,"kid","signature",
 // "payload"}, `signature` and `payload` in base64. No algorithm member: the pinned key
-// `kid` names has one (an Ed25519 key's id and an ES256 key's differ, §13.1).
+// `kid` names has one (an Ed25519 key's id and an ES256 key's differ, docs/protocol.md §13.1).
 std::string write_activation_file(std::string_view kid, const RawResponseSignature& signature,
                                   std::string_view payload);
 
-// One entitlement of an activation file (§15, §21): expiresAt as Unix seconds.
+// One entitlement of an activation file (docs/protocol.md §20, §21.3): expiresAt as Unix seconds.
 struct FileEntitlement {
   std::string code;
   std::optional<int64_t> expires_at;
@@ -165,7 +166,7 @@ struct ActivationFile {
 
 enum class ActivationFileProblem {
   kNone,
-  kMalformed,     // not armour of the right label, not the §16.3 shape
+  kMalformed,     // not armour of the right label, not the §21.3 shape
   kUnknownKey,    // no pinned key has the file's kid
   kBadSignature,  // the signature does not verify: an edited or forged file
   kOtherMachine,  // machine.id is not this machine's
@@ -205,7 +206,7 @@ struct ActivationFileRead {
 ActivationFileRead read_activation_file(std::string_view armoured,
                                         const std::vector<PinnedResponseKey>& pinned);
 
-// What the plugin checks beyond the signature (§16.7 with §21's window).
+// What the plugin checks beyond the signature (docs/protocol.md §21.8).
 struct ActivationFileExpectation {
   std::string machine_id;
   std::string product;                 // "" => not checked (matched by slug)

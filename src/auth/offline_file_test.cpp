@@ -1,6 +1,6 @@
-// Offline files, one model for both ends (spec §16 with §21's rules): request and
-// deactivation files signed as their requests and read back with §21's types, activation
-// files written as the server writes them (write_activation_payload, signed by
+// Offline files, one model for both ends (docs/protocol.md §21): request and
+// deactivation files signed as their requests and read back with their types (docs/protocol.md
+// §21.1), activation files written as the server writes them (write_activation_payload, signed by
 // sign_activation_file with the server's own ResponseSigner) and read and verified as the
 // SDK does with a pinned Ed25519 or ES256 key, refused when edited, for another machine,
 // license or product, or outside the clock window. Python's `cryptography` checks the same
@@ -227,12 +227,12 @@ TEST(OfflineRequestFile, IsSignedAsAnActivateRequestAndStaysUnder1KiB) {
   EXPECT_EQ(read->kind, OfflineFileKind::kRequest);
   EXPECT_EQ(read->body, R"({"licenseKey":")" + kLicense + R"(","machineId":")" + kMachine + "\"}");
   EXPECT_EQ(read->timestamp, kIssued);
-  // The §2 signature a server recomputes for POST /api/v1/license/activate.
+  // The docs/protocol.md §3 signature a server recomputes for POST /api/v1/license/activate.
   EXPECT_EQ(read->signature,
             sign_request("s3cret", {"POST", "/api/v1/license/activate", "plugin-2026",
                                     std::to_string(kIssued), in.nonce, sha256_hex(read->body)}));
   EXPECT_FALSE(read->activation_id.has_value());
-  // timestamp is a JSON integer (§21).
+  // timestamp is a JSON integer (docs/protocol.md §21.1).
   const auto raw = dearmour_as(text, kActivationRequestLabel);
   EXPECT_TRUE(json::parse(std::string(raw->begin(), raw->end())).at("timestamp").is_int64());
 }

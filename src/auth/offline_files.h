@@ -1,7 +1,7 @@
 // The server's side of offline files (docs/protocol.md §21, §21.5): what needs its keys.
 // The shapes themselves (members, types, labels, the payload) are auth/offline_file.h's,
 // shared with the SDK; here a request or deactivation file read with that code gets its
-// inner body parsed as the activate (deactivate) schema, is checked as section 2 checks
+// inner body parsed as the activate (deactivate) schema, is checked as docs/protocol.md §3.5 checks
 // a request but with the offline age and skew limits and without its nonce, and an
 // activation file is signed with the response key. No HTTP: the License API, the
 // dashboard and the admin API all submit files through here.
@@ -22,8 +22,8 @@
 
 namespace licensed {
 
-// A file as read (step 8 of section 2 for the offline endpoints): its members, and its
-// inner body as parsed, with `offline` set from them.
+// A file as read (step 8 of docs/protocol.md §3.5 for the offline endpoints, §21.2): its members,
+// and its inner body as parsed, with `offline` set from them.
 struct OfflineFile {
   OfflineRequestFile file;
   LicenseRequest request;
@@ -49,8 +49,8 @@ inline constexpr std::string_view kMalformed = "malformed";
 // (parse_license_request); anything else is 1702 `field: "request"`, reason malformed.
 ApiResult<OfflineFile> parse_offline_file(std::string_view text, OfflineFileKind kind);
 
-// The checks of section 2 on the file, in its order: the key id (unknown_key, with the same
-// HMAC work as a known one), the timestamp (too_old, too_far_ahead), the signature
+// The checks of docs/protocol.md §3.5 on the file, in its order: the key id (unknown_key, with the
+// same HMAC work as a known one), the timestamp (too_old, too_far_ahead), the signature
 // (signature_mismatch), over POST /api/v1/license/activate (or deactivate). The nonce is
 // neither checked nor consumed. The key that signed it, or the refusal.
 ApiResult<const SigningKey*> check_offline_file(const KeyRing& keys, const OfflineFile& file,

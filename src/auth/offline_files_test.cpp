@@ -1,7 +1,7 @@
 // Request, deactivation and activation files (docs/protocol.md §21) on the server: read
 // (the shared reader of auth/offline_file.h, then the inner body's schema), checked as a
-// signed request with the offline limits, and signed with the response key in the §16.3
-// shape the SDK reads (open_activation_file, the SDK's own reader).
+// signed request with the offline limits, and signed with the response key in the docs/protocol.md
+// §21.3 shape the SDK reads (open_activation_file, the SDK's own reader).
 #include "auth/offline_files.h"
 
 #include <gtest/gtest.h>
@@ -193,8 +193,8 @@ TEST_P(ActivationFileSigning, VerifiesWithTheResponseKeyAndNotWhenOneByteChanges
   const std::vector<PinnedResponseKey> pinned = {ed->pinned(), es->pinned()};
   EXPECT_EQ(signed_payload(*file, pinned), payload);
 
-  // §16.3's envelope exactly: {"v", "kid", "signature", "payload"}, no algorithm member
-  // (the pinned key the kid names has one).
+  // docs/protocol.md §21.3's envelope exactly: {"v", "kid", "signature", "payload"}, no algorithm
+  // member (the pinned key the kid names has one).
   const auto bytes = dearmour_as(*file, kActivationFileLabel);
   boost::json::object o = boost::json::parse(std::string(bytes->begin(), bytes->end())).as_object();
   EXPECT_EQ(o.size(), 4u) << boost::json::serialize(o);

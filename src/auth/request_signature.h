@@ -36,7 +36,7 @@ std::string canonical_string(const CanonicalRequest& request);
 std::string sign_request(std::string_view secret, const CanonicalRequest& request);
 
 // The syntax of the signed values (docs/protocol.md §3.5), shared by the headers of a
-// request and the members of an offline request file (§21 "Offline files").
+// request and the members of an offline request file (docs/protocol.md §21.1).
 // A key id: 1-64 characters of [A-Za-z0-9._-]. The server refuses to start with any
 // other, since no request could name it.
 bool valid_key_id(std::string_view s);

@@ -374,7 +374,7 @@ const SettingSpec kSettings[] = {
     {.flag = "sentry-dsn", .env = "LICENSED_SENTRY_DSN", .toml = "sentry_dsn", .value_name = "DSN",
      .help = "report 500s to Sentry: http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID; empty: off",
      .default_help = "off", .set = set_endpoint<&ServeConfig::sentry_dsn, parse_sentry_dsn>},
-    // Every outgoing connection: store API calls now, webhooks later (spec §21-22).
+    // Every outgoing connection: store API calls now, webhooks later (docs/protocol.md §24).
     {.flag = "webhook-allow-http", .env = "LICENSED_WEBHOOK_ALLOW_HTTP",
      .toml = "webhook_allow_http", .kind = K::kSwitch,
      .help = "allow plain http:// for outgoing connections (webhooks, store API calls)",
@@ -388,8 +388,8 @@ const SettingSpec kSettings[] = {
      .value_name = "FILE",
      .help = "PEM bundle of the CAs outgoing connections trust, instead of the system's",
      .default_help = "the system's CAs", .set = set_outgoing_ca_file},
-    // No flag: it has only ever been read from the environment and the file (spec
-    // section 10 shows it in TOML), and a new flag would be new behaviour.
+    // No flag: it has only ever been read from the environment and the file (the
+    // README shows it in TOML; docs/protocol.md §11), and a new flag would be new behaviour.
     {.flag = "", .env = "LICENSED_TRUSTED_PROXIES", .toml = "trusted_proxies", .kind = K::kList,
      .value_name = "CIDR", .help = "addresses whose X-Forwarded-For is believed",
      .default_help = "none", .set = add_trusted_proxy},

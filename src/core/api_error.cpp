@@ -226,7 +226,7 @@ ApiError trial_used() {
 ApiError unavailable(int64_t retry_after_seconds, std::string message) {
   const int64_t wait = std::max<int64_t>(1, retry_after_seconds);
   ApiError e = make(ErrorCode::kUnavailable, std::move(message));
-  // In the body too (spec 21): clients read body values, capping any wait at an hour.
+  // In the body too (docs/protocol.md §11): clients read body values, capping any wait at an hour.
   e.extra["retryAfter"] = wait;
   e.retry_after_seconds = wait;
   return e;

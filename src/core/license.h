@@ -32,13 +32,14 @@ struct Product {
   std::optional<TrialOffer> trial;          // nullopt: no trials
 };
 
-// Who bought a license from a store (spec §20): as the store gave them.
+// Who bought a license from a store (docs/protocol.md §22.5): as the store gave them.
 struct Customer {
   std::optional<std::string> email;
   std::optional<std::string> name;
 };
 
-// The sale a license came from (spec §20): the store's provider and id, and its order id.
+// The sale a license came from (docs/protocol.md §22.5): the store's provider and id, and its order
+// id.
 struct LicenseSource {
   std::string provider;
   int64_t store_id = 0;
@@ -69,7 +70,7 @@ struct License {
   // Set by a plan valid from the first activation: that activation sets expiresAt to
   // its time plus this many seconds, and clears this.
   std::optional<int64_t> valid_for_pending_seconds;
-  // Set on licenses a store sale made (spec §20); never changed afterwards.
+  // Set on licenses a store sale made (docs/protocol.md §22.5); never changed afterwards.
   std::optional<Customer> customer;
   std::optional<LicenseSource> source;
   // Offline activation (docs/protocol.md §21.2).
@@ -162,7 +163,7 @@ struct AuditEntry {
   // (docs/protocol.md §17), as stored.
   std::optional<std::string> changes;
   std::optional<std::string> reason;  // why, in the admin's words (docs/protocol.md §17)
-  // On records of actor `store`: the JSON object {"provider", "orderId"} (spec §20).
+  // On records of actor `store`: the JSON object {"provider", "orderId"} (docs/protocol.md §22.5).
   std::optional<std::string> source;
   bool offline = false;  // the change came through an offline file (docs/protocol.md §21.2)
 };

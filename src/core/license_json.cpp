@@ -51,14 +51,14 @@ boost::json::object license_json(const License& l, UnixMillis now) {
   o["plan"] = l.plan ? boost::json::value(*l.plan) : boost::json::value(nullptr);
   o["entitlements"] = entitlements_answer_json(l.entitlements, now);
   o["offlineGrace"] = offline_grace_seconds(l);
-  // license-api.md §16.3, §16.5, §16.6, as they apply (defaults filled in).
+  // docs/protocol.md §21.3, §21.5, §21.6, as they apply (defaults filled in).
   o["offlineLease"] = offline_lease_seconds(l);
   o["offlineRelease"] = to_string(l.offline_release);
   o["maxDeactivations"] = optional_int_json(effective_max_deactivations(l));
   o["trial"] = l.trial;
   o["createdAt"] = format_timestamp(l.created_at);
   o["deletedAt"] = optional_timestamp_json(l.deleted_at);
-  // Only on licenses a store sale made (spec §20).
+  // Only on licenses a store sale made (docs/protocol.md §22.5).
   if (l.customer) {
     o["customer"] = {
         {"email", l.customer->email ? boost::json::value(*l.customer->email) : nullptr},
@@ -77,7 +77,7 @@ boost::json::object audit_json(const AuditEntry& e) {
   o["id"] = e.id;
   o["at"] = format_timestamp(e.at);
   o["action"] = e.action;
-  // store.rejected concerns no license (spec §21).
+  // store.rejected concerns no license (docs/protocol.md §22.8).
   if (!e.license_key.empty()) o["licenseKey"] = e.license_key;
   if (e.machine_id) o["machineId"] = *e.machine_id;
   if (e.refresh) o["refresh"] = true;

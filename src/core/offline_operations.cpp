@@ -113,7 +113,7 @@ RequestResult<object> take_offline_slot(LicenseTx& tx, const LockedLicense& lock
   return offline_answer(license, count + 1, a, ctx.now);
 }
 
-// §21: a request older than the machine's latest deactivation cannot undo it.
+// docs/protocol.md §21.2: a request older than the machine's latest deactivation cannot undo it.
 RequestResult<Ok> check_not_undone(LicenseTx& tx, const License& license,
                                    const LicenseRequest& req) {
   ASSIGN_OR_RETURN(const auto latest, tx.latest_deactivation(license.id, *req.machine_id));

@@ -35,7 +35,7 @@ struct Plan {
   // Members of the offline and seat features (docs/protocol.md §19 lists them): kept and
   // shown with the plan.
   std::optional<int64_t> offline_lease_seconds;
-  // offlineRelease, "expiry" or "deactivation" (license-api.md §16.5), copied to new
+  // offlineRelease, "expiry" or "deactivation" (docs/protocol.md §21.5), copied to new
   // licenses; null: the license default ("expiry").
   std::optional<OfflineRelease> offline_release;
   std::optional<int64_t> max_concurrent;

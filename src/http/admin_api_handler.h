@@ -25,7 +25,7 @@ struct AdminApiConfig {
   // --public-url: the start of a new store's inboundUrl; empty: it is a path.
   std::string public_url;
   // The signing keys, offline limits and response keys of the License API's offline
-  // endpoints, for support's submissions of offline files (license-api.md §16.2, §16.5).
+  // endpoints, for support's submissions of offline files (docs/protocol.md §21.7, §21.5).
   OfflineSubmission offline;
 };
 

@@ -127,7 +127,7 @@ void authenticate(const Run& run) {
                       std::nullopt, std::nullopt});
   }
   // Checked before the timestamp is judged, so a 1701 is bound to a valid signature too;
-  // answered in the contract's order.
+  // answered in the order of docs/protocol.md §3.5.
   auto signature_error = check_signature(*run->key, h, in.method, api_path_of(in.path), in.body);
   run->binding = signature_error ? std::nullopt : std::optional<Sha256Digest>(h.signature);
   if (auto e = check_timestamp(ctx, h)) {

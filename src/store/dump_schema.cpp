@@ -84,8 +84,8 @@ const std::vector<DumpTable>& dump_tables() {
         {"deactivated_at", K::kInt}},
        {"license_id", "machine_id"},
        false},
-      // The deactivations the quota counts (spec §21.6), and the latest per machine, which
-      // an older offline request may not undo.
+      // The deactivations the quota counts (docs/protocol.md §21.6), and the latest per machine,
+      // which an older offline request may not undo.
       {"deactivations",
        {{"id", K::kInt},
         {"license_id", K::kInt},

@@ -132,7 +132,7 @@ TEST_F(OfflineActivation, AnEs256ClientGetsAnEs256SignedFile) {
   ASSERT_OK(r);
   const auto bytes = licensed::dearmour_as(FileOf(r), licensed::kActivationFileLabel);
   ASSERT_TRUE(bytes);
-  // No alg member (spec §16.3): the kid names the ES256 key, whose algorithm it is.
+  // No alg member (docs/protocol.md §21.3): the kid names the ES256 key, whose algorithm it is.
   const json::value outer = ParseJson(std::string(bytes->begin(), bytes->end()));
   EXPECT_FALSE(outer.as_object().contains("alg"));
   EXPECT_EQ(Str(outer, "kid").rfind("es256-", 0), 0u) << Str(outer, "kid");
@@ -244,8 +244,8 @@ TEST_F(OfflineActivation, BadFilesAre1702ForTheFieldRequestWithTheirReason) {
   ASSERT_OK(Submit(RequestFile(license, "studio-mac-0001", UnixNow() + 23 * 3600)));
 }
 
-// Support submits the customer's file through the admin API (license-api.md §16.2,
-// §16.5, §21 "Offline files"): POST /api/v1/admin/licenses/{key}/offline-activations
+// Support submits the customer's file through the admin API (docs/protocol.md
+// §21.7): POST /api/v1/admin/licenses/{key}/offline-activations
 // and .../offline-deactivations, each answer checked against the OpenAPI document.
 class AdminApiOffline : public OfflineActivation {
  protected:
@@ -470,8 +470,8 @@ TEST_F(AdminApiOffline, OfflineLeaseReleaseAndQuotaAreLicenseFieldsCopiedFromThe
   ASSERT_EQ(updates.size(), 3u) << "one record per field changed";
 }
 
-// `licensed admin license offline-activate KEY REQUEST_FILE --out FILE` (license-api.md
-// §16.2): the same submission from the vendor's command line, against the store.
+// `licensed admin license offline-activate KEY REQUEST_FILE --out FILE` (docs/protocol.md
+// §21.7): the same submission from the vendor's command line, against the store.
 class AdminCliOffline : public OfflineActivation {
  protected:
   std::string WriteRequest(const RequestFile& f, const std::string& name) const {

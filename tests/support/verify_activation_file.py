@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""An activation-file verifier written from the contract alone (license-api.md section 16.3,
-docs/protocol.md section 21.3), with python3-cryptography rather than the OpenSSL code the
+"""An activation-file verifier written from the protocol document alone
+(docs/protocol.md §21.3), with python3-cryptography rather than the OpenSSL code the
 server and the SDK share: the black-box suite (tests/blackbox/offline_activation_test.cpp)
 runs it on files the real server issued.
 
@@ -53,7 +53,7 @@ def verify(keys, file_text):
     signature = base64.b64decode(outer["signature"], validate=True)
     if set(outer) != {"v", "kid", "signature", "payload"}:
         raise Refused(f"the envelope's members are {sorted(outer)}, not v, kid, signature, payload")
-    # The kid names the key, and the key its algorithm (spec 16.3: no alg member).
+    # The kid names the key, and the key its algorithm (docs/protocol.md §21.3: no alg member).
     key = next((k for k in keys if k["kid"] == outer["kid"]), None)
     if key is None:
         raise Refused("no published key has that kid")

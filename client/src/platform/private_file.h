@@ -21,7 +21,7 @@ bool make_private_dir(const std::filesystem::path& dir);
 bool replace_private_file(const std::filesystem::path& target, const std::string& text);
 
 // The same for files every user of the computer may read (0644 on POSIX, in a directory
-// made 0755): the machine-wide activation files (spec §16.7). On Windows the directory
+// made 0755): the machine-wide activation files (docs/protocol.md §21.8). On Windows the directory
 // under %PROGRAMDATA% inherits its access from there.
 bool make_shared_dir(const std::filesystem::path& dir);
 bool replace_shared_file(const std::filesystem::path& target, const std::string& text);

@@ -16,7 +16,7 @@ namespace licensed::client {
 std::filesystem::path default_cache_dir(std::string_view folder);
 
 // The machine-wide directories of `folder` (the vendor's name) for activation and lease
-// files (spec §16.7, §22): one per vendor, shared by every user, host and plugin format,
+// files (docs/protocol.md §21.8): one per vendor, shared by every user, host and plugin format,
 // in the order the SDK looks in them and tries to install into them:
 // Windows %PROGRAMDATA%\<folder> (read as wide characters);
 // macOS /Library/Application Support/<folder>, then $HOME/Library/Application

@@ -57,7 +57,7 @@
       if (res.ok) items = [body];
     } else {
       const q = new URLSearchParams({ limit: '100' });
-      // A sale is found by its buyer's email or the store's order id (spec §20).
+      // A sale is found by its buyer's email or the store's order id (docs/protocol.md §22.10).
       if ($('search-email').value.trim()) q.set('email', $('search-email').value.trim());
       if ($('search-order').value.trim()) q.set('orderId', $('search-order').value.trim());
       if ($('search-product').value.trim()) q.set('product', $('search-product').value.trim());

@@ -121,7 +121,7 @@ CREATE TABLE server_secrets (
   created_at  BIGINT NOT NULL
 );
 )sql"},
-    // Store fulfilment (spec §20-21); as SQLite's 6.
+    // Store fulfilment (docs/protocol.md §22); as SQLite's 6.
     {6, R"sql(
 ALTER TABLE audit_log ADD COLUMN source TEXT;
 ALTER TABLE licenses ADD COLUMN customer_email TEXT, ADD COLUMN customer_name TEXT,
@@ -169,7 +169,7 @@ CREATE TABLE storefront_units (
   PRIMARY KEY (store_id, order_id, line, unit)
 );
 )sql"},
-    // The store lifecycle (spec §20-21); as SQLite's 7.
+    // The store lifecycle (docs/protocol.md §22.7); as SQLite's 7.
     {7, R"sql(
 CREATE TABLE storefront_order_refs (
   store_id    BIGINT NOT NULL REFERENCES storefronts(id),
@@ -199,7 +199,7 @@ CREATE TABLE storefront_payment_failures (
   PRIMARY KEY (store_id, order_id)
 );
 )sql"},
-    // Offline activation (spec §21); see sqlite_migrations.cpp.
+    // Offline activation (docs/protocol.md §21); see sqlite_migrations.cpp.
     {8, R"sql(
 ALTER TABLE licenses ADD COLUMN offline_lease BIGINT CHECK (offline_lease IS NULL OR offline_lease > 0),
   ADD COLUMN offline_release TEXT NOT NULL DEFAULT 'expiry'
