@@ -79,11 +79,11 @@ void ExpectEveryBlockExact(const bb::CommandResult& r) {
 }
 
 TEST_F(JuceGain, TheBundlesExportNothingOfTheSdk) {
-  const std::string vst3 = (fs::canonical(kExample / "JuceGain.vst3") /
-                            "Contents/x86_64-linux/JuceGain.so")
-                               .string();
+  const std::string vst3 =
+      (fs::canonical(kExample / "JuceGain.vst3") / "Contents/x86_64-linux/JuceGain.so").string();
   for (const std::string& binary : {Lv2Bundle() + "/libJuceGain.so", vst3}) {
-    const bb::CommandResult symbols = bb::RunCommand({"/usr/bin/nm", "-D", "--defined-only", binary});
+    const bb::CommandResult symbols =
+        bb::RunCommand({"/usr/bin/nm", "-D", "--defined-only", binary});
     ASSERT_EQ(symbols.exit_code, 0) << symbols.Describe();
     for (const char* sdk : {" lc_", "license_client", "licensed", "boost"}) {
       EXPECT_EQ(symbols.out.find(sdk), std::string::npos) << binary << " exports " << sdk;
@@ -94,7 +94,8 @@ TEST_F(JuceGain, TheBundlesExportNothingOfTheSdk) {
     const bb::CommandResult all = bb::RunCommand({"/usr/bin/nm", binary});
     EXPECT_NE(all.out.find(" t lc_client_new"), std::string::npos) << binary;
   }
-  const bb::CommandResult lv2 = bb::RunCommand({"/usr/bin/nm", "-D", "--defined-only", Lv2Bundle() + "/libJuceGain.so"});
+  const bb::CommandResult lv2 =
+      bb::RunCommand({"/usr/bin/nm", "-D", "--defined-only", Lv2Bundle() + "/libJuceGain.so"});
   EXPECT_NE(lv2.out.find(" T lv2_descriptor"), std::string::npos) << lv2.out;
 }
 
@@ -148,9 +149,9 @@ TEST_F(JuceGain, AServerThatNeverAnswersNeitherChangesTheAudioNorDelaysFreeing) 
   const LoopbackServer silent;
   for (const std::string& url : {silent.Url(), std::string("http://never-resolves.invalid")}) {
     const auto started = std::chrono::steady_clock::now();
-    const bb::CommandResult r = RunHost(PluginEnv(url, "3f1c2a4e-0000-4000-8000-000000000001",
-                                                  "juce-gain-0003"),
-                                        {"--free-at-ms", "700"});
+    const bb::CommandResult r =
+        RunHost(PluginEnv(url, "3f1c2a4e-0000-4000-8000-000000000001", "juce-gain-0003"),
+                {"--free-at-ms", "700"});
     const auto took = std::chrono::steady_clock::now() - started;
     ASSERT_EQ(r.exit_code, 0) << url << ": " << r.Describe();
     ExpectEveryBlockExact(r);
@@ -168,8 +169,8 @@ TEST_F(JuceGain, TheBuildsTtlStepSendsNoRequestToTheConfiguredServer) {
   const fs::path copy = dir().path() / "JuceGain.lv2";
   fs::create_directories(copy);
   fs::copy_file(fs::path(Lv2Bundle()) / "libJuceGain.so", copy / "libJuceGain.so");
-  bb::EnvVars env = PluginEnv(listening.Url(), "3f1c2a4e-0000-4000-8000-000000000002",
-                              "juce-gain-0004");
+  bb::EnvVars env =
+      PluginEnv(listening.Url(), "3f1c2a4e-0000-4000-8000-000000000002", "juce-gain-0004");
   const bb::CommandResult r = bb::RunCommand(
       {"/usr/lib/x86_64-linux-gnu/juce/juce_lv2_helper", (copy / "libJuceGain.so").string()}, env);
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
@@ -192,7 +193,8 @@ TEST_F(JuceGain, AnExpiredLicenseSaysExpiredAndTheAudioStillPasses) {
   std::this_thread::sleep_for(std::chrono::seconds(4));
   const bb::CommandResult later = RunHost(env, {"--run-ms", "2500"});
   ASSERT_EQ(later.exit_code, 0) << later.Describe();
-  EXPECT_NE(later.err.find("licensed_juce: state expired: Expired"), std::string::npos) << later.err;
+  EXPECT_NE(later.err.find("licensed_juce: state expired: Expired"), std::string::npos)
+      << later.err;
   ExpectEveryBlockExact(later);
 }
 
@@ -201,11 +203,11 @@ TEST_F(JuceGain, JalvRunsTheBundleWithJacksDummyBackend) {
   const std::string server_name = "licensed-juce-" + std::to_string(getpid());
   const bb::EnvVars jack_env = {{"JACK_DEFAULT_SERVER", server_name},
                                 {"HOME", dir().path().string()}};
-  bb::ServerProcess jackd({"/usr/bin/jackd", "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "256"},
-                          jack_env);
+  bb::ServerProcess jackd(
+      {"/usr/bin/jackd", "--no-realtime", "-d", "dummy", "-r", "48000", "-p", "256"}, jack_env);
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  bb::EnvVars env = PluginEnv("http://127.0.0.1:9", "3f1c2a4e-0000-4000-8000-000000000003",
-                              "juce-gain-0006");
+  bb::EnvVars env =
+      PluginEnv("http://127.0.0.1:9", "3f1c2a4e-0000-4000-8000-000000000003", "juce-gain-0006");
   env.push_back({"JACK_DEFAULT_SERVER", server_name});
   env.push_back({"LV2_PATH", fs::canonical(kExample / "JuceGain.lv2").parent_path().string()});
   // jalv's console runs until its input ends (here at once, /dev/null): it loads the
@@ -226,10 +228,10 @@ TEST_F(JuceGain, JalvRunsTheBundleWithJacksDummyBackend) {
 TEST_F(JuceGain, TheActivationScreenIsRenderedInEveryStateUnderXvfb) {
   const char* wanted = std::getenv("LICENSED_JUCE_SCREENSHOT_DIR");
   const fs::path out = wanted != nullptr ? fs::path(wanted) : dir().path() / "screenshots";
-  const bb::CommandResult r = bb::RunCommand(
-      {"/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1024x768x24",
-       (kExample / "juce_gain_screenshots").string(), out.string()},
-      {{"HOME", dir().path().string()}}, std::chrono::seconds(120));
+  const bb::CommandResult r =
+      bb::RunCommand({"/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1024x768x24",
+                      (kExample / "juce_gain_screenshots").string(), out.string()},
+                     {{"HOME", dir().path().string()}}, std::chrono::seconds(120));
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   for (const char* state : {"licensed", "trial", "offline", "expired", "refused", "limit-reached",
                             "not-activated", "activating", "offline-request", "minimum-400x300"}) {

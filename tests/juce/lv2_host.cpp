@@ -88,16 +88,22 @@ struct Args {
 Args parse(int argc, char** argv) {
   Args a;
   if (argc < 2) {
-    std::fprintf(stderr, "usage: lv2_host BUNDLE_DIR [--instances N] [--run-ms MS] [--gain G] [--free-at-ms MS]\n");
+    std::fprintf(
+        stderr,
+        "usage: lv2_host BUNDLE_DIR [--instances N] [--run-ms MS] [--gain G] [--free-at-ms MS]\n");
     std::exit(2);
   }
   a.bundle = argv[1];
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
-    if (flag == "--instances") a.instances = std::atoi(argv[i + 1]);
-    else if (flag == "--run-ms") a.run_ms = std::atoi(argv[i + 1]);
-    else if (flag == "--gain") a.gain = static_cast<float>(std::atof(argv[i + 1]));
-    else if (flag == "--free-at-ms") a.free_at_ms = std::atoi(argv[i + 1]);
+    if (flag == "--instances")
+      a.instances = std::atoi(argv[i + 1]);
+    else if (flag == "--run-ms")
+      a.run_ms = std::atoi(argv[i + 1]);
+    else if (flag == "--gain")
+      a.gain = static_cast<float>(std::atof(argv[i + 1]));
+    else if (flag == "--free-at-ms")
+      a.free_at_ms = std::atoi(argv[i + 1]);
   }
   return a;
 }
@@ -145,7 +151,8 @@ int main(int argc, char** argv) {
   const LV2_Feature unmap_feature{LV2_URID__unmap, &unmap};
   const LV2_Feature options_feature{LV2_OPTIONS__options, const_cast<LV2_Options_Option*>(options)};
   const LV2_Feature bounded{LV2_BUF_SIZE__boundedBlockLength, nullptr};
-  const LV2_Feature* features[] = {&map_feature, &unmap_feature, &options_feature, &bounded, nullptr};
+  const LV2_Feature* features[] = {&map_feature, &unmap_feature, &options_feature, &bounded,
+                                   nullptr};
 
   LilvNode* audio_class = lilv_new_uri(world, LV2_CORE__AudioPort);
   LilvNode* control_class = lilv_new_uri(world, LV2_CORE__ControlPort);
@@ -229,10 +236,14 @@ int main(int argc, char** argv) {
         }
       }
       ++blocks;
-      if (all_exact) ++exact;
-      else if (all_dry) ++dry;
-      else if (all_silent) ++silent;
-      else ++other;
+      if (all_exact)
+        ++exact;
+      else if (all_dry)
+        ++dry;
+      else if (all_silent)
+        ++silent;
+      else
+        ++other;
     }
     frame += kBlock;
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int>(block_ms * 1000)));
@@ -248,7 +259,8 @@ int main(int argc, char** argv) {
   }
   std::printf("freed: ms=%.1f\n", monotonic_ms() - freeing);
   std::fflush(stdout);
-  for (LilvNode* n : {audio_class, control_class, atom_class, input_class, bundle}) lilv_node_free(n);
+  for (LilvNode* n : {audio_class, control_class, atom_class, input_class, bundle})
+    lilv_node_free(n);
   lilv_world_free(world);
   return 0;
 }

@@ -8,6 +8,6 @@
 
 #include "licensed_juce.h"
 
-#include "license/licensed_juce_settings.cpp"
 #include "license/licensed_juce_license.cpp"
+#include "license/licensed_juce_settings.cpp"
 #include "screen/licensed_juce_activation_screen.cpp"

@@ -41,8 +41,8 @@
 #include <juce_graphics/juce_graphics.h>
 #include <juce_gui_basics/juce_gui_basics.h>
 
-#include "license_client/license_client.hpp"
-
-#include "license/licensed_juce_settings.h"
+// Each header includes what it needs of the others.
 #include "license/licensed_juce_license.h"
+#include "license/licensed_juce_settings.h"
+#include "license_client/license_client.hpp"
 #include "screen/licensed_juce_activation_screen.h"

@@ -1,9 +1,9 @@
 // The example plugin: a gain, licensed through licensed_juce (docs/juce.md).
 #include "PluginProcessor.h"
 
-#include "PluginEditor.h"
-
 #include <iostream>
+
+#include "PluginEditor.h"
 
 namespace {
 
@@ -17,7 +17,9 @@ constexpr bool kActivateWhenNotActivated = true;
 // its editor shows the state. A vendor who gates audio does it here, reading only the
 // lock-free view (never the network, never a lock), and only until the instance first
 // passes audio.
-inline bool processesAudio(licensed_juce::AudioView /*license*/) { return true; }
+inline bool processesAudio(licensed_juce::AudioView /*license*/) {
+  return true;
+}
 // The server, the key id, the secret and the pinned public key: a shipped plugin
 // compiles them in here; the LICENSE_* variables (as licensectl reads them) and
 // LICENSE_CACHE_DIR override them for tests.
@@ -28,10 +30,11 @@ licensed_juce::Settings settings() {
   s.buildDate = 1767225600;  // this build's release date: 2026-01-01
   s = s.withEnvironment();
   s.product = juce::SystemStats::getEnvironmentVariable("LICENSE_PRODUCT", s.product);
-  const juce::File base = s.cacheDir.isNotEmpty()
-                              ? juce::File(s.cacheDir)
-                              : juce::File::getSpecialLocation(juce::File::userApplicationDataDirectory)
-                                    .getChildFile("JuceGainExample");
+  const juce::File base =
+      s.cacheDir.isNotEmpty()
+          ? juce::File(s.cacheDir)
+          : juce::File::getSpecialLocation(juce::File::userApplicationDataDirectory)
+                .getChildFile("JuceGainExample");
   s.keyFile = base.getChildFile("license-key");
   return s;
 }
@@ -41,7 +44,8 @@ licensed_juce::Settings settings() {
 // Set LICENSED_JUCE_TRACE=1 to have every state change written to stderr (the tests
 // read it; so can a vendor's support).
 bool tracing() {
-  static const bool on = juce::SystemStats::getEnvironmentVariable("LICENSED_JUCE_TRACE", {}) == "1";
+  static const bool on =
+      juce::SystemStats::getEnvironmentVariable("LICENSED_JUCE_TRACE", {}) == "1";
   return on;
 }
 
@@ -54,13 +58,13 @@ JuceGainProcessor::JuceGainProcessor()
       // The process's one license state: no network here (a host's scan and JUCE's LV2
       // build step run this constructor).
       license_(licensed_juce::License::shared(policy::settings())) {
-  addParameter(gain_ = new juce::AudioParameterFloat(juce::ParameterID{"gain", 1}, "Gain",
-                                                      0.0f, 1.0f, 0.5f));
+  addParameter(gain_ = new juce::AudioParameterFloat(juce::ParameterID{"gain", 1}, "Gain", 0.0f,
+                                                     1.0f, 0.5f));
   license_->addChangeListener(this);
   if (tracing()) {
     std::cerr << "licensed_juce: constructed, state "
-              << licensed_juce::stateName(license_->audio().state()) << " at="
-              << juce::String(juce::Time::getMillisecondCounterHiRes(), 3) << std::endl;
+              << licensed_juce::stateName(license_->audio().state())
+              << " at=" << juce::String(juce::Time::getMillisecondCounterHiRes(), 3) << std::endl;
   }
 }
 
@@ -98,8 +102,8 @@ void JuceGainProcessor::changeListenerCallback(juce::ChangeBroadcaster*) {
   const licensed_juce::Details d = license_->details();
   std::cerr << "licensed_juce: state " << licensed_juce::stateName(d.state)
             << (d.busy ? " (busy: " + d.busyWith + ")" : juce::String()) << ": " << d.headline
-            << " [source " << d.source << "] at="
-            << juce::String(juce::Time::getMillisecondCounterHiRes(), 3) << std::endl;
+            << " [source " << d.source
+            << "] at=" << juce::String(juce::Time::getMillisecondCounterHiRes(), 3) << std::endl;
 }
 
 juce::AudioProcessor* JUCE_CALLTYPE createPluginFilter() {

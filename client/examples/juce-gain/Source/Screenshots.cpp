@@ -29,12 +29,14 @@ std::vector<std::pair<juce::String, licensed_juce::Details>> states() {
   auto expired = base(State::expired, "Expired");
   expired.message = "this license has expired: renew it to go on using the plugin";
   out.emplace_back("expired", expired);
-  auto refused = base(State::refused, "Refused: this license is suspended: it cannot be used (contact the vendor)");
+  auto refused = base(State::refused,
+                      "Refused: this license is suspended: it cannot be used (contact the vendor)");
   refused.message = "this license is suspended: it cannot be used (contact the vendor)";
   out.emplace_back("refused", refused);
   auto limit = base(State::limitReached, "Activated on too many computers");
-  limit.message = "this license is activated on as many computers as it allows (3 of 3): "
-                  "deactivate one at https://licenses.example.com/dashboard";
+  limit.message =
+      "this license is activated on as many computers as it allows (3 of 3): "
+      "deactivate one at https://licenses.example.com/dashboard";
   limit.dashboardUrl = "https://licenses.example.com/dashboard";
   out.emplace_back("limit-reached", limit);
   auto notActivated = base(State::notActivated, "Not activated on this computer");
@@ -45,8 +47,9 @@ std::vector<std::pair<juce::String, licensed_juce::Details>> states() {
   busy.busyWith = "Activating";
   out.emplace_back("activating", busy);
   auto request = base(State::notActivated, "Not activated on this computer");
-  request.actionMessage = "The request is in /home/studio/activation-request.txt: send it from a "
-                          "computer that is online.";
+  request.actionMessage =
+      "The request is in /home/studio/activation-request.txt: send it from a "
+      "computer that is online.";
   out.emplace_back("offline-request", request);
   return out;
 }

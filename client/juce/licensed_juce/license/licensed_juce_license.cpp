@@ -13,16 +13,26 @@ namespace licensed_juce {
 
 const char* stateName(State s) {
   switch (s) {
-    case State::checking: return "checking";
-    case State::licensed: return "licensed";
-    case State::trial: return "trial";
-    case State::offline: return "offline";
-    case State::notActivated: return "not-activated";
-    case State::expired: return "expired";
-    case State::refused: return "refused";
-    case State::limitReached: return "limit-reached";
-    case State::notConfirmed: return "not-confirmed";
-    case State::misconfigured: return "misconfigured";
+    case State::checking:
+      return "checking";
+    case State::licensed:
+      return "licensed";
+    case State::trial:
+      return "trial";
+    case State::offline:
+      return "offline";
+    case State::notActivated:
+      return "not-activated";
+    case State::expired:
+      return "expired";
+    case State::refused:
+      return "refused";
+    case State::limitReached:
+      return "limit-reached";
+    case State::notConfirmed:
+      return "not-confirmed";
+    case State::misconfigured:
+      return "misconfigured";
   }
   return "unknown";
 }
@@ -60,11 +70,16 @@ State stateOf(const license_client::Result& r) {
     case LC_OK:
       if (r.trial()) return State::trial;
       return r.source() == LC_SOURCE_OFFLINE ? State::offline : State::licensed;
-    case LC_LIMIT_REACHED: return State::limitReached;
-    case LC_UNAVAILABLE: return State::notConfirmed;
-    case LC_USAGE: return State::misconfigured;
-    case LC_REFUSED: return State::refused;
-    case LC_NOT_USABLE: break;
+    case LC_LIMIT_REACHED:
+      return State::limitReached;
+    case LC_UNAVAILABLE:
+      return State::notConfirmed;
+    case LC_USAGE:
+      return State::misconfigured;
+    case LC_REFUSED:
+      return State::refused;
+    case LC_NOT_USABLE:
+      break;
   }
   if (r.license_status() == std::optional<std::string>("EXPIRED")) return State::expired;
   // 1707, or a status answer (200 valid:false) whose license is fine: this machine.
@@ -77,7 +92,8 @@ State stateOf(const license_client::Result& r) {
 
 juce::String headlineOf(State s, const Details& d) {
   switch (s) {
-    case State::checking: return "Checking the license";
+    case State::checking:
+      return "Checking the license";
     case State::licensed:
       return d.source == "cache" && d.validUntil > 0
                  ? "Licensed (works offline until " + dateOf(d.validUntil) + ")"
@@ -85,13 +101,20 @@ juce::String headlineOf(State s, const Details& d) {
     case State::trial:
       return "Trial: " + juce::String(d.trialDaysLeft) +
              (d.trialDaysLeft == 1 ? " day left" : " days left");
-    case State::offline: return "Activated offline until " + dateOf(d.validUntil);
-    case State::notActivated: return "Not activated on this computer";
-    case State::expired: return "Expired";
-    case State::refused: return "Refused: " + d.message;
-    case State::limitReached: return "Activated on too many computers";
-    case State::notConfirmed: return "Not confirmed: no answer from the license server";
-    case State::misconfigured: return "The license settings are wrong";
+    case State::offline:
+      return "Activated offline until " + dateOf(d.validUntil);
+    case State::notActivated:
+      return "Not activated on this computer";
+    case State::expired:
+      return "Expired";
+    case State::refused:
+      return "Refused: " + d.message;
+    case State::limitReached:
+      return "Activated on too many computers";
+    case State::notConfirmed:
+      return "Not confirmed: no answer from the license server";
+    case State::misconfigured:
+      return "The license settings are wrong";
   }
   return {};
 }
@@ -264,19 +287,19 @@ void License::start(bool activateWhenNotActivated) {
   }
   sendChangeMessage();
   // On the SDK's thread; destroying startup_ (cancel(), the destructor) waits for it.
-  startup_ = client_->check_at_startup_async([this, activateWhenNotActivated](
-                                                 license_client::Result r) {
-    {
-      std::lock_guard<std::mutex> detailsLock(mu_);
-      if (details_.busyWith == kChecking) details_.busy = false;
-    }
-    publish(r);
-    const bool haveKey = [this] {
-      std::lock_guard<std::mutex> detailsLock(mu_);
-      return licenseKey_.isNotEmpty();
-    }();
-    if (activateWhenNotActivated && haveKey && stateOf(r) == State::notActivated) activate();
-  });
+  startup_ =
+      client_->check_at_startup_async([this, activateWhenNotActivated](license_client::Result r) {
+        {
+          std::lock_guard<std::mutex> detailsLock(mu_);
+          if (details_.busyWith == kChecking) details_.busy = false;
+        }
+        publish(r);
+        const bool haveKey = [this] {
+          std::lock_guard<std::mutex> detailsLock(mu_);
+          return licenseKey_.isNotEmpty();
+        }();
+        if (activateWhenNotActivated && haveKey && stateOf(r) == State::notActivated) activate();
+      });
   if (!startup_->started()) publishFailure(State::notConfirmed, "the check could not be started");
 }
 
@@ -327,48 +350,50 @@ void License::runInBackground(const juce::String& what, Action action, Then then
 void License::activate(const juce::String& pastedKey) {
   const juce::String key = normaliseLicenseKey(pastedKey);
   if (key.isNotEmpty() && key != details().licenseKey) useKey(key);
-  runInBackground("Activating", [](license_client::Client& c) { return c.activate(); },
-                  [](License& self, const license_client::Result& r) {
-                    self.publish(r);
-                    if (r.ok()) self.remember();
-                  });
+  runInBackground(
+      "Activating", [](license_client::Client& c) { return c.activate(); },
+      [](License& self, const license_client::Result& r) {
+        self.publish(r);
+        if (r.ok()) self.remember();
+      });
 }
 
 void License::startTrial() {
-  runInBackground("Starting a trial", [](license_client::Client& c) { return c.start_trial(); },
-                  [](License& self, const license_client::Result& r) {
-                    if (r.license_key()) self.useKey(normaliseLicenseKey(*r.license_key()));
-                    self.publish(r);
-                    if (r.ok()) self.remember();
-                  });
+  runInBackground(
+      "Starting a trial", [](license_client::Client& c) { return c.start_trial(); },
+      [](License& self, const license_client::Result& r) {
+        if (r.license_key()) self.useKey(normaliseLicenseKey(*r.license_key()));
+        self.publish(r);
+        if (r.ok()) self.remember();
+      });
 }
 
 void License::deactivate() {
-  runInBackground("Deactivating", [](license_client::Client& c) { return c.deactivate(); },
-                  [](License& self, const license_client::Result& r) {
-                    if (r.ok()) {
-                      self.publishFailure(State::notActivated, {});
-                      self.setActionMessage("This computer is deactivated: its slot is free.");
-                    } else {
-                      self.setActionMessage("Not deactivated: " + juce::String(r.message()));
-                    }
-                  });
+  runInBackground(
+      "Deactivating", [](license_client::Client& c) { return c.deactivate(); },
+      [](License& self, const license_client::Result& r) {
+        if (r.ok()) {
+          self.publishFailure(State::notActivated, {});
+          self.setActionMessage("This computer is deactivated: its slot is free.");
+        } else {
+          self.setActionMessage("Not deactivated: " + juce::String(r.message()));
+        }
+      });
 }
 
 void License::importActivationText(const juce::String& text) {
   const std::string armoured = text.toStdString();
-  runInBackground("Importing the activation",
-                  [armoured](license_client::Client& c) {
-                    return c.install_activation_text(armoured);
-                  },
-                  [](License& self, const license_client::Result& r) {
-                    if (r.ok()) {
-                      self.publish(r);
-                      self.setActionMessage("The activation file is installed.");
-                    } else {
-                      self.setActionMessage("Not imported: " + juce::String(r.message()));
-                    }
-                  });
+  runInBackground(
+      "Importing the activation",
+      [armoured](license_client::Client& c) { return c.install_activation_text(armoured); },
+      [](License& self, const license_client::Result& r) {
+        if (r.ok()) {
+          self.publish(r);
+          self.setActionMessage("The activation file is installed.");
+        } else {
+          self.setActionMessage("Not imported: " + juce::String(r.message()));
+        }
+      });
 }
 
 void License::importActivationFile(const juce::File& file) {
@@ -376,20 +401,19 @@ void License::importActivationFile(const juce::File& file) {
 }
 
 void License::writeOfflineRequest(const juce::File& file) {
-  runInBackground("Writing the offline request",
-                  [](license_client::Client& c) { return c.offline_request(); },
-                  [file](License& self, const license_client::Result& r) {
-                    const juce::String text = r.file_text().value_or("");
-                    if (r.ok() && text.isNotEmpty() && file.replaceWithText(text)) {
-                      self.setActionMessage("The request is in " + file.getFullPathName() +
-                                                ": send it from a computer that is online.",
-                                            text);
-                    } else {
-                      self.setActionMessage("No request written: " +
-                                            juce::String(r.ok() ? "the file cannot be written"
-                                                                : r.message()));
-                    }
-                  });
+  runInBackground(
+      "Writing the offline request", [](license_client::Client& c) { return c.offline_request(); },
+      [file](License& self, const license_client::Result& r) {
+        const juce::String text = r.file_text().value_or("");
+        if (r.ok() && text.isNotEmpty() && file.replaceWithText(text)) {
+          self.setActionMessage("The request is in " + file.getFullPathName() +
+                                    ": send it from a computer that is online.",
+                                text);
+        } else {
+          self.setActionMessage("No request written: " +
+                                juce::String(r.ok() ? "the file cannot be written" : r.message()));
+        }
+      });
 }
 
 void License::cancel() {

@@ -10,25 +10,28 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
+
+#include "license_client/license_client.hpp"
+#include "licensed_juce_settings.h"
 
 namespace licensed_juce {
 
 // What the plugin knows about its license, in the words the screen shows.
 enum class State : uint8_t {
-  checking = 0,    // nothing known yet; the start-up check has not answered
-  licensed,        // the server's (or its signed, cached) yes
-  trial,           // a running trial: daysLeft() days left
-  offline,         // activated through an activation file, until validUntil
-  notActivated,    // this computer is not activated (yet)
-  expired,         // the license (or the trial) has expired
-  refused,         // the server said no: suspended, revoked, unknown key (see message)
-  limitReached,    // activated on as many computers as it allows (1705): free a slot
-  notConfirmed,    // no answer: offline, the server busy or unreachable. Not a "no".
-  misconfigured    // the plugin's license settings are wrong (see message)
+  checking = 0,  // nothing known yet; the start-up check has not answered
+  licensed,      // the server's (or its signed, cached) yes
+  trial,         // a running trial: daysLeft() days left
+  offline,       // activated through an activation file, until validUntil
+  notActivated,  // this computer is not activated (yet)
+  expired,       // the license (or the trial) has expired
+  refused,       // the server said no: suspended, revoked, unknown key (see message)
+  limitReached,  // activated on as many computers as it allows (1705): free a slot
+  notConfirmed,  // no answer: offline, the server busy or unreachable. Not a "no".
+  misconfigured  // the plugin's license settings are wrong (see message)
 };
 
 const char* stateName(State s);  // "licensed", "trial", ... (stable: tests read them)
@@ -51,7 +54,9 @@ class AudioView {
   uint64_t bits() const noexcept { return bits_; }
 
  private:
-  bool bit(int base, int i) const noexcept { return i >= 0 && i < 16 && ((bits_ >> (base + i)) & 1); }
+  bool bit(int base, int i) const noexcept {
+    return i >= 0 && i < 16 && ((bits_ >> (base + i)) & 1);
+  }
   uint64_t bits_ = 0;
 };
 
@@ -65,12 +70,12 @@ struct Details {
   juce::String source;        // "network", "cache", "offline", "none"
   juce::String licenseKey;    // the key in use ("" when none)
   juce::String machineId;
-  juce::String fileText;      // the request or deactivation file the last action wrote
-  juce::String actionMessage; // how the last action (import, deactivate, ...) ended
-  int64_t validUntil = 0;     // Unix seconds it serves offline until; 0: none
+  juce::String fileText;       // the request or deactivation file the last action wrote
+  juce::String actionMessage;  // how the last action (import, deactivate, ...) ended
+  int64_t validUntil = 0;      // Unix seconds it serves offline until; 0: none
   int trialDaysLeft = -1;
-  bool busy = false;          // an action runs: show progress, offer cancel
-  juce::String busyWith;      // "Checking the license", "Activating", ...
+  bool busy = false;      // an action runs: show progress, offer cancel
+  juce::String busyWith;  // "Checking the license", "Activating", ...
   int apiCode = 0;
 };
 
@@ -133,7 +138,7 @@ class License : public juce::ChangeBroadcaster, public std::enable_shared_from_t
   Details details_;
   juce::String licenseKey_;  // guarded by mu_
   uint64_t generation_ = 0;  // guarded by mu_: bumped by cancel(), so late answers are dropped
-  std::mutex clientMu_;  // client_ and startup_; never held while waiting for mu_'s holders
+  std::mutex clientMu_;      // client_ and startup_; never held while waiting for mu_'s holders
   std::unique_ptr<license_client::Client> client_;
   std::unique_ptr<license_client::Call> startup_;  // destroyed before client_
   bool started_ = false;

@@ -10,16 +10,20 @@ juce::Colour colourOf(State s) {
   switch (s) {
     case State::licensed:
     case State::trial:
-    case State::offline: return juce::Colour(0xff2e7d32);
+    case State::offline:
+      return juce::Colour(0xff2e7d32);
     case State::checking:
-    case State::notConfirmed: return juce::Colour(0xff8d6e00);
-    default: return juce::Colour(0xffc62828);
+    case State::notConfirmed:
+      return juce::Colour(0xff8d6e00);
+    default:
+      return juce::Colour(0xffc62828);
   }
 }
 
 }  // namespace
 
-ActivationScreen::ActivationScreen(std::shared_ptr<License> license) : license_(std::move(license)) {
+ActivationScreen::ActivationScreen(std::shared_ptr<License> license)
+    : license_(std::move(license)) {
   setTitle("License");
   setDescription("The license of this plugin on this computer, and how to activate it");
   setFocusContainerType(FocusContainerType::keyboardFocusContainer);
@@ -81,13 +85,15 @@ void ActivationScreen::showDetails(const Details& d) {
   shown_ = d.state;
   busy_ = d.busy;
   headline_.setText(d.busy ? d.busyWith + "..." : d.headline, juce::dontSendNotification);
-  headline_.setColour(juce::Label::textColourId, d.busy ? juce::Colours::darkgrey : colourOf(d.state));
+  headline_.setColour(juce::Label::textColourId,
+                      d.busy ? juce::Colours::darkgrey : colourOf(d.state));
   juce::String text = d.state == State::refused ? juce::String() : d.message;
   if (d.warning.isNotEmpty()) text << (text.isEmpty() ? "" : "\n") << d.warning;
   if (d.actionMessage.isNotEmpty()) text << (text.isEmpty() ? "" : "\n") << d.actionMessage;
   message_.setText(text, juce::dontSendNotification);
   machine_.setText("Machine " + d.machineId, juce::dontSendNotification);
-  const bool canRun = d.state == State::licensed || d.state == State::trial || d.state == State::offline;
+  const bool canRun =
+      d.state == State::licensed || d.state == State::trial || d.state == State::offline;
   activate_.setEnabled(!d.busy && !canRun);
   key_.setEnabled(!d.busy);
   trial_.setEnabled(!d.busy && d.state != State::licensed && d.state != State::offline);
@@ -128,23 +134,26 @@ void ActivationScreen::activatePressed() {
 }
 
 void ActivationScreen::importPressed() {
-  chooser_ = std::make_unique<juce::FileChooser>("Import an activation file", juce::File(),
-                                                 "*.lic;*.txt");
-  chooser_->launchAsync(juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles,
-                        [this](const juce::FileChooser& fc) {
-                          if (fc.getResult() != juce::File()) license_->importActivationFile(fc.getResult());
-                        });
+  chooser_ =
+      std::make_unique<juce::FileChooser>("Import an activation file", juce::File(), "*.lic;*.txt");
+  chooser_->launchAsync(
+      juce::FileBrowserComponent::openMode | juce::FileBrowserComponent::canSelectFiles,
+      [this](const juce::FileChooser& fc) {
+        if (fc.getResult() != juce::File()) license_->importActivationFile(fc.getResult());
+      });
 }
 
 void ActivationScreen::requestPressed() {
   chooser_ = std::make_unique<juce::FileChooser>(
       "Save the offline activation request",
-      juce::File::getSpecialLocation(juce::File::userDocumentsDirectory).getChildFile("activation-request.txt"),
+      juce::File::getSpecialLocation(juce::File::userDocumentsDirectory)
+          .getChildFile("activation-request.txt"),
       "*.txt");
-  chooser_->launchAsync(juce::FileBrowserComponent::saveMode | juce::FileBrowserComponent::canSelectFiles,
-                        [this](const juce::FileChooser& fc) {
-                          if (fc.getResult() != juce::File()) license_->writeOfflineRequest(fc.getResult());
-                        });
+  chooser_->launchAsync(
+      juce::FileBrowserComponent::saveMode | juce::FileBrowserComponent::canSelectFiles,
+      [this](const juce::FileChooser& fc) {
+        if (fc.getResult() != juce::File()) license_->writeOfflineRequest(fc.getResult());
+      });
 }
 
 void ActivationScreen::paint(juce::Graphics& g) {

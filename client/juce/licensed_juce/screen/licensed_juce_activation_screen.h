@@ -6,6 +6,8 @@
 // the keyboard. Usable from 400 x 300 up (kMinimumWidth, kMinimumHeight).
 #pragma once
 
+#include "../license/licensed_juce_license.h"
+
 namespace licensed_juce {
 
 class ActivationScreen : public juce::Component, private juce::ChangeListener, private juce::Timer {
@@ -35,8 +37,7 @@ class ActivationScreen : public juce::Component, private juce::ChangeListener, p
   juce::Label headline_, message_, machine_;
   juce::TextEditor key_;
   juce::TextButton activate_{"Activate"}, trial_{"Start trial"}, deactivate_{"Deactivate"},
-      import_{"Import activation file..."}, request_{"Write offline request..."},
-      cancel_{"Cancel"};
+      import_{"Import activation file..."}, request_{"Write offline request..."}, cancel_{"Cancel"};
   juce::HyperlinkButton freeSlot_{"Free a slot on the dashboard", juce::URL()};
   juce::ProgressBar progressBar_{progress_};
   std::unique_ptr<juce::FileChooser> chooser_;
