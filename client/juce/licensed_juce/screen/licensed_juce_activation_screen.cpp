@@ -29,6 +29,7 @@ ActivationScreen::ActivationScreen(std::shared_ptr<License> license)
   setFocusContainerType(FocusContainerType::keyboardFocusContainer);
   headline_.setFont(juce::Font(18.0f, juce::Font::bold));
   message_.setMinimumHorizontalScale(1.0f);
+  message_.setColour(juce::Label::textColourId, juce::Colour(0xff212121));
   message_.setJustificationType(juce::Justification::topLeft);
   machine_.setFont(juce::Font(12.0f));
   machine_.setColour(juce::Label::textColourId, juce::Colours::grey);
