@@ -185,22 +185,42 @@ TEST_F(JuceGain, TheBuildsTtlStepSendsNoRequestToTheConfiguredServer) {
   EXPECT_EQ(listening.accepted(), 0);
 }
 
-// (e) A license that expired after this computer activated it: the state says expired
-// and the audio still passes.
+// (e) A license that expired after this computer activated it: with the server down,
+// the cached (signed) answer says the license's expiresAt has passed, so the state says
+// expired, from the cache, and the audio still passes. With the server back, it says so
+// too, from the network.
 TEST_F(JuceGain, AnExpiredLicenseSaysExpiredAndTheAudioStillPasses) {
   StartServer();
   const std::string license =
       NewLicense(2, bb::kProduct, bb::TimestampFromNow(std::chrono::seconds(4)));
-  const bb::EnvVars env = PluginEnv(Url(), license, "juce-gain-0005");
-  const bb::CommandResult first = RunHost(env, {"--run-ms", "2000"});
+  const bb::CommandResult first =
+      RunHost(PluginEnv(Url(), license, "juce-gain-0005"), {"--run-ms", "2000"});
   ASSERT_EQ(first.exit_code, 0) << first.Describe();
   EXPECT_NE(first.err.find("licensed_juce: state licensed"), std::string::npos) << first.err;
+  const std::string url = Url();
+  ASSERT_EQ(Stop(), 0);
   std::this_thread::sleep_for(std::chrono::seconds(4));
-  const bb::CommandResult later = RunHost(env, {"--run-ms", "2500"});
-  ASSERT_EQ(later.exit_code, 0) << later.Describe();
-  EXPECT_NE(later.err.find("licensed_juce: state expired: Expired"), std::string::npos)
-      << later.err;
-  ExpectEveryBlockExact(later);
+
+  const bb::CommandResult offline =
+      RunHost(PluginEnv(url, license, "juce-gain-0005"), {"--run-ms", "2500"});
+  ASSERT_EQ(offline.exit_code, 0) << offline.Describe();
+  EXPECT_NE(offline.err.find("licensed_juce: constructed, state expired"), std::string::npos)
+      << offline.err;
+  EXPECT_NE(offline.err.find("licensed_juce: state expired: Expired [source cache]"),
+            std::string::npos)
+      << offline.err;
+  EXPECT_EQ(offline.err.find("not-confirmed"), std::string::npos) << offline.err;
+  EXPECT_EQ(offline.err.find("state licensed"), std::string::npos) << offline.err;
+  ExpectEveryBlockExact(offline);
+
+  Start();
+  const bb::CommandResult online =
+      RunHost(PluginEnv(Url(), license, "juce-gain-0005"), {"--run-ms", "2500"});
+  ASSERT_EQ(online.exit_code, 0) << online.Describe();
+  EXPECT_NE(online.err.find("licensed_juce: state expired: Expired [source network]"),
+            std::string::npos)
+      << online.err;
+  ExpectEveryBlockExact(online);
 }
 
 // (f) jalv, with JACK's dummy backend, runs the bundle.
