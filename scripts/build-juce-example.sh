@@ -4,7 +4,8 @@
 # built alone and installed into a prefix, linked statically with hidden symbols. Also
 # builds the project's LV2 host on liblilv (tests/juce/lv2_host.cpp) that the tests run.
 #   scripts/build-juce-example.sh [OUT]          (default build/juce-example)
-# Leaves OUT/JuceGain.lv2, OUT/JuceGain.vst3, OUT/lv2_host, OUT/juce_gain_screenshots.
+# Leaves OUT/JuceGain.lv2, OUT/JuceGain.vst3, OUT/lv2_host, OUT/juce_gain_screenshots and
+# OUT/juce_gain_screen_driver (the activation screen driven by tests/juce/).
 # Exits 77 (a skip for ctest) only when JUCE cannot be installed here.
 # JUCE_BUILD_JOBS (default 2) bounds the compile: JUCE is CPU heavy.
 set -euo pipefail
@@ -31,12 +32,14 @@ cmake --install "$out/sdk-build" --prefix "$out/sdk" >/dev/null
 # The plugin. One configuration (Release), reused by every test.
 cmake -S "$src/client/examples/juce-gain" -B "$out/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$out/sdk;$juce_cmake" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "${launcher[@]}" \
+  -DJUCE_GAIN_SCREEN_DRIVER="$src/tests/juce/activation_screen_driver.cpp" \
   >"$out/configure.log" || { cat "$out/configure.log"; exit 1; }
 cmake --build "$out/build" -j"$jobs"
 artefacts="$out/build/JuceGain_artefacts/Release"
 ln -sfn "$artefacts/LV2/JuceGain.lv2" "$out/JuceGain.lv2"
 ln -sfn "$artefacts/VST3/JuceGain.vst3" "$out/JuceGain.vst3"
 ln -sfn "$out/build/juce_gain_screenshots" "$out/juce_gain_screenshots"
+ln -sfn "$out/build/juce_gain_screen_driver" "$out/juce_gain_screen_driver"
 
 # The test host on liblilv (lv2apply cannot load JUCE 7 plugins: they declare atom ports).
 # shellcheck disable=SC2046

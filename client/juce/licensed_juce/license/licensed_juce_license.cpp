@@ -280,6 +280,15 @@ void License::start(bool activateWhenNotActivated) {
   std::lock_guard<std::mutex> lock(clientMu_);
   if (started_ || !client_) return;
   started_ = true;
+  // No key yet (a first start, before the customer pasted one): nothing to ask the
+  // server, which would refuse an empty key as malformed.
+  if (details().licenseKey.isEmpty()) {
+    if (audio().state() == State::checking) {
+      publishFailure(State::notActivated,
+                     "enter your license key and press Activate, or start a trial");
+    }
+    return;
+  }
   {
     std::lock_guard<std::mutex> detailsLock(mu_);
     details_.busy = true;
