@@ -68,7 +68,8 @@ class Driver {
     s = s.withEnvironment();
     s.product = env("LICENSE_PRODUCT");
     if (s.cacheDir.isNotEmpty()) s.keyFile = juce::File(s.cacheDir).getChildFile("license-key");
-    if (env("SCREEN_TIMEOUT_MS").isNotEmpty()) s.timeoutMs = env("SCREEN_TIMEOUT_MS").getLargeIntValue();
+    if (env("SCREEN_TIMEOUT_MS").isNotEmpty())
+      s.timeoutMs = env("SCREEN_TIMEOUT_MS").getLargeIntValue();
     license_ = std::make_shared<License>(s);
     screen_ = std::make_unique<ActivationScreen>(license_);
     screen_->setSize(480, 340);
@@ -117,8 +118,8 @@ class Driver {
     const Details d = details();
     std::cout << step << ": state=" << licensed_juce::stateName(d.state) << " busy=" << d.busy
               << " headline=\"" << d.headline << "\" action=\"" << d.actionMessage
-              << "\" key=" << d.licenseKey << " source=" << d.source
-              << " days=" << d.trialDaysLeft << std::endl;
+              << "\" key=" << d.licenseKey << " source=" << d.source << " days=" << d.trialDaysLeft
+              << std::endl;
   }
 
   // Waits (a bound for a failing test, not a measure) until `done` holds for details().
@@ -246,9 +247,8 @@ class Driver {
     if (!press(juce::KeyPress(juce::KeyPress::tabKey))) return false;
     std::cout << "focused after tab: " << focusedTitle() << std::endl;
     if (!press(juce::KeyPress(juce::KeyPress::returnKey))) return false;
-    if (!waitFor("the cap refusal", [](const Details& d) {
-          return !d.busy && d.state == State::limitReached;
-        })) {
+    if (!waitFor("the cap refusal",
+                 [](const Details& d) { return !d.busy && d.state == State::limitReached; })) {
       return false;
     }
     report("refused");
@@ -267,7 +267,8 @@ class Driver {
 
   bool trial() {
     if (!click("Start trial")) return false;
-    if (!waitFor("the trial", [](const Details& d) { return !d.busy && d.state == State::trial; })) {
+    if (!waitFor("the trial",
+                 [](const Details& d) { return !d.busy && d.state == State::trial; })) {
       return false;
     }
     report("trial");
@@ -276,17 +277,14 @@ class Driver {
 
   bool choose(const juce::String& title, const juce::String& file) {
     // What the fake zenity answers (the user's choice in the dialog).
-    onUi([&file] {
-      return setenv("SCREEN_CHOOSER_ANSWER", file.toRawUTF8(), 1);
-    });
+    onUi([&file] { return setenv("SCREEN_CHOOSER_ANSWER", file.toRawUTF8(), 1); });
     return click(title);
   }
 
   bool writeRequest() {
     if (!choose("Write offline request", env("SCREEN_FILE"))) return false;
-    if (!waitFor("the request written", [](const Details& d) {
-          return !d.busy && d.actionMessage.isNotEmpty();
-        })) {
+    if (!waitFor("the request written",
+                 [](const Details& d) { return !d.busy && d.actionMessage.isNotEmpty(); })) {
       return false;
     }
     report("request");
@@ -305,9 +303,8 @@ class Driver {
   }
 
   bool waitForOffline() {
-    if (!waitFor("the activation installed", [](const Details& d) {
-          return !d.busy && d.actionMessage.isNotEmpty();
-        })) {
+    if (!waitFor("the activation installed",
+                 [](const Details& d) { return !d.busy && d.actionMessage.isNotEmpty(); })) {
       return false;
     }
     report("imported");
@@ -323,10 +320,13 @@ class Driver {
     if (!click("Cancel")) return false;
     // The server never answers and the action's timeout is far longer than this wait:
     // only Cancel can make the screen idle here.
-    if (!waitFor("idle after Cancel", [](const Details& d) { return !d.busy; }, 20)) return false;
+    if (!waitFor(
+            "idle after Cancel", [](const Details& d) { return !d.busy; }, 20))
+      return false;
     report("cancelled");
     const bool idle = onUi([this] {
-      return !byTitle(*screen_, "Cancel")->isShowing() && byTitle(*screen_, "Activate")->isEnabled() &&
+      return !byTitle(*screen_, "Cancel")->isShowing() &&
+             byTitle(*screen_, "Activate")->isEnabled() &&
              !byTitle(*screen_, "Progress")->isShowing();
     });
     std::cout << "controls idle: " << idle << std::endl;
@@ -343,13 +343,15 @@ class Driver {
     Details d;
     d.state = s;
     d.headline = "Activated on too many computers";
-    d.message = "this license is activated on as many computers as it allows (3 of 3): "
-                "deactivate one at https://licenses.example.com/dashboard";
+    d.message =
+        "this license is activated on as many computers as it allows (3 of 3): "
+        "deactivate one at https://licenses.example.com/dashboard";
     d.dashboardUrl = dashboard;
     d.busy = busy;
     d.busyWith = "Activating";
-    d.actionMessage = "The request is in /home/studio/activation-request.txt: send it from a "
-                      "computer that is online.";
+    d.actionMessage =
+        "The request is in /home/studio/activation-request.txt: send it from a "
+        "computer that is online.";
     d.machineId = "5c1e0d0b2f4e8a7c9d3b6a1f0e2c4d6b8a0f1e3d5c7b9a2e4f6d8c0b1a3e5f7d";
     return d;
   }
@@ -368,8 +370,8 @@ class Driver {
       std::cout << "focusable: " << focusable.size() << std::endl;
       for (juce::Component* c : focusable) {
         juce::AccessibilityHandler* h = c->getAccessibilityHandler();
-        const bool good = c->getTitle().isNotEmpty() && h != nullptr && h->getTitle().isNotEmpty() &&
-                          c->getDescription().isNotEmpty();
+        const bool good = c->getTitle().isNotEmpty() && h != nullptr &&
+                          h->getTitle().isNotEmpty() && c->getDescription().isNotEmpty();
         std::cout << "control: \"" << c->getTitle() << "\" handler=" << (h != nullptr)
                   << " role=" << (h != nullptr ? static_cast<int>(h->getRole()) : -1)
                   << " good=" << good << std::endl;
@@ -396,7 +398,8 @@ class Driver {
          {std::make_pair("not-activated", shown(State::notActivated, false)),
           std::make_pair("busy", shown(State::notActivated, true)),
           std::make_pair("limit-reached", shown(State::limitReached, false, "https://x.example/d")),
-          std::make_pair("limit-reached-busy", shown(State::limitReached, true, "https://x.example/d"))}) {
+          std::make_pair("limit-reached-busy",
+                         shown(State::limitReached, true, "https://x.example/d"))}) {
       ok &= onUi([this, name = juce::String(name), d = d] {
         screen_->showDetails(d);
         screen_->setSize(ActivationScreen::kMinimumWidth, ActivationScreen::kMinimumHeight);
@@ -450,14 +453,33 @@ void internWindowManagerAtoms() {
   const auto sync = reinterpret_cast<int (*)(void*, int)>(dlsym(x11, "XSync"));
   void* display = open != nullptr ? open(nullptr) : nullptr;
   if (display == nullptr || intern == nullptr || sync == nullptr) return;
-  for (const char* name :
-       {"WM_PROTOCOLS", "WM_TAKE_FOCUS", "WM_DELETE_WINDOW", "_NET_WM_PING", "WM_CHANGE_STATE",
-        "WM_STATE", "_NET_WM_WINDOW_TYPE", "_NET_WM_STATE", "_NET_WM_STATE_HIDDEN",
-        "_NET_WM_WINDOW_TYPE_NORMAL", "_NET_WM_WINDOW_TYPE_COMBO", "_NET_WM_STATE_SKIP_TASKBAR",
-        "_NET_WM_STATE_ABOVE", "_MOTIF_WM_HINTS", "_NET_WM_ALLOWED_ACTIONS", "_NET_FRAME_EXTENTS",
-        "_NET_WORKAREA", "_NET_WM_ACTION_RESIZE", "_NET_WM_ACTION_CLOSE", "_NET_WM_PID",
-        "_NET_WM_NAME", "_NET_WM_ICON", "_NET_ACTIVE_WINDOW", "XdndAware", "CLIPBOARD", "UTF8_STRING",
-        "TARGETS"}) {
+  for (const char* name : {"WM_PROTOCOLS",
+                           "WM_TAKE_FOCUS",
+                           "WM_DELETE_WINDOW",
+                           "_NET_WM_PING",
+                           "WM_CHANGE_STATE",
+                           "WM_STATE",
+                           "_NET_WM_WINDOW_TYPE",
+                           "_NET_WM_STATE",
+                           "_NET_WM_STATE_HIDDEN",
+                           "_NET_WM_WINDOW_TYPE_NORMAL",
+                           "_NET_WM_WINDOW_TYPE_COMBO",
+                           "_NET_WM_STATE_SKIP_TASKBAR",
+                           "_NET_WM_STATE_ABOVE",
+                           "_MOTIF_WM_HINTS",
+                           "_NET_WM_ALLOWED_ACTIONS",
+                           "_NET_FRAME_EXTENTS",
+                           "_NET_WORKAREA",
+                           "_NET_WM_ACTION_RESIZE",
+                           "_NET_WM_ACTION_CLOSE",
+                           "_NET_WM_PID",
+                           "_NET_WM_NAME",
+                           "_NET_WM_ICON",
+                           "_NET_ACTIVE_WINDOW",
+                           "XdndAware",
+                           "CLIPBOARD",
+                           "UTF8_STRING",
+                           "TARGETS"}) {
     (void)intern(display, name, /*only_if_exists=*/0);
   }
   sync(display, 0);

@@ -94,11 +94,9 @@ TEST_F(JuceActivationScreen, APastedKeyWithSpacesLineBreaksQuotesAndCaseActivate
   const std::string license = NewLicense(2);
   std::string upper = license;
   for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  const std::string pasted =
-      "  \"" + upper.substr(0, 18) + "\n  " + upper.substr(18) + " \"\r\n";
+  const std::string pasted = "  \"" + upper.substr(0, 18) + "\n  " + upper.substr(18) + " \"\r\n";
   const bb::CommandResult r =
-      Drive("activate-deactivate",
-            With(Env(Url(), "", "screen-0001"), "SCREEN_PASTE", pasted));
+      Drive("activate-deactivate", With(Env(Url(), "", "screen-0001"), "SCREEN_PASTE", pasted));
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   // No key yet: not activated, and nothing asked of the server (it would refuse an empty
   // key as malformed).
@@ -163,35 +161,33 @@ TEST_F(JuceActivationScreen, AnOfflineRequestIsAcceptedByTheServerAndItsActivati
   const std::string license = NewLicense(1);
   const std::string offline = "http://127.0.0.1:9";  // this computer has no network
   const fs::path request = dir().path() / "activation-request.txt";
-  const bb::CommandResult written =
-      Drive("write-request",
-            With(Env(offline, license, "screen-0004"), "SCREEN_FILE", request.string()));
+  const bb::CommandResult written = Drive(
+      "write-request", With(Env(offline, license, "screen-0004"), "SCREEN_FILE", request.string()));
   ASSERT_EQ(written.exit_code, 0) << written.Describe();
   ExpectLine(written, "request: state=not-confirmed busy=0");
   ExpectLine(written, "action=\"The request is in " + request.string());
-  ASSERT_NE(Contents(request).find("-----BEGIN LICENSE ACTIVATION REQUEST-----"),
-            std::string::npos)
+  ASSERT_NE(Contents(request).find("-----BEGIN LICENSE ACTIVATION REQUEST-----"), std::string::npos)
       << Contents(request);
 
   const fs::path activation = dir().path() / "activation.lic";
-  const bb::CommandResult accepted =
-      admin().Run({"license", "offline-activate", license, request.string(), "--out",
-                   activation.string(), "--signing-key",
-                   bb::kPluginKey.id + "=" + bb::kPluginKey.secret, "--json"});
+  const bb::CommandResult accepted = admin().Run(
+      {"license", "offline-activate", license, request.string(), "--out", activation.string(),
+       "--signing-key", bb::kPluginKey.id + "=" + bb::kPluginKey.secret, "--json"});
   ASSERT_EQ(accepted.exit_code, 0) << accepted.Describe();
   const auto records = AuditRecords(license, "license.activate");
   ASSERT_EQ(records.size(), 1u);
   EXPECT_EQ(bb::Str(records[0], "machineId"), "screen-0004");
   EXPECT_TRUE(bb::Bool(records[0], "offline"));
 
-  const bb::CommandResult pasted = Drive(
-      "import-text", With(Env(offline, license, "screen-0004"), "SCREEN_PASTE", Contents(activation)));
+  const bb::CommandResult pasted = Drive("import-text", With(Env(offline, license, "screen-0004"),
+                                                             "SCREEN_PASTE", Contents(activation)));
   ASSERT_EQ(pasted.exit_code, 0) << pasted.Describe();
   ExpectLine(pasted, "imported: state=offline busy=0 headline=\"Activated offline until 20");
   ExpectLine(pasted, "action=\"The activation file is installed.\"");
 
   // The same file picked in the dialog, on a computer with nothing installed yet.
-  bb::EnvVars fresh = With(Env(offline, license, "screen-0004"), "SCREEN_FILE", activation.string());
+  bb::EnvVars fresh =
+      With(Env(offline, license, "screen-0004"), "SCREEN_FILE", activation.string());
   for (auto& [name, value] : fresh) {
     if (name == "LICENSE_OFFLINE_DIR") value = (dir().path() / "offline-2").string();
     if (name == "LICENSE_CACHE_DIR") value = (dir().path() / "cache-2").string();
