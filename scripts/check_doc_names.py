@@ -7,7 +7,7 @@ by file and function. A rename that forgets them leaves a map to places that are
 This reads every `backticked` name there and fails, listing them, on:
 - a path (`src/http/route.h`, `admin/admin_operations.h`, `client/src/`, `armour.*`)
   that names no file or directory of the repository (relative to its root or to src/;
-  a bare file name or `stem.*` anywhere under src/ or client/);
+  a bare file name or `stem.*` anywhere under src/, client/, tests/ or scripts/);
 - a qualified C++ name (`LicenseHandler::bound_to`) whose parts do not both appear in a
   source file under src/, client/ or the CMake files, or, in the architecture document, a snake_case
   function name (`run_operation`, `check_signature()`) that appears in none.
@@ -60,6 +60,10 @@ class Repo:
                 self.files += [p for p in base.rglob("*") if p.is_file()
                                and "node_modules" not in p.parts]
         self.files.append(root / "CMakeLists.txt")
+        # Bare file names may also be of tests and scripts; their text names no code.
+        self.test_files = [p for d in ("tests", "scripts", "fuzz", "bench") if (root / d).is_dir()
+                           for p in (root / d).rglob("*")
+                           if p.is_file() and "node_modules" not in p.parts]
         self._text = None
 
     def source_text(self):
@@ -89,7 +93,8 @@ class Repo:
             if (base / token).exists():
                 return True
         if "/" not in token:
-            return any(p.name == token for p in self.files) or (self.root / token).exists()
+            return any(p.name == token for p in self.files + self.test_files) or (
+                self.root / token).exists()
         return False
 
     def word_exists(self, word):
