@@ -591,7 +591,8 @@ std::optional<Answer> Client::cached_expiry() const {
   a.license_status = "EXPIRED";
   a.error = "EXPIRED";
   a.signed_at = kept->signed_at;
-  a.valid_until.reset();  // never grants use (contract §21: null in an answer that does not)
+  a.valid_until.reset();  // never grants use (docs/protocol.md §20: null in an answer that does not
+                          // allow use)
   a.entitlements.clear();
   if (a.trial) a.days_left = 0;
   return a;
