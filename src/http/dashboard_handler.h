@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "auth/key_ring.h"
 #include "auth/offline_files.h"
