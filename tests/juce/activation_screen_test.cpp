@@ -9,6 +9,7 @@
 #include <string>
 
 #include "loopback_stand_ins.h"
+#include "plugin_env.h"
 #include "support/fixture.h"
 
 namespace {
@@ -53,18 +54,11 @@ class JuceActivationScreen : public bb::BlackboxTest {
 
   bb::EnvVars Env(const std::string& url, const std::string& license,
                   const std::string& machine_id) const {
-    return {{"LICENSE_SERVER_URL", url},
-            {"LICENSE_KEY_ID", bb::kPluginKey.id},
-            {"LICENSE_SECRET", bb::kPluginKey.secret},
-            {"LICENSE_KEY", license},
-            {"LICENSE_MACHINE_ID", machine_id},
-            {"LICENSE_PUBLIC_KEY", public_key_},
-            {"LICENSE_PRODUCT", std::string(bb::kProduct)},
-            {"LICENSE_CACHE_DIR", (dir().path() / "cache").string()},
-            {"LICENSE_OFFLINE_DIR", (dir().path() / "offline").string()},
-            {"SCREEN_BROWSER_LOG", BrowserLog().string()},
-            {"PATH", (dir().path() / "bin").string() + ":/usr/bin:/bin"},
-            {"HOME", dir().path().string()}};
+    bb::EnvVars env = bb::JucePluginEnv(url, license, machine_id, public_key_, dir().path());
+    env.insert(env.end(), {{"LICENSE_PRODUCT", std::string(bb::kProduct)},
+                           {"SCREEN_BROWSER_LOG", BrowserLog().string()},
+                           {"PATH", (dir().path() / "bin").string() + ":/usr/bin:/bin"}});
+    return env;
   }
   fs::path BrowserLog() const { return dir().path() / "browser.log"; }
 
