@@ -80,8 +80,8 @@ std::string host_name() {
   return name;
 }
 
-// Spec §20: once a store's paymentGrace has passed since a failed payment with no payment
-// since, the order's licenses are SUSPENDED. Every instance sweeps; the store decides
+// docs/protocol.md §22.7: once a store's paymentGrace has passed since a failed payment with no
+// payment since, the order's licenses are SUSPENDED. Every instance sweeps; the store decides
 // between them (the first to delete a failure acts on it).
 void sweep_store_payment_grace(Store& store, const Clock& clock) {
   auto swept = run_payment_grace_sweep(store, clock.now_ms());
@@ -433,6 +433,8 @@ int serve(const ServeConfig& config) {
   handler_config.pipeline.key_limiter = state.key_limiter.get();
   handler_config.pipeline.clock = &clock;
   handler_config.pipeline.timestamp_window_seconds = config.timestamp_window;
+  handler_config.pipeline.offline_limits = {config.offline_request_max_age,
+                                            config.offline_request_max_skew};
   handler_config.pipeline.same_second_nonces = state.same_second_nonces.get();
   // The restart rule covers what an in-memory nonce store forgets at a restart. Redis
   // keeps nonces across restarts of this process, and the Redis store applies the same
@@ -452,14 +454,27 @@ int serve(const ServeConfig& config) {
   // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
   const AdminApiHandler admin_api(
-      {store_ptr, &clock, &failed_admin_auth, reporter.get(), config.public_url.value_or("")});
+      {store_ptr, &clock, &failed_admin_auth, reporter.get(), config.public_url.value_or(""),
+       OfflineSubmission{&keys,
+                         {config.offline_request_max_age, config.offline_request_max_skew},
+                         &response_signer}});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
-  DashboardConfig dashboard_config{store_ptr, &clock, state.dashboard_sessions.get(),
-                                   &dashboard_sign_ins, reporter.get()};
+  DashboardConfig dashboard_config;
+  dashboard_config.store = store_ptr;
+  dashboard_config.clock = &clock;
+  dashboard_config.sessions = state.dashboard_sessions.get();
+  dashboard_config.sign_in_limiter = &dashboard_sign_ins;
+  dashboard_config.error_reporter = reporter.get();
   dashboard_config.session_read_limiter = state.dashboard_session_reads.get();
   dashboard_config.ip_read_limiter = state.dashboard_ip_reads.get();
   dashboard_config.public_url_is_https =
       config.dashboard_url && config.dashboard_url->starts_with("https://");
+  // Offline files from the dashboard: the License API's keys, limits and response key.
+  dashboard_config.keys = &keys;
+  dashboard_config.offline_limits = {config.offline_request_max_age,
+                                     config.offline_request_max_skew};
+  dashboard_config.response_signer = &response_signer;
+  dashboard_config.dashboard_url = config.dashboard_url;
   const DashboardHandler dashboard(dashboard_config);
   // Store deliveries' look-ups wait on a provider's API: on workers of their own, never a
   // network or store thread.

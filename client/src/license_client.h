@@ -57,9 +57,12 @@ struct ClientConfig {
   // (is_valid_vendor). "" => the key id salts the id and the folder is "licensed-client".
   std::string vendor;
   std::optional<std::filesystem::path> cache_dir;  // nullopt => default_cache_dir(folder)
-  MachineGuidSource guid_source;                   // empty => os_machine_guid_source()
-  std::shared_ptr<const Clock> clock;              // null => SystemClock
-  std::shared_ptr<Waiter> waiter;                  // null => RealWaiter
+  // Where activation files are installed and read (docs/protocol.md §21.8): nullopt => the
+  // machine-wide directories of the folder (platform/user_dirs.h, machine_file_dirs).
+  std::optional<std::filesystem::path> offline_dir;
+  MachineGuidSource guid_source;       // empty => os_machine_guid_source()
+  std::shared_ptr<const Clock> clock;  // null => SystemClock
+  std::shared_ptr<Waiter> waiter;      // null => RealWaiter
   BackoffPolicy backoff;
   // After a start-up check found no answer, how long this process answers the next
   // checks with that failure at once instead of waiting on the network again.
@@ -103,11 +106,36 @@ class Client : public std::enable_shared_from_this<Client> {
   // 3. else the status request, one per process, waited for at most `startup_budget`;
   //    after a wait that ran out, or a failure, later checks answer at once for
   //    `retry_after_failure`. `source` says where the answer came from.
+  // 4. with no answer from 1-3, a cached signed answer whose license `expiresAt` has
+  //    passed answers kNotUsable, license status EXPIRED, source cache (never usable).
   Answer check_at_startup(std::stop_token stop = {});
   // What the process and the cache know, without any network and without waiting: for
   // a plugin's constructor and a host's plugin scan. An answer nobody has yet is
-  // NO_ANSWER_YET (unavailable).
+  // NO_ANSWER_YET (unavailable); a cached answer past the license's expiry, EXPIRED.
   Answer check_cached();
+
+  // Offline activation (docs/protocol.md §21; offline_activation.cpp). None touches the network.
+  // The armoured request file for this license and machine (`file_text`), signed now.
+  Answer write_offline_request();
+  // Verifies an activation file (armoured text, as pasted) against the pinned key, this
+  // machine, license and product and the clock, and installs it in the machine-wide
+  // directory, replacing this license's previous one. kNotUsable with the reason when it
+  // is not valid here; kUsage without a pinned key.
+  Answer install_activation_file(std::string_view text);
+  Answer install_activation_file_from(const std::filesystem::path& path);
+  // Deletes the installed activation file FIRST, then writes the deactivation file that
+  // names it (`file_text`): a copy kept by accident cannot be used with the slot freed.
+  Answer write_offline_deactivation();
+  // The installed activation file's answer when it is valid now (source offline), else
+  // nullopt (no file, no pinned key, or a file that is not valid here).
+  std::optional<Answer> offline_answer() const;
+  // Sends a request or deactivation file (armoured text, told apart by its label) to
+  // offline-activate or offline-deactivate from a machine that is online (licensectl
+  // offline submit). A 200 of offline-activate carries `activationFile`: it is in the
+  // answer's `file_text`. kUsage for text that is neither kind of file.
+  Answer submit_offline_file(std::string_view armoured, std::stop_token stop = {});
+  // Where this license's activation file is (when installed) or would be installed.
+  std::filesystem::path activation_file_path() const;
 
   // Waits until no start-up check of this client is on the network (for tests and an
   // orderly shutdown); true when none is.
@@ -148,8 +176,26 @@ class Client : public std::enable_shared_from_this<Client> {
   // True when a 200 of `endpoint` (status or activate) says this machine may use the
   // license: status_is_about or activation_is_about with this client's configuration.
   bool answer_allows_use(std::string_view endpoint, const std::string& body) const;
+  // The kept answer, verified again (signature, our request, this license and machine,
+  // the clock rules of docs/protocol.md §15), whatever its validUntil says.
+  struct VerifiedCacheEntry {
+    SignedAnswer entry;
+    int64_t signed_at = 0;
+    bool status = false;  // a status answer (else an activate answer)
+  };
+  std::optional<VerifiedCacheEntry> verified_cache_entry() const;
   // The kept answer, verified again, while it is still good (docs/protocol.md §15).
   std::optional<Answer> cached_answer() const;
+  // The kept answer, verified again, when the license's `expiresAt` it names has passed
+  // (by trusted_now()): a known "expired" (kNotUsable, license status EXPIRED, source
+  // cache, no valid_until), for a check that has no other answer. nullopt otherwise.
+  std::optional<Answer> cached_expiry() const;
+  // Replaces "no answer" (kUnavailable, not a cancellation) by cached_expiry() when
+  // there is one: the start-up check offline says "expired", not "not confirmed".
+  void or_known_expiry(Answer& a) const;
+  // The installed activation file's text and path, whichever directory holds it.
+  std::optional<std::pair<std::string, std::filesystem::path>> installed_activation_file() const;
+  std::vector<std::filesystem::path> offline_dirs() const;
   // The latest of the local clock and every time this client has seen (§15).
   int64_t trusted_now() const;
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "admin/admin_offline.h"
 #include "admin/admin_operations.h"
 #include "core/request_error.h"
 #include "store/store_tx.h"
@@ -34,12 +35,15 @@ enum class AdminRoute {
   kGetPlan,
   kPatchPlan,
   kDeletePlan,
-  kListStores,  // spec §20: the stores a vendor sells through
+  kListStores,  // docs/protocol.md §22.1: the stores a vendor sells through
   kCreateStore,
   kGetStore,
   kPatchStore,
   kDeleteStore,
-  kListStoreRejections,  // spec §21: the store's store.rejected audit records
+  kListStoreRejections,  // docs/protocol.md §22.8: the store's store.rejected audit records
+  // docs/protocol.md §21.7 and §21.5: a request (deactivation) file submitted by support.
+  kOfflineActivation,
+  kOfflineDeactivation,
 };
 
 // True for the routes that change data: a read-only token may not call them.
@@ -57,6 +61,9 @@ struct AdminCall {
   // The server's public address (--public-url) a new store's inboundUrl starts with;
   // empty: inboundUrl is a path.
   std::string public_url;
+  // The keys an offline file is checked and its activation file signed with; null: the
+  // offline routes answer 500 (the server always sets it).
+  const OfflineSubmission* offline = nullptr;
 };
 
 struct AdminAnswer {

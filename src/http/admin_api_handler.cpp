@@ -67,6 +67,10 @@ std::string_view path_template(AdminRoute r) {
       return "/api/v1/admin/stores/{id}";
     case AdminRoute::kListStoreRejections:
       return "/api/v1/admin/stores/{id}/rejections";
+    case AdminRoute::kOfflineActivation:
+      return "/api/v1/admin/licenses/{key}/offline-activations";
+    case AdminRoute::kOfflineDeactivation:
+      return "/api/v1/admin/licenses/{key}/offline-deactivations";
   }
   return "/api/v1/admin/";
 }
@@ -134,7 +138,8 @@ ApiResult<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
   if (route == AdminRoute::kCreateProduct || route == AdminRoute::kCreateLicense ||
       route == AdminRoute::kPatchLicense || route == AdminRoute::kPatchProduct ||
       route == AdminRoute::kCreatePlan || route == AdminRoute::kPatchPlan ||
-      route == AdminRoute::kCreateStore || route == AdminRoute::kPatchStore) {
+      route == AdminRoute::kCreateStore || route == AdminRoute::kPatchStore ||
+      route == AdminRoute::kOfflineActivation || route == AdminRoute::kOfflineDeactivation) {
     if (!is_json_content_type(header(req, "Content-Type").value_or(""))) {
       return errors::malformed("", "the body must be sent as Content-Type: application/json");
     }
@@ -202,6 +207,12 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
   if (s.size() == 3 && s[2] == "restore") return pick(method, {{"POST", R::kRestoreLicense}});
   if (s.size() == 3 && s[2] == "activations") return pick(method, {{"GET", R::kListActivations}});
   if (s.size() == 3 && s[2] == "audit") return pick(method, {{"GET", R::kListAudit}});
+  if (s.size() == 3 && s[2] == "offline-activations") {
+    return pick(method, {{"POST", R::kOfflineActivation}});
+  }
+  if (s.size() == 3 && s[2] == "offline-deactivations") {
+    return pick(method, {{"POST", R::kOfflineDeactivation}});
+  }
   if (s.size() == 4 && s[2] == "activations") {
     return pick(method, {{"DELETE", R::kRemoveActivation}});
   }
@@ -243,7 +254,10 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
     AdminAnswer answer;
   };
   ApiResult<AdminCall> parsed = parse_call(admin_route, req);
-  if (parsed.ok()) parsed.value().public_url = config_.public_url;
+  if (parsed.ok()) {
+    parsed.value().public_url = config_.public_url;
+    parsed.value().offline = &config_.offline;
+  }
   auto call = std::make_shared<const ApiResult<AdminCall>>(std::move(parsed));
   const bool writes = changes_data(admin_route);
   const Clock* clock = config_.clock;

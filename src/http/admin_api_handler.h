@@ -4,6 +4,7 @@
 // the admin operations.
 #pragma once
 
+#include "admin/admin_offline.h"
 #include "http/http_service.h"
 #include "observability/error_reporter.h"
 #include "ratelimit/memory_rate_limiter.h"
@@ -23,6 +24,9 @@ struct AdminApiConfig {
   ErrorReporter* error_reporter = nullptr;
   // --public-url: the start of a new store's inboundUrl; empty: it is a path.
   std::string public_url;
+  // The signing keys, offline limits and response keys of the License API's offline
+  // endpoints, for support's submissions of offline files (docs/protocol.md §21.7, §21.5).
+  OfflineSubmission offline;
 };
 
 // The first path of the admin API; every route is below it.
