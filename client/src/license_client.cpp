@@ -340,7 +340,9 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
   int retry = 0;
   int attempts = 0;
   Answer last;
-  std::optional<Answer> last_from_server;  // the last transient answer the server gave
+  // The last answer the server gave that left the question open (a transient status, or one
+  // the pinned key did not sign for this request): it says more than a later retry's timeout.
+  std::optional<Answer> last_from_server;
   const auto finish = [&](Answer a) {
     a.attempts = attempts;
     return a;
@@ -375,6 +377,7 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
       // bound to "-" or to another request included) is no answer.
       last = transport_failure("an answer not signed by the pinned key for this request");
       last.http_status = x.reply.status;
+      last_from_server = last;
     } else {
       last = classify_answer(x.reply.status, x.reply.body, status_endpoint);
       if (x.reply.status == 200 && signed_out != nullptr) *signed_out = x.signed_answer;
@@ -407,7 +410,8 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
     waiter.sleep_for(pause, stop);
   }
   if (attempts == 0) last = transport_failure("the time was spent before a request was sent");
-  // A 503 1708 says more than the timeout of the retry that followed it.
+  // A 503 1708, or an answer bound to another request, says more than the timeout of the
+  // retry that followed it (that retry's budget is whatever the backoff left).
   if (last.http_status == 0 && last_from_server) last = *last_from_server;
   last.outcome = Outcome::kUnavailable;
   return finish(last);

@@ -24,7 +24,16 @@ using tcp = asio::ip::tcp;
 
 class ReplayProxy {
  public:
-  enum class Mode { kForward, kReplay, kStripSignature, kSubstitute, kGarble };
+  // kSubstituteOnceThenDrop rewrites the first request as kSubstitute does and closes every
+  // later connection unanswered (a retry that never gets through).
+  enum class Mode {
+    kForward,
+    kReplay,
+    kStripSignature,
+    kSubstitute,
+    kSubstituteOnceThenDrop,
+    kGarble
+  };
 
   explicit ReplayProxy(std::uint16_t upstream)
       : upstream_(upstream), acceptor_(io_, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
@@ -79,6 +88,10 @@ class ReplayProxy {
     bb::HttpResponse answer;
     {
       std::lock_guard lock(mu_);
+      if (mode_ == Mode::kSubstituteOnceThenDrop && rewritten_ > 0) {
+        socket.shutdown(tcp::socket::shutdown_both, ec);
+        return;
+      }
       if (mode_ == Mode::kReplay && recorded_) {
         answer = *recorded_;
         ++replayed_;
@@ -126,7 +139,7 @@ class ReplayProxy {
       // Another body under the same signature headers.
       out.body = SetMember(out.body, "machineId", "garbled-machine-0001");
       ++rewritten_;
-    } else if (mode_ == Mode::kSubstitute) {
+    } else if (mode_ == Mode::kSubstitute || mode_ == Mode::kSubstituteOnceThenDrop) {
       std::string body = out.body;
       if (license_key_) body = SetMember(body, "licenseKey", *license_key_);
       if (machine_id_) body = SetMember(body, "machineId", *machine_id_);
@@ -275,6 +288,27 @@ TEST_F(SdkSignedAnswers, AGenuineAnswerToARequestRewrittenForAnotherMachineIsRef
       EXPECT_EQ(a.http_status, 200) << "the rewritten request was answered";
     }
   }
+}
+
+// An answer bound to another request, then retries that never get through: the plugin is told
+// about the answer it could not trust (HTTP 200), not only about the last retry's failure.
+TEST_F(SdkSignedAnswers, AnUntrustedAnswerIsReportedOverTheFailureOfTheRetriesAfterIt) {
+  Start();
+  const std::string license = NewLicense(1);
+  ClientConfig holder = Config(license);
+  holder.machine_id = "slot-holder-0001";
+  ASSERT_TRUE(Make(holder)->activate().ok());
+  ReplayProxy proxy(port());
+  proxy.set_mode(ReplayProxy::Mode::kSubstituteOnceThenDrop);
+  proxy.substitute(std::nullopt, "slot-holder-0001");
+  ClientConfig config = Through(proxy, license, SigningPublicKey());
+  config.machine_id = "second-machine-01";
+  const Answer a = Make(config)->heartbeat();
+  EXPECT_EQ(proxy.rewritten(), 1);
+  EXPECT_GT(a.attempts, 1) << "retried after the untrusted answer";
+  EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
+  EXPECT_EQ(a.http_status, 200) << Describe(a);
+  EXPECT_NE(a.message.find("not signed by the pinned key"), std::string::npos) << a.message;
 }
 
 // Someone on the path garbles the plugin's request: the server's genuine 1700 is bound
