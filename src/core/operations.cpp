@@ -5,6 +5,7 @@
 
 #include "core/license_json.h"
 #include "core/timestamp.h"
+#include "core/webhook_event.h"
 
 namespace licensed {
 namespace {
@@ -70,7 +71,7 @@ Status reclaim_stale(LicenseTx& tx, const LockedLicense& locked, const Operation
   for (const auto& machine_id : reclaimed) {
     AuditEntry e = audit_entry(audit_action::kReclaim, license, machine_id, ctx);
     e.actor = Actor::kSystem;
-    RETURN_IF_ERROR(tx.append_audit(e));
+    RETURN_IF_ERROR(tx.append_audit(e, license));
   }
   return Ok{};
 }
@@ -130,7 +131,7 @@ Result<License> start_validity(LicenseTx& tx, const LockedLicense& locked,
   e.machine_id.reset();
   e.actor = Actor::kSystem;
   e.changes = boost::json::serialize(changes);
-  RETURN_IF_ERROR(tx.append_audit(e));
+  RETURN_IF_ERROR(tx.append_audit(e, l));
   return l;
 }
 
@@ -171,6 +172,8 @@ RequestResult<object> take_slot(LicenseTx& tx, const LockedLicense& locked,
   ASSIGN_OR_RETURN(const bool own_machine,
                    trial_machine(tx, locked.license(), *req.machine_id, ctx));
   if (count >= locked->max || !own_machine) {
+    // Kept though the answer is a refusal: the License API commits its refusals.
+    RETURN_IF_ERROR(record_limit_reached(tx, locked.license(), *req.machine_id, 1705, ctx.now));
     return errors::limit_reached(count, locked->max,
                                  ctx.dashboard_url ? *ctx.dashboard_url : std::nullopt);
   }
@@ -182,7 +185,7 @@ RequestResult<object> take_slot(LicenseTx& tx, const LockedLicense& locked,
   a.last_seen_at = ctx.now;
   RETURN_IF_ERROR(tx.insert_activation(locked, a));
   RETURN_IF_ERROR(
-      tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx)));
+      tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx), license));
   return activation_body(license, effective_status(license, ctx.now), count + 1, a, ctx.now);
 }
 
@@ -234,7 +237,7 @@ RequestResult<object> answer_trial(LicenseTx& tx, const std::string& key, const 
     a.last_seen_at = ctx.now;
     RETURN_IF_ERROR(tx.insert_activation(*locked, a));
     RETURN_IF_ERROR(
-        tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx)));
+        tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx), license));
   }
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, *locked, ctx.now));
   return trial_body(license, count, a, ctx.now);
@@ -263,7 +266,10 @@ RequestResult<object> start_trial(LicenseTx& tx, const Product& product,
   ASSIGN_OR_RETURN(const License license, tx.insert_license(n));
   AuditEntry created = audit_entry(audit_action::kCreate, license, "", ctx);
   created.machine_id.reset();
-  RETURN_IF_ERROR(tx.append_audit(created));
+  RETURN_IF_ERROR(tx.append_audit(created, license));
+  RETURN_IF_ERROR(record_license_event(tx, webhook_event::kTrialStarted, license, ctx.now,
+                                       Actor::kClient,
+                                       {{"machine", object{{"id", *req.machine_id}}}}));
   RETURN_IF_ERROR(tx.insert_trial(product.id, machine_hmac, license.key, ctx.now));
   if (email_hmac) {
     RETURN_IF_ERROR(tx.insert_trial_email(product.id, *email_hmac, license.key, ctx.now));
@@ -370,8 +376,8 @@ RequestResult<object> deactivate(LicenseTx& tx, const LicenseRequest& req,
   ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
   ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
   if (!removed) return errors::machine_not_activated();
-  RETURN_IF_ERROR(
-      tx.append_audit(audit_entry(audit_action::kDeactivate, license, *req.machine_id, ctx)));
+  RETURN_IF_ERROR(tx.append_audit(
+      audit_entry(audit_action::kDeactivate, license, *req.machine_id, ctx), license));
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
   object body;
   body["ok"] = true;

@@ -220,6 +220,54 @@ CREATE TABLE storefront_payment_failures (
   PRIMARY KEY (store_id, order_id)
 ) WITHOUT ROWID;
 )sql"},
+    // Webhooks (spec §18): endpoints with their secrets (two sign during a rotation, the
+    // old one until retires_at), the outbox of events written by the transaction of the
+    // change each reports with one delivery row per endpoint, and the marks that keep a
+    // sweep's event once. Numbered 9: the offline branch adds 8.
+    {9, R"sql(
+CREATE TABLE webhook_endpoints (
+  id               INTEGER PRIMARY KEY AUTOINCREMENT,
+  url              TEXT NOT NULL,
+  description      TEXT NOT NULL DEFAULT '',
+  events           TEXT NOT NULL,
+  enabled          INTEGER NOT NULL,
+  failing_since    INTEGER,
+  disabled_reason  TEXT,
+  created_at       INTEGER NOT NULL
+);
+CREATE TABLE webhook_secrets (
+  endpoint_id  INTEGER NOT NULL REFERENCES webhook_endpoints(id),
+  secret       TEXT NOT NULL,
+  created_at   INTEGER NOT NULL,
+  retires_at   INTEGER,
+  PRIMARY KEY (endpoint_id, secret)
+) WITHOUT ROWID;
+CREATE TABLE webhook_events (
+  id    INTEGER PRIMARY KEY AUTOINCREMENT,
+  type  TEXT NOT NULL,
+  at    INTEGER NOT NULL,
+  body  TEXT NOT NULL
+);
+CREATE INDEX webhook_events_by_time ON webhook_events (at);
+CREATE TABLE webhook_deliveries (
+  endpoint_id      INTEGER NOT NULL REFERENCES webhook_endpoints(id),
+  event_id         INTEGER NOT NULL REFERENCES webhook_events(id),
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at  INTEGER,
+  last_status      INTEGER,
+  last_error       TEXT,
+  delivered_at     INTEGER,
+  failed           INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (endpoint_id, event_id)
+) WITHOUT ROWID;
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)
+  WHERE next_attempt_at IS NOT NULL;
+CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id);
+CREATE TABLE webhook_marks (
+  mark  TEXT PRIMARY KEY,
+  at    INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {
