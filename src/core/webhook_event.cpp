@@ -38,12 +38,15 @@ bool is_machine_event(std::string_view type) {
 
 const std::vector<std::string_view>& webhook_event_types() {
   static const std::vector<std::string_view> types = {
-      ev::kLicenseCreated,     ev::kLicenseUpdated,       ev::kLicenseDeleted,
-      ev::kLicenseRestored,    ev::kActivationCreated,    ev::kActivationDeleted,
-      ev::kActivationReclaimed, ev::kActivationRenewed,   ev::kLimitReached,
-      ev::kLeaseCreated,       ev::kLeaseReleased,        ev::kTrialStarted,
-      ev::kOrderFulfilled,     ev::kOrderRefunded,        ev::kExpiringSoon,
-      ev::kExpired,            ev::kEntitlementExpired,   ev::kOfflineExpiring};
+      ev::kLicenseCreated,      ev::kLicenseUpdated,
+      ev::kLicenseDeleted,      ev::kLicenseRestored,
+      ev::kActivationCreated,   ev::kActivationDeleted,
+      ev::kActivationReclaimed, ev::kActivationRenewed,
+      ev::kLimitReached,        ev::kLeaseCreated,
+      ev::kLeaseReleased,       ev::kTrialStarted,
+      ev::kOrderFulfilled,      ev::kOrderRefunded,
+      ev::kExpiringSoon,        ev::kExpired,
+      ev::kEntitlementExpired,  ev::kOfflineExpiring};
   return types;
 }
 
@@ -61,7 +64,8 @@ std::optional<std::string_view> event_type_of(const AuditEntry& e) {
   if (action == audit_action::kDelete) return ev::kLicenseDeleted;
   if (action == audit_action::kStatus) return ev::kLicenseUpdated;
   if (action == audit_action::kUpdate && changes_nothing(e)) return std::nullopt;
-  if (action == audit_action::kUpdate) return is_restore(e) ? ev::kLicenseRestored : ev::kLicenseUpdated;
+  if (action == audit_action::kUpdate)
+    return is_restore(e) ? ev::kLicenseRestored : ev::kLicenseUpdated;
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 #include "outgoing/outgoing_client.h"
 
 #include <curl/curl.h>
+#include <netdb.h>
 
 #include <algorithm>
 #include <cctype>
@@ -259,6 +260,32 @@ std::string url_origin(std::string_view url) {
 Status check_outgoing_url(std::string_view url, const OutgoingPolicy& policy) {
   ASSIGN_OR_RETURN(auto u, parse_url(url));
   return check_parsed_url(u.get(), policy);
+}
+
+Status check_outgoing_destination(std::string_view url, const OutgoingPolicy& policy) {
+  ASSIGN_OR_RETURN(auto u, parse_url(url));
+  RETURN_IF_ERROR(check_parsed_url(u.get(), policy));
+  if (policy.allow_private) return Ok{};
+  std::string host = url_part(u.get(), CURLUPART_HOST).value_or("");
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
+    return url_error("the host " + host + " does not resolve");
+  }
+  const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> owned(found, &::freeaddrinfo);
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const auto ip = IpAddress::from_sockaddr(a->ai_addr, a->ai_addrlen);
+    if (!ip) continue;
+    if (const auto range = refused_range(*ip)) {
+      return url_error(host + " resolves to " + range->describe(*ip) +
+                       "; --webhook-allow-private allows it");
+    }
+  }
+  return Ok{};
 }
 
 Result<OutgoingAnswer> OutgoingClient::send(const OutgoingRequest& request) const {

@@ -72,6 +72,12 @@ std::string url_origin(std::string_view url);
 // or an admin call that stores a URL. kInvalidArgument with subject "url".
 Status check_outgoing_url(std::string_view url, const OutgoingPolicy& policy);
 
+// check_outgoing_url, then the host resolved and each of its addresses checked against
+// the refused ranges (unless private addresses are allowed): for an admin call that stores
+// a URL (a webhook endpoint), so a private target is refused when it is given. The client
+// checks again when it connects, since DNS can change. kInvalidArgument, subject "url".
+Status check_outgoing_destination(std::string_view url, const OutgoingPolicy& policy);
+
 class OutgoingClient {
  public:
   explicit OutgoingClient(OutgoingPolicy policy) : policy_(std::move(policy)) {}

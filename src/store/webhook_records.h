@@ -50,7 +50,7 @@ struct WebhookEventRecord {
 struct WebhookDelivery {
   int64_t event_id = 0;
   int64_t endpoint_id = 0;
-  std::string type;        // the event's, for listings
+  std::string type;         // the event's, for listings
   UnixMillis event_at = 0;  // the event's timestamp
   int64_t attempts = 0;
   // When the next attempt is due (or, while claimed, when the claim lapses); nullopt once

@@ -59,7 +59,8 @@ class WebhookConformance : public StoreParamTest {
   }
 
   std::vector<WebhookDelivery> Deliveries(int64_t endpoint_id) {
-    auto listed = Read([&](StoreTx& tx) { return tx.list_webhook_deliveries(endpoint_id, 0, 100); });
+    auto listed =
+        Read([&](StoreTx& tx) { return tx.list_webhook_deliveries(endpoint_id, 0, 100); });
     EXPECT_TRUE(listed.ok()) << listed.error().message;
     return listed.ok() ? listed.value() : std::vector<WebhookDelivery>{};
   }
@@ -187,9 +188,8 @@ TEST_P(WebhookConformance, AnAttemptIsRecordedAndARetryMakesItDueAgain) {
   EXPECT_EQ(listed[0].last_status, 200);
   EXPECT_EQ(listed[0].delivered_at, kT0 + 10);
   EXPECT_EQ(Pending(), 0);
-  auto retried = Write([&](StoreTx& tx) {
-    return tx.retry_webhook_delivery(id, d.event_id, kT0 + kHour);
-  });
+  auto retried =
+      Write([&](StoreTx& tx) { return tx.retry_webhook_delivery(id, d.event_id, kT0 + kHour); });
   ASSERT_TRUE(retried.ok() && retried.value());
   EXPECT_EQ(Claim(store(), kT0 + kHour).size(), 1u);
   auto unknown = Write([&](StoreTx& tx) { return tx.retry_webhook_delivery(id, 999999, kT0); });
@@ -204,9 +204,8 @@ TEST_P(WebhookConformance, DeliveriesAreListedNewestEventFirstInPages) {
   ASSERT_TRUE(first.ok());
   ASSERT_EQ(first->size(), 2u);
   EXPECT_GT(first.value()[0].event_id, first.value()[1].event_id);
-  auto rest = Read([&](StoreTx& tx) {
-    return tx.list_webhook_deliveries(id, first.value()[1].event_id, 2);
-  });
+  auto rest = Read(
+      [&](StoreTx& tx) { return tx.list_webhook_deliveries(id, first.value()[1].event_id, 2); });
   ASSERT_TRUE(rest.ok());
   ASSERT_EQ(rest->size(), 1u);
   EXPECT_LT(rest.value()[0].event_id, first.value()[1].event_id);
@@ -291,9 +290,8 @@ TEST_P(WebhookConformance, LicensesExpiringInAWindowAreFound) {
   ASSERT_TRUE(Write([&](StoreTx& tx) {
                 return licensed::create_license(tx, spec, licensed::AdminContext{kT0});
               }).ok());
-  auto found = Read([](StoreTx& tx) {
-    return tx.licenses_expiring_between(kT0, kT0 + 7 * 24 * kHour, 0, 10);
-  });
+  auto found = Read(
+      [](StoreTx& tx) { return tx.licenses_expiring_between(kT0, kT0 + 7 * 24 * kHour, 0, 10); });
   ASSERT_TRUE(found.ok()) << found.error().message;
   ASSERT_EQ(found->size(), 1u);
   EXPECT_EQ(found.value()[0].expires_at, kT0 + 5 * 24 * kHour);

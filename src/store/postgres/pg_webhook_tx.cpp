@@ -69,12 +69,12 @@ Status PgTx::insert_webhook_event(std::string_view type, UnixMillis at, std::str
 
 Result<bool> PgTx::take_webhook_mark(std::string_view mark, UnixMillis now,
                                      std::optional<int64_t> renew_after_ms) {
-  ASSIGN_OR_RETURN(auto r, conn_.query("INSERT INTO webhook_marks (mark, at) VALUES ($1, $2)"
-                                       " ON CONFLICT (mark) DO UPDATE SET at = $2"
-                                       " WHERE $3::bigint IS NOT NULL"
-                                       " AND webhook_marks.at <= $2 - $3::bigint RETURNING mark",
-                                       PgParams().add(mark).add(now).add(renew_after_ms),
-                                       "take webhook mark"));
+  ASSIGN_OR_RETURN(
+      auto r, conn_.query("INSERT INTO webhook_marks (mark, at) VALUES ($1, $2)"
+                          " ON CONFLICT (mark) DO UPDATE SET at = $2"
+                          " WHERE $3::bigint IS NOT NULL"
+                          " AND webhook_marks.at <= $2 - $3::bigint RETURNING mark",
+                          PgParams().add(mark).add(now).add(renew_after_ms), "take webhook mark"));
   return r.rows() > 0;
 }
 
@@ -92,9 +92,10 @@ Result<WebhookEndpoint> PgTx::insert_webhook_endpoint(const WebhookEndpoint& w) 
     PgParams k;
     k.add(out.id).add(std::string_view(secret.secret)).add(secret.created_at);
     k.add(secret.retires_at);
-    RETURN_IF_ERROR(conn_.run("INSERT INTO webhook_secrets (endpoint_id, secret, created_at,"
-                              " retires_at) VALUES ($1, $2, $3, $4)",
-                              k, "insert webhook secret"));
+    RETURN_IF_ERROR(
+        conn_.run("INSERT INTO webhook_secrets (endpoint_id, secret, created_at,"
+                  " retires_at) VALUES ($1, $2, $3, $4)",
+                  k, "insert webhook secret"));
   }
   return out;
 }
@@ -134,9 +135,10 @@ Status PgTx::update_webhook_endpoint(const WebhookEndpoint& w) {
   p.add(std::string_view(w.url)).add(std::string_view(w.description));
   p.add(std::string_view(webhook_events_to_store(w.events))).add(w.enabled);
   p.add(w.failing_since).add(w.disabled_reason).add(w.id);
-  return conn_.run("UPDATE webhook_endpoints SET url = $1, description = $2, events = $3,"
-                   " enabled = $4, failing_since = $5, disabled_reason = $6 WHERE id = $7",
-                   p, "update webhook endpoint");
+  return conn_.run(
+      "UPDATE webhook_endpoints SET url = $1, description = $2, events = $3,"
+      " enabled = $4, failing_since = $5, disabled_reason = $6 WHERE id = $7",
+      p, "update webhook endpoint");
 }
 
 Result<bool> PgTx::delete_webhook_endpoint(int64_t id) {
@@ -151,28 +153,32 @@ Result<bool> PgTx::delete_webhook_endpoint(int64_t id) {
 
 Status PgTx::rotate_webhook_secret(int64_t id, std::string_view secret, UnixMillis now,
                                    UnixMillis old_retire_at) {
-  RETURN_IF_ERROR(conn_.run("UPDATE webhook_secrets SET retires_at = $2 WHERE endpoint_id = $1"
-                            " AND (retires_at IS NULL OR retires_at > $2)",
-                            PgParams().add(id).add(old_retire_at), "retire webhook secrets"));
-  RETURN_IF_ERROR(conn_.run("DELETE FROM webhook_secrets WHERE endpoint_id = $1"
-                            " AND retires_at <= $2",
-                            PgParams().add(id).add(now), "forget retired webhook secrets"));
-  return conn_.run("INSERT INTO webhook_secrets (endpoint_id, secret, created_at)"
-                   " VALUES ($1, $2, $3)",
-                   PgParams().add(id).add(secret).add(now), "add webhook secret");
+  RETURN_IF_ERROR(
+      conn_.run("UPDATE webhook_secrets SET retires_at = $2 WHERE endpoint_id = $1"
+                " AND (retires_at IS NULL OR retires_at > $2)",
+                PgParams().add(id).add(old_retire_at), "retire webhook secrets"));
+  RETURN_IF_ERROR(
+      conn_.run("DELETE FROM webhook_secrets WHERE endpoint_id = $1"
+                " AND retires_at <= $2",
+                PgParams().add(id).add(now), "forget retired webhook secrets"));
+  return conn_.run(
+      "INSERT INTO webhook_secrets (endpoint_id, secret, created_at)"
+      " VALUES ($1, $2, $3)",
+      PgParams().add(id).add(secret).add(now), "add webhook secret");
 }
 
 Result<std::vector<WebhookDelivery>> PgTx::claim_webhook_deliveries(UnixMillis now,
                                                                     UnixMillis claim_until,
                                                                     int64_t limit) {
   static const std::string sql =
-      std::string("UPDATE webhook_deliveries d SET next_attempt_at = $2 FROM webhook_events e"
-                  " WHERE e.id = d.event_id AND d.next_attempt_at <= $1"
-                  " AND (d.endpoint_id, d.event_id) IN (SELECT c.endpoint_id, c.event_id"
-                  " FROM webhook_deliveries c JOIN webhook_endpoints w ON w.id = c.endpoint_id"
-                  " WHERE c.next_attempt_at <= $1 AND w.enabled"
-                  " ORDER BY c.next_attempt_at LIMIT $3 FOR UPDATE OF c SKIP LOCKED)"
-                  " RETURNING ") +
+      std::string(
+          "UPDATE webhook_deliveries d SET next_attempt_at = $2 FROM webhook_events e"
+          " WHERE e.id = d.event_id AND d.next_attempt_at <= $1"
+          " AND (d.endpoint_id, d.event_id) IN (SELECT c.endpoint_id, c.event_id"
+          " FROM webhook_deliveries c JOIN webhook_endpoints w ON w.id = c.endpoint_id"
+          " WHERE c.next_attempt_at <= $1 AND w.enabled"
+          " ORDER BY c.next_attempt_at LIMIT $3 FOR UPDATE OF c SKIP LOCKED)"
+          " RETURNING ") +
       kDeliveryColumns;
   ASSIGN_OR_RETURN(auto r, conn_.query(sql, PgParams().add(now).add(claim_until).add(limit),
                                        "claim webhook deliveries"));
@@ -192,10 +198,11 @@ Status PgTx::record_webhook_attempt(const WebhookDelivery& d) {
   PgParams p;
   p.add(d.attempts).add(d.next_attempt_at).add(d.last_status).add(d.last_error);
   p.add(d.delivered_at).add(d.failed).add(d.endpoint_id).add(d.event_id);
-  return conn_.run("UPDATE webhook_deliveries SET attempts = $1, next_attempt_at = $2,"
-                   " last_status = $3, last_error = $4, delivered_at = $5, failed = $6"
-                   " WHERE endpoint_id = $7 AND event_id = $8",
-                   p, "record webhook attempt");
+  return conn_.run(
+      "UPDATE webhook_deliveries SET attempts = $1, next_attempt_at = $2,"
+      " last_status = $3, last_error = $4, delivered_at = $5, failed = $6"
+      " WHERE endpoint_id = $7 AND event_id = $8",
+      p, "record webhook attempt");
 }
 
 Result<std::vector<WebhookDelivery>> PgTx::list_webhook_deliveries(int64_t endpoint_id,
@@ -229,13 +236,15 @@ Result<WebhookOutboxStats> PgTx::webhook_outbox_stats() {
 }
 
 Result<int64_t> PgTx::prune_webhook_outbox(UnixMillis done_before, UnixMillis all_before) {
-  RETURN_IF_ERROR(conn_.run("DELETE FROM webhook_deliveries WHERE event_id IN"
-                            " (SELECT id FROM webhook_events WHERE at < $1)"
-                            " AND next_attempt_at IS NULL",
-                            PgParams().add(done_before), "prune webhook deliveries"));
-  RETURN_IF_ERROR(conn_.run("DELETE FROM webhook_deliveries WHERE event_id IN"
-                            " (SELECT id FROM webhook_events WHERE at < $1)",
-                            PgParams().add(all_before), "prune old webhook deliveries"));
+  RETURN_IF_ERROR(
+      conn_.run("DELETE FROM webhook_deliveries WHERE event_id IN"
+                " (SELECT id FROM webhook_events WHERE at < $1)"
+                " AND next_attempt_at IS NULL",
+                PgParams().add(done_before), "prune webhook deliveries"));
+  RETURN_IF_ERROR(
+      conn_.run("DELETE FROM webhook_deliveries WHERE event_id IN"
+                " (SELECT id FROM webhook_events WHERE at < $1)",
+                PgParams().add(all_before), "prune old webhook deliveries"));
   ASSIGN_OR_RETURN(auto r, conn_.query("DELETE FROM webhook_events e WHERE e.at < $1 AND NOT"
                                        " EXISTS (SELECT 1 FROM webhook_deliveries d"
                                        " WHERE d.event_id = e.id)",

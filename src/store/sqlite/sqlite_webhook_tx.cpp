@@ -56,21 +56,20 @@ Result<std::vector<WebhookDelivery>> read_deliveries(Statement& s, std::string_v
 
 }  // namespace
 
-Status SqliteTx::insert_webhook_event(std::string_view type, UnixMillis at,
-                                      std::string_view body) {
-  ASSIGN_OR_RETURN(auto ev, conn_.prepare(
-                                "INSERT INTO webhook_events (type, at, body) SELECT ?1, ?2, ?3"
-                                " WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE enabled = 1"
-                                " AND (events = '*' OR instr(events, ',' || ?1 || ',') > 0))"));
+Status SqliteTx::insert_webhook_event(std::string_view type, UnixMillis at, std::string_view body) {
+  ASSIGN_OR_RETURN(auto ev,
+                   conn_.prepare("INSERT INTO webhook_events (type, at, body) SELECT ?1, ?2, ?3"
+                                 " WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE enabled = 1"
+                                 " AND (events = '*' OR instr(events, ',' || ?1 || ',') > 0))"));
   ev->bind(1, type).bind(2, at).bind(3, body);
   RETURN_IF_ERROR(ev->run("insert webhook event"));
   if (sqlite3_changes(conn_.handle()) == 0) return Ok{};
   const int64_t event_id = sqlite3_last_insert_rowid(conn_.handle());
-  ASSIGN_OR_RETURN(auto d, conn_.prepare(
-                               "INSERT INTO webhook_deliveries (endpoint_id, event_id,"
-                               " next_attempt_at) SELECT id, ?2, ?3 FROM webhook_endpoints"
-                               " WHERE enabled = 1"
-                               " AND (events = '*' OR instr(events, ',' || ?1 || ',') > 0)"));
+  ASSIGN_OR_RETURN(auto d,
+                   conn_.prepare("INSERT INTO webhook_deliveries (endpoint_id, event_id,"
+                                 " next_attempt_at) SELECT id, ?2, ?3 FROM webhook_endpoints"
+                                 " WHERE enabled = 1"
+                                 " AND (events = '*' OR instr(events, ',' || ?1 || ',') > 0)"));
   d->bind(1, type).bind(2, event_id).bind(3, at);
   return d->run("insert webhook deliveries");
 }
@@ -118,9 +117,9 @@ Status SqliteTx::load_webhook_secrets(WebhookEndpoint& w, UnixMillis now) {
   return Ok{};
 }
 
-Result<std::optional<WebhookEndpoint>> SqliteTx::find_webhook_endpoint(int64_t id,
-                                                                       UnixMillis now) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare((std::string(kSelectEndpoints) + " WHERE id = ?").c_str()));
+Result<std::optional<WebhookEndpoint>> SqliteTx::find_webhook_endpoint(int64_t id, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare((std::string(kSelectEndpoints) + " WHERE id = ?").c_str()));
   s->bind(1, id);
   const int rc = s->step();
   if (rc == SQLITE_DONE) return std::optional<WebhookEndpoint>();
@@ -182,12 +181,11 @@ Status SqliteTx::rotate_webhook_secret(int64_t id, std::string_view secret, Unix
 Result<std::vector<WebhookDelivery>> SqliteTx::claim_webhook_deliveries(UnixMillis now,
                                                                         UnixMillis claim_until,
                                                                         int64_t limit) {
-  ASSIGN_OR_RETURN(
-      auto s, conn_.prepare((std::string(kSelectDeliveries) +
-                             " JOIN webhook_endpoints w ON w.id = d.endpoint_id"
-                             " WHERE d.next_attempt_at <= ? AND w.enabled = 1"
-                             " ORDER BY d.next_attempt_at LIMIT ?")
-                                .c_str()));
+  ASSIGN_OR_RETURN(auto s, conn_.prepare((std::string(kSelectDeliveries) +
+                                          " JOIN webhook_endpoints w ON w.id = d.endpoint_id"
+                                          " WHERE d.next_attempt_at <= ? AND w.enabled = 1"
+                                          " ORDER BY d.next_attempt_at LIMIT ?")
+                                             .c_str()));
   s->bind(1, now).bind(2, limit);
   ASSIGN_OR_RETURN(auto due, read_deliveries(*s, "find due webhook deliveries"));
   for (auto& d : due) {
