@@ -493,8 +493,8 @@ int serve(const ServeConfig& config) {
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
   // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
-  const AdminApiHandler admin_api(
-      {store_ptr, &clock, &failed_admin_auth, reporter.get(), config.public_url.value_or("")});
+  const AdminApiHandler admin_api({store_ptr, &clock, &failed_admin_auth, reporter.get(),
+                                   config.public_url.value_or(""), outgoing_policy(config)});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
   DashboardConfig dashboard_config{store_ptr, &clock, state.dashboard_sessions.get(),
                                    &dashboard_sign_ins, reporter.get()};

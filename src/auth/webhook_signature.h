@@ -19,8 +19,7 @@ inline constexpr std::string_view kWebhookSecretPrefix = "whsec_";
 Result<std::string> new_webhook_secret();
 
 // The `webhook-signature` header's value; kInvalidArgument for a secret that does not decode.
-Result<std::string> webhook_signature(const std::vector<std::string>& secrets,
-                                      std::string_view id, int64_t timestamp_seconds,
-                                      std::string_view body);
+Result<std::string> webhook_signature(const std::vector<std::string>& secrets, std::string_view id,
+                                      int64_t timestamp_seconds, std::string_view body);
 
 }  // namespace licensed

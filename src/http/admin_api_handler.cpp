@@ -67,6 +67,19 @@ std::string_view path_template(AdminRoute r) {
       return "/api/v1/admin/stores/{id}";
     case AdminRoute::kListStoreRejections:
       return "/api/v1/admin/stores/{id}/rejections";
+    case AdminRoute::kListWebhooks:
+    case AdminRoute::kCreateWebhook:
+      return "/api/v1/admin/webhooks";
+    case AdminRoute::kGetWebhook:
+    case AdminRoute::kPatchWebhook:
+    case AdminRoute::kDeleteWebhook:
+      return "/api/v1/admin/webhooks/{id}";
+    case AdminRoute::kRotateWebhookSecret:
+      return "/api/v1/admin/webhooks/{id}/rotate-secret";
+    case AdminRoute::kListWebhookDeliveries:
+      return "/api/v1/admin/webhooks/{id}/deliveries";
+    case AdminRoute::kRetryWebhookDelivery:
+      return "/api/v1/admin/webhooks/{id}/deliveries/{eventId}/retry";
   }
   return "/api/v1/admin/";
 }
@@ -85,6 +98,26 @@ ApiResult<Route> pick(std::string_view method,
     allow += m;
   }
   return errors::method_not_allowed(allow);
+}
+
+// /api/v1/admin/webhooks[/{id}[/rotate-secret | /deliveries[/{eventId}/retry]]]
+ApiResult<Route> route_webhook(std::string_view method, const std::vector<std::string_view>& s) {
+  using R = AdminRoute;
+  if (s.size() == 1) return pick(method, {{"GET", R::kListWebhooks}, {"POST", R::kCreateWebhook}});
+  if (s.size() == 2) {
+    return pick(
+        method,
+        {{"GET", R::kGetWebhook}, {"PATCH", R::kPatchWebhook}, {"DELETE", R::kDeleteWebhook}});
+  }
+  if (s.size() == 3 && s[2] == "rotate-secret") {
+    return pick(method, {{"POST", R::kRotateWebhookSecret}});
+  }
+  if (s.size() == 3 && s[2] == "deliveries")
+    return pick(method, {{"GET", R::kListWebhookDeliveries}});
+  if (s.size() == 5 && s[2] == "deliveries" && s[4] == "retry") {
+    return pick(method, {{"POST", R::kRetryWebhookDelivery}});
+  }
+  return errors::route_not_found();
 }
 
 std::optional<std::string_view> header(const HttpRequest& req, std::string_view name) {
@@ -125,16 +158,24 @@ ApiResult<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
   // /api/v1/admin/stores/{id}[/rejections]
   const bool product_path = segments.size() >= 4 && segments[3] == "products";
   const bool store_path = segments.size() >= 4 && segments[3] == "stores";
+  // /api/v1/admin/webhooks/{id}[/deliveries/{eventId}/retry]
+  const bool webhook_path = segments.size() >= 4 && segments[3] == "webhooks";
+  if (segments.size() >= 5 && webhook_path) call.webhook_id = segments[4];
+  if (segments.size() >= 7 && webhook_path) call.event_id = segments[6];
   if (segments.size() >= 5 && store_path) call.store_id = segments[4];
-  if (segments.size() >= 5 && !store_path) {
+  if (segments.size() >= 5 && !store_path && !webhook_path) {
     (product_path ? call.product_slug : call.license_key) = segments[4];
   }
-  if (segments.size() >= 7) (product_path ? call.plan_code : call.machine_id) = segments[6];
+  if (segments.size() >= 7 && !webhook_path) {
+    (product_path ? call.plan_code : call.machine_id) = segments[6];
+  }
   for (auto p : url->params()) call.query.emplace_back(std::string(p.key), std::string(p.value));
   if (route == AdminRoute::kCreateProduct || route == AdminRoute::kCreateLicense ||
       route == AdminRoute::kPatchLicense || route == AdminRoute::kPatchProduct ||
       route == AdminRoute::kCreatePlan || route == AdminRoute::kPatchPlan ||
-      route == AdminRoute::kCreateStore || route == AdminRoute::kPatchStore) {
+      route == AdminRoute::kCreateStore || route == AdminRoute::kPatchStore ||
+      route == AdminRoute::kCreateWebhook || route == AdminRoute::kPatchWebhook ||
+      (route == AdminRoute::kRotateWebhookSecret && !req.body().empty())) {
     if (!is_json_content_type(header(req, "Content-Type").value_or(""))) {
       return errors::malformed("", "the body must be sent as Content-Type: application/json");
     }
@@ -192,6 +233,7 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
   if (s[0] == "stores" && s.size() == 3 && s[2] == "rejections") {
     return pick(method, {{"GET", R::kListStoreRejections}});
   }
+  if (s[0] == "webhooks") return route_webhook(method, s);
   if (s.empty() || s[0] != "licenses") return errors::route_not_found();
   if (s.size() == 1) return pick(method, {{"GET", R::kListLicenses}, {"POST", R::kCreateLicense}});
   if (s.size() == 2) {
@@ -243,7 +285,12 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
     AdminAnswer answer;
   };
   ApiResult<AdminCall> parsed = parse_call(admin_route, req);
-  if (parsed.ok()) parsed.value().public_url = config_.public_url;
+  if (parsed.ok()) {
+    parsed.value().public_url = config_.public_url;
+    parsed.value().check_webhook_url = [policy = config_.outgoing_policy](std::string_view url) {
+      return check_outgoing_destination(url, policy);
+    };
+  }
   auto call = std::make_shared<const ApiResult<AdminCall>>(std::move(parsed));
   const bool writes = changes_data(admin_route);
   const Clock* clock = config_.clock;

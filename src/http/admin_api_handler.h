@@ -6,6 +6,7 @@
 
 #include "http/http_service.h"
 #include "observability/error_reporter.h"
+#include "outgoing/outgoing_client.h"
 #include "ratelimit/memory_rate_limiter.h"
 #include "store/store.h"
 
@@ -23,6 +24,10 @@ struct AdminApiConfig {
   ErrorReporter* error_reporter = nullptr;
   // --public-url: the start of a new store's inboundUrl; empty: it is a path.
   std::string public_url;
+  // --webhook-allow-http and --webhook-allow-private: how a webhook endpoint's URL is
+  // checked when it is given (spec §18; the host is resolved then, on the store thread
+  // running the call, and again by the dispatcher when it connects).
+  OutgoingPolicy outgoing_policy;
 };
 
 // The first path of the admin API; every route is below it.

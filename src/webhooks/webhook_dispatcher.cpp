@@ -5,8 +5,8 @@
 #include <random>
 #include <utility>
 
-#include "webhooks/retry_schedule.h"
 #include "auth/webhook_signature.h"
+#include "webhooks/retry_schedule.h"
 
 namespace licensed {
 namespace {
@@ -54,7 +54,8 @@ AttemptResult send_attempt(const OutgoingClient& client, const OutgoingLimits& l
   auto answer = client.send(request);
   if (!answer.ok()) return AttemptResult{std::nullopt, answer.error().message, std::nullopt};
   AttemptResult out{answer->status, std::nullopt, std::nullopt};
-  if (auto after = answer->header("retry-after")) out.retry_after_seconds = parse_retry_after(*after);
+  if (auto after = answer->header("retry-after"))
+    out.retry_after_seconds = parse_retry_after(*after);
   return out;
 }
 
@@ -96,8 +97,8 @@ bool update_health(WebhookEndpoint& w, const AttemptResult& r, UnixMillis now) {
   return true;
 }
 
-Status record_outcome(StoreTx& tx, const WebhookDelivery& d, const AttemptResult& r,
-                      UnixMillis now, WebhookCounters& counters) {
+Status record_outcome(StoreTx& tx, const WebhookDelivery& d, const AttemptResult& r, UnixMillis now,
+                      WebhookCounters& counters) {
   RETURN_IF_ERROR(tx.record_webhook_attempt(d));
   ASSIGN_OR_RETURN(auto endpoint, tx.find_webhook_endpoint(d.endpoint_id, now));
   if (!endpoint) return Ok{};  // deleted meanwhile
@@ -116,21 +117,19 @@ Status record_outcome(StoreTx& tx, const WebhookDelivery& d, const AttemptResult
 
 Result<std::vector<WebhookAttempt>> claim_webhook_attempts(Store& store, UnixMillis now,
                                                            int64_t limit) {
-  return run_blocking(store, TxKind::kWrite,
-                      [&](StoreTx& tx) -> Result<std::vector<WebhookAttempt>> {
-                        ASSIGN_OR_RETURN(auto claimed, tx.claim_webhook_deliveries(
-                                                           now, now + kWebhookClaimMs, limit));
-                        std::vector<WebhookAttempt> out;
-                        for (auto& d : claimed) {
-                          ASSIGN_OR_RETURN(auto event, tx.find_webhook_event(d.event_id));
-                          ASSIGN_OR_RETURN(auto endpoint,
-                                           tx.find_webhook_endpoint(d.endpoint_id, now));
-                          if (!event || !endpoint) continue;
-                          out.push_back(WebhookAttempt{std::move(d), std::move(*event),
-                                                       std::move(*endpoint)});
-                        }
-                        return out;
-                      });
+  return run_blocking(
+      store, TxKind::kWrite, [&](StoreTx& tx) -> Result<std::vector<WebhookAttempt>> {
+        ASSIGN_OR_RETURN(auto claimed,
+                         tx.claim_webhook_deliveries(now, now + kWebhookClaimMs, limit));
+        std::vector<WebhookAttempt> out;
+        for (auto& d : claimed) {
+          ASSIGN_OR_RETURN(auto event, tx.find_webhook_event(d.event_id));
+          ASSIGN_OR_RETURN(auto endpoint, tx.find_webhook_endpoint(d.endpoint_id, now));
+          if (!event || !endpoint) continue;
+          out.push_back(WebhookAttempt{std::move(d), std::move(*event), std::move(*endpoint)});
+        }
+        return out;
+      });
 }
 
 void attempt_webhook(Store& store, const Clock& clock, const OutgoingClient& client,
@@ -139,9 +138,8 @@ void attempt_webhook(Store& store, const Clock& clock, const OutgoingClient& cli
   const AttemptResult r = send_attempt(client, limits, attempt, clock.now_ms());
   const UnixMillis now = clock.now_ms();
   const WebhookDelivery d = after_attempt(attempt.delivery, r, now, counters);
-  const auto recorded = run_blocking(store, TxKind::kWrite, [&](StoreTx& tx) {
-    return record_outcome(tx, d, r, now, counters);
-  });
+  const auto recorded = run_blocking(
+      store, TxKind::kWrite, [&](StoreTx& tx) { return record_outcome(tx, d, r, now, counters); });
   if (!recorded.ok()) {
     // The claim lapses and the attempt is made again: at least once.
     spdlog::warn("webhook event {}: the attempt's outcome was not recorded: {}", d.event_id,
@@ -183,7 +181,8 @@ void WebhookDispatcher::loop() {
 }
 
 void WebhookDispatcher::read_outbox_stats() {
-  auto stats = run_blocking(store_, TxKind::kRead, [](StoreTx& tx) { return tx.webhook_outbox_stats(); });
+  auto stats =
+      run_blocking(store_, TxKind::kRead, [](StoreTx& tx) { return tx.webhook_outbox_stats(); });
   if (!stats.ok()) return;
   counters_.pending = stats->pending;
   counters_.oldest_pending_at = stats->oldest_pending_at.value_or(0);

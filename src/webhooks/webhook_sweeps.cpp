@@ -47,7 +47,8 @@ Result<int64_t> entitlements_of(StoreTx& tx, const License& l, UnixMillis now) {
     if (!e.expires_at || *e.expires_at > now || *e.expires_at <= now - kExpiredLookbackMs) continue;
     const std::string mark = std::string(webhook_event::kEntitlementExpired) + ":" + l.key + ":" +
                              e.code + ":" + std::to_string(*e.expires_at);
-    boost::json::object entitlement{{"code", e.code}, {"expiresAt", format_timestamp(*e.expires_at)}};
+    boost::json::object entitlement{{"code", e.code},
+                                    {"expiresAt", format_timestamp(*e.expires_at)}};
     ASSIGN_OR_RETURN(const bool wrote, once(tx, mark, webhook_event::kEntitlementExpired, l, now,
                                             {{"entitlement", std::move(entitlement)}}));
     written += wrote ? 1 : 0;
