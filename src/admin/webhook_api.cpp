@@ -29,10 +29,9 @@ RequestResult<AdminAnswer> list_deliveries(StoreTx& tx, const AdminCall& call, i
   ASSIGN_OR_RETURN(const PageRequest page, admin_page_of(call));
   ASSIGN_OR_RETURN(const int64_t before, after_id(page));
   ASSIGN_OR_RETURN(auto rows, tx.list_webhook_deliveries(w.id, before, page.limit + 1));
-  return AdminAnswer{200, page_json(std::move(rows), page.limit, webhook_delivery_json,
-                                    [](const WebhookDelivery& d) {
-                                      return std::to_string(d.event_id);
-                                    })};
+  return AdminAnswer{
+      200, page_json(std::move(rows), page.limit, webhook_delivery_json,
+                     [](const WebhookDelivery& d) { return std::to_string(d.event_id); })};
 }
 
 RequestResult<AdminAnswer> retry(StoreTx& tx, const AdminCall& call, int64_t id,
@@ -74,7 +73,8 @@ RequestResult<AdminAnswer> endpoint_call(StoreTx& tx, const AdminCall& call, int
 
 }  // namespace
 
-RequestResult<AdminAnswer> webhook_call(StoreTx& tx, const AdminCall& call, const AdminContext& ctx) {
+RequestResult<AdminAnswer> webhook_call(StoreTx& tx, const AdminCall& call,
+                                        const AdminContext& ctx) {
   if (call.route == AdminRoute::kListWebhooks) return list_endpoints(tx, ctx);
   if (call.route == AdminRoute::kCreateWebhook) {
     ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));

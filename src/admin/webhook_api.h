@@ -6,6 +6,7 @@
 
 namespace licensed {
 
-RequestResult<AdminAnswer> webhook_call(StoreTx& tx, const AdminCall& call, const AdminContext& ctx);
+RequestResult<AdminAnswer> webhook_call(StoreTx& tx, const AdminCall& call,
+                                        const AdminContext& ctx);
 
 }  // namespace licensed

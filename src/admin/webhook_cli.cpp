@@ -65,9 +65,8 @@ int run_create(const WebhookArgs& a, const std::string& store) {
 int run_list(const WebhookArgs& a, const std::string& store) {
   return with_store(store, [&](Store& s) {
     const UnixMillis now = SystemClock().now_ms();
-    auto r = run_blocking(s, TxKind::kRead, [now](StoreTx& tx) {
-      return tx.list_webhook_endpoints(now);
-    });
+    auto r = run_blocking(s, TxKind::kRead,
+                          [now](StoreTx& tx) { return tx.list_webhook_endpoints(now); });
     if (!r.ok()) return report(r.error());
     json::array items;
     for (const auto& w : r.value()) items.push_back(webhook_json({w, std::nullopt}));

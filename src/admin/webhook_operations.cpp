@@ -56,7 +56,8 @@ Result<std::string> description_member(const json::value& v) {
   return std::string(v.get_string());
 }
 
-Status refuse_unknown_members(const json::object& body, std::initializer_list<std::string_view> known) {
+Status refuse_unknown_members(const json::object& body,
+                              std::initializer_list<std::string_view> known) {
   for (const auto& [k, v] : body) {
     if (std::find(known.begin(), known.end(), std::string_view(k)) == known.end()) {
       return refused(k, "unknown member " + std::string(k));
@@ -136,15 +137,18 @@ Status delete_webhook(StoreTx& tx, int64_t id) {
   return Ok{};
 }
 
-Result<WebhookEndpointShown> rotate_webhook_secret(StoreTx& tx, int64_t id, const json::object& body,
+Result<WebhookEndpointShown> rotate_webhook_secret(StoreTx& tx, int64_t id,
+                                                   const json::object& body,
                                                    const AdminContext& ctx) {
   RETURN_IF_ERROR(refuse_unknown_members(body, {"keepOldFor"}));
   int64_t keep_seconds = kDefaultKeepOldSecretSeconds;
   if (const auto* keep = body.if_contains("keepOldFor")) {
-    const bool zero = keep->is_string() && (keep->get_string() == "0s" || keep->get_string() == "0");
+    const bool zero =
+        keep->is_string() && (keep->get_string() == "0s" || keep->get_string() == "0");
     const auto parsed =
         keep->is_string() ? parse_duration_seconds(keep->get_string()) : std::nullopt;
-    if (!zero && !parsed) return refused("keepOldFor", "keepOldFor must be a duration such as 24h or 0s");
+    if (!zero && !parsed)
+      return refused("keepOldFor", "keepOldFor must be a duration such as 24h or 0s");
     keep_seconds = zero ? 0 : *parsed;
   }
   ASSIGN_OR_RETURN(WebhookEndpoint w, load(tx, id, ctx.now));

@@ -40,10 +40,9 @@ class Webhooks : public BlackboxTest {
 
   // An endpoint for the receiver; its answer (id and secret).
   json::value CreateEndpoint(const HttpReceiver& receiver, const std::string& events = "[\"*\"]") {
-    const HttpResponse r =
-        Api("POST", "/webhooks",
-            R"({"url":"http://127.0.0.1:)" + std::to_string(receiver.port()) + R"(/hook","events":)" +
-                events + "}");
+    const HttpResponse r = Api("POST", "/webhooks",
+                               R"({"url":"http://127.0.0.1:)" + std::to_string(receiver.port()) +
+                                   R"(/hook","events":)" + events + "}");
     EXPECT_EQ(r.status, 201) << r.Describe();
     return ParseJson(r.body);
   }
@@ -185,9 +184,9 @@ TEST_F(Webhooks, AFailedDeliveryIsRetriedOnRequest) {
 }
 
 TEST_F(Webhooks, TheCliCreatesListsAndDeletesEndpoints) {
-  const json::value made = ParseJson(admin().RunOk(
-      {"webhook", "create", "--url", "https://203.0.113.10/in", "--event", "license.created",
-       "--json"}));
+  const json::value made =
+      ParseJson(admin().RunOk({"webhook", "create", "--url", "https://203.0.113.10/in", "--event",
+                               "license.created", "--json"}));
   EXPECT_TRUE(Str(made, "secret").starts_with("whsec_"));
   const std::string listed = admin().RunOk({"webhook", "list", "--json"});
   EXPECT_NE(listed.find("203.0.113.10"), std::string::npos);
