@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
 #include "admin/webhook_operations.h"
 #include "outgoing/outgoing_client.h"
 #include "store/store.h"
@@ -20,17 +21,8 @@ struct WebhookArgs {
   OutgoingPolicy policy;  // what the URL is checked against here; serve checks again
 };
 
-int report(const Error& e) {
-  std::cerr << "licensed admin: " << cli_error_text(e) << "\n";
-  return exit_code_of(e.code, CliStage::kRunning);
-}
-
-template <class Fn>
-int with_store(const std::string& url, Fn&& fn) {
-  auto store = open_store(url);
-  if (!store.ok()) return report(store.error());
-  return fn(*store.value());
-}
+using admin_cli::report;
+using admin_cli::with_store;
 
 json::object create_body(const WebhookArgs& a) {
   json::array events;

@@ -65,7 +65,8 @@ class WebhookDispatch : public ::testing::Test {
     LicenseSpec spec;
     spec.product_slug = "reverb";
     spec.max = 1;
-    ASSERT_TRUE(Write([&](StoreTx& tx) { return create_license(tx, spec, AdminContext{at}); }).ok());
+    ASSERT_TRUE(
+        Write([&](StoreTx& tx) { return create_license(tx, spec, AdminContext{at}); }).ok());
   }
   // One round at the clock's time: every due attempt made.
   size_t Round() {
