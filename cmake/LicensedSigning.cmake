@@ -16,6 +16,7 @@ get_filename_component(LICENSED_SRC_DIR ${CMAKE_CURRENT_LIST_DIR}/../src ABSOLUT
 set(LICENSED_SIGNING_COMMON_SOURCES
     ${LICENSED_SRC_DIR}/auth/base64.cpp
     ${LICENSED_SRC_DIR}/auth/armour.cpp
+    ${LICENSED_SRC_DIR}/auth/offline_file.cpp
     ${LICENSED_SRC_DIR}/core/timestamp.cpp
     ${LICENSED_SRC_DIR}/auth/request_signature.cpp
     ${LICENSED_SRC_DIR}/auth/response_signature.cpp
@@ -33,6 +34,11 @@ endif()
 add_library(licensed_signing_objects OBJECT ${LICENSED_SIGNING_COMMON_SOURCES}
             ${LICENSED_SRC_DIR}/auth/crypto_primitives_${LICENSED_CRYPTO_BACKEND}.cpp)
 target_include_directories(licensed_signing_objects PUBLIC $<BUILD_INTERFACE:${LICENSED_SRC_DIR}>)
+# auth/offline_file.cpp reads JSON with Boost.JSON's headers; no JSON library is linked
+# here: the server's layers link Boost::json, the SDK compiles Boost.JSON in from its
+# headers (client/src/json_impl.cpp), so the plugin's library needs no Boost library
+# (auth/offline_file.h says more).
+target_include_directories(licensed_signing_objects SYSTEM PRIVATE ${Boost_INCLUDE_DIRS})
 target_link_libraries(licensed_signing_objects PUBLIC ${LICENSED_CRYPTO_LIBS})
 target_compile_features(licensed_signing_objects PUBLIC cxx_std_17)
 set_target_properties(licensed_signing_objects PROPERTIES POSITION_INDEPENDENT_CODE ON

@@ -1,4 +1,4 @@
-// Fuzzes the armour of offline files (spec §16, dearmour in src/auth/armour.h): every
+// Fuzzes the armour of offline files (docs/protocol.md §21.1, dearmour in src/auth/armour.h): every
 // request, activation and deactivation file a customer pastes goes through it first.
 //
 // The input is the pasted text. Invariants, besides crashes, leaks and UB: what dearmour

@@ -1,4 +1,4 @@
-// Fuzzes the Paddle-Signature parser and verifier of store deliveries (spec §20,
+// Fuzzes the Paddle-Signature parser and verifier of store deliveries (docs/protocol.md §22.3,
 // parse_paddle_signature and verify_paddle_signature in src/auth/store_signatures.h), and
 // the header checks of FastSpring (base64) and Lemon Squeezy (hex) on the same input.
 //

@@ -1,4 +1,4 @@
-// Fuzzes the Stripe-Signature parser and verifier of store deliveries (spec §20,
+// Fuzzes the Stripe-Signature parser and verifier of store deliveries (docs/protocol.md §22.3,
 // parse_stripe_signature and verify_stripe_signature in src/auth/store_signatures.h).
 //
 // The input is the header's value, optionally followed by '\n' and a body.

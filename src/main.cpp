@@ -67,7 +67,7 @@ constexpr int64_t kDashboardReadsPerIpMinute = 300;
 // Failed store payments are swept this often: a store's paymentGrace is counted in days
 // (default 7d), so a suspension comes at most a minute after its grace ends.
 constexpr std::chrono::minutes kPaymentGraceSweepInterval{1};
-constexpr std::chrono::minutes kWebhookSweepInterval{1};  // spec §18: "every minute"
+constexpr std::chrono::minutes kWebhookSweepInterval{1};  // docs/protocol.md §25.4
 constexpr std::string_view kRedisPrefix = "licensed:";
 // Threads that make the Redis calls of parked requests, per network thread. A worker
 // mostly waits for Redis' answer; two per network thread make as many calls at once as
@@ -83,8 +83,8 @@ std::string host_name() {
   return name;
 }
 
-// Spec §20: once a store's paymentGrace has passed since a failed payment with no payment
-// since, the order's licenses are SUSPENDED. Every instance sweeps; the store decides
+// docs/protocol.md §22.7: once a store's paymentGrace has passed since a failed payment with no
+// payment since, the order's licenses are SUSPENDED. Every instance sweeps; the store decides
 // between them (the first to delete a failure acts on it).
 void sweep_store_payment_grace(Store& store, const Clock& clock) {
   auto swept = run_payment_grace_sweep(store, clock.now_ms());
@@ -96,8 +96,8 @@ void sweep_store_payment_grace(Store& store, const Clock& clock) {
   }
 }
 
-// Spec §18: the sweep's events (expiring soon, expired, entitlement expired), once each
-// whichever instance sweeps first, and the outbox's pruning.
+// docs/protocol.md §25.4: the sweep's events (expiring soon, expired, entitlement expired), once
+// each whichever instance sweeps first, and the outbox's pruning.
 void sweep_webhooks(Store& store, const Clock& clock) {
   auto swept = run_webhook_sweeps(store, clock.now_ms());
   if (!swept.ok()) spdlog::warn("webhook sweep not finished: {}", swept.error().message);
@@ -475,6 +475,8 @@ int serve(const ServeConfig& config) {
   handler_config.pipeline.key_limiter = state.key_limiter.get();
   handler_config.pipeline.clock = &clock;
   handler_config.pipeline.timestamp_window_seconds = config.timestamp_window;
+  handler_config.pipeline.offline_limits = {config.offline_request_max_age,
+                                            config.offline_request_max_skew};
   handler_config.pipeline.same_second_nonces = state.same_second_nonces.get();
   // The restart rule covers what an in-memory nonce store forgets at a restart. Redis
   // keeps nonces across restarts of this process, and the Redis store applies the same
@@ -493,15 +495,29 @@ int serve(const ServeConfig& config) {
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
   // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
-  const AdminApiHandler admin_api({store_ptr, &clock, &failed_admin_auth, reporter.get(),
-                                   config.public_url.value_or(""), outgoing_policy(config)});
+  const AdminApiHandler admin_api(
+      {store_ptr, &clock, &failed_admin_auth, reporter.get(), config.public_url.value_or(""),
+       outgoing_policy(config),
+       OfflineSubmission{&keys,
+                         {config.offline_request_max_age, config.offline_request_max_skew},
+                         &response_signer}});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
-  DashboardConfig dashboard_config{store_ptr, &clock, state.dashboard_sessions.get(),
-                                   &dashboard_sign_ins, reporter.get()};
+  DashboardConfig dashboard_config;
+  dashboard_config.store = store_ptr;
+  dashboard_config.clock = &clock;
+  dashboard_config.sessions = state.dashboard_sessions.get();
+  dashboard_config.sign_in_limiter = &dashboard_sign_ins;
+  dashboard_config.error_reporter = reporter.get();
   dashboard_config.session_read_limiter = state.dashboard_session_reads.get();
   dashboard_config.ip_read_limiter = state.dashboard_ip_reads.get();
   dashboard_config.public_url_is_https =
       config.dashboard_url && config.dashboard_url->starts_with("https://");
+  // Offline files from the dashboard: the License API's keys, limits and response key.
+  dashboard_config.keys = &keys;
+  dashboard_config.offline_limits = {config.offline_request_max_age,
+                                     config.offline_request_max_skew};
+  dashboard_config.response_signer = &response_signer;
+  dashboard_config.dashboard_url = config.dashboard_url;
   const DashboardHandler dashboard(dashboard_config);
   // Store deliveries' look-ups wait on a provider's API: on workers of their own, never a
   // network or store thread.

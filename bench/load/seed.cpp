@@ -57,9 +57,15 @@ Status seed_one_license(StoreTx& tx, size_t machines, const AdminContext& admin)
   ASSIGN_OR_RETURN(License license, create_license(tx, spec, admin));
   for (size_t m = 0; m < machines; ++m) {
     const std::string request_id = new_request_id();
-    const OperationContext ctx{admin.now, kSeedIp, kSeedKeyId, request_id, nullptr, nullptr};
+    OperationContext ctx;
+    ctx.now = admin.now;
+    ctx.ip = kSeedIp;
+    ctx.key_id = kSeedKeyId;
+    ctx.request_id = request_id;
     ASSIGN_OR_RETURN(std::string machine_id, random_machine_id());
-    const LicenseRequest req{license.key, std::move(machine_id), std::nullopt, {}, {}};
+    LicenseRequest req;
+    req.license_key = license.key;
+    req.machine_id = std::move(machine_id);
     auto answer = activate(tx, req, ctx);
     // A refusal too is a failed seed.
     if (!answer.ok()) return Error::internal("activate: " + answer.error().message());

@@ -30,7 +30,7 @@ Counted count_seeded(const std::string& url) {
     for (const License& l : licenses) {
       ++c.licenses;
       c.caps.insert(l.max);
-      ASSIGN_OR_RETURN(const int64_t n, tx.count_activations(l.id, std::nullopt));
+      ASSIGN_OR_RETURN(const int64_t n, tx.count_activations(l.id, Freshness{}));
       c.activations += n;
       ASSIGN_OR_RETURN(auto machines, tx.list_activations(l.id));
       for (const Activation& a : machines) c.machines.insert(a.machine_id);

@@ -3,10 +3,14 @@
 #include <CLI/CLI.hpp>
 #include <boost/json.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "auth/offline_file.h"
+#include "core/hex.h"
+#include "core/timestamp.h"
 #include "duration.h"
 #include "license_client.h"
 #include "stop_requests.h"
@@ -111,6 +115,140 @@ int heartbeat_loop(Client& client, std::chrono::milliseconds every, const Option
   }
 }
 
+// The offline commands' files (docs/protocol.md §21): written whole, read whole.
+bool write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  return !out.fail();
+}
+
+std::optional<std::string> read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct OfflineCommands {
+  CLI::App* request = nullptr;
+  CLI::App* submit = nullptr;
+  CLI::App* verify = nullptr;
+  CLI::App* deactivate = nullptr;
+  std::string out, file, activation_file, product;
+};
+
+// `offline verify FILE`: exit 0 when the file is valid on this machine now, 3 when not.
+int offline_verify(const OfflineCommands& c, const Options& o, const Client& client,
+                   const std::vector<PinnedResponseKey>& pinned) {
+  const auto text = read_text_file(c.file);
+  if (!text) {
+    std::cerr << "licensectl: offline verify: cannot read " << c.file << "\n";
+    return 2;
+  }
+  const int64_t now = system_now_ms() / 1000;
+  const ActivationFileRead read = verify_activation_file(
+      *text, pinned, {client.machine_id(), c.product, o.license_key, now, std::nullopt});
+  if (read.problem != ActivationFileProblem::kNone || !read.file) {
+    if (o.json) {
+      json::object out{{"ok", false},
+                       {"error", activation_file_problem_name(read.problem)},
+                       {"message", activation_file_problem_message(read.problem)}};
+      std::cout << json::serialize(out) << "\n";
+    } else {
+      std::cerr << "licensectl: offline verify: " << activation_file_problem_name(read.problem)
+                << ": " << activation_file_problem_message(read.problem) << "\n";
+    }
+    return static_cast<int>(Outcome::kNotUsable);
+  }
+  if (o.json) {
+    std::cout << read.file->payload << "\n";
+  } else {
+    std::cout << "offline verify: ok, license " << read.file->license_key << " ("
+              << read.file->product_slug << "), valid until "
+              << format_timestamp(read.file->expires_at * 1000) << " (machine "
+              << client.machine_id() << ")\n";
+  }
+  return 0;
+}
+
+// `offline deactivate --activation-file F --out FILE`: deletes F first (docs/protocol.md §21.8).
+int offline_deactivate(const OfflineCommands& c, const Options& o, const Client& client,
+                       const std::vector<PinnedResponseKey>& pinned) {
+  const auto text = read_text_file(c.activation_file);
+  if (!text) {
+    std::cerr << "licensectl: offline deactivate: cannot read " << c.activation_file << "\n";
+    return 2;
+  }
+  const ActivationFileRead read = read_activation_file(*text, pinned);
+  const bool ours = read.file && read.file->machine_id == client.machine_id();
+  if (!ours) {
+    const auto problem = read.file ? ActivationFileProblem::kOtherMachine : read.problem;
+    std::cerr << "licensectl: offline deactivate: " << activation_file_problem_message(problem)
+              << " (nothing deleted)\n";
+    return static_cast<int>(Outcome::kNotUsable);
+  }
+  const std::string nonce = random_128_bit_hex();
+  if (nonce.empty()) {
+    std::cerr << "licensectl: offline deactivate: the random number generator failed\n";
+    return static_cast<int>(Outcome::kUnavailable);
+  }
+  // Written before the activation file goes, so nothing is deleted for a file that
+  // cannot be written (an id the server did not issue).
+  const std::string license_key = o.license_key.empty() ? read.file->license_key : o.license_key;
+  const std::string file =
+      write_deactivation_file({o.key_id, o.secret, license_key, client.machine_id(),
+                               system_now_ms() / 1000, nonce, read.file->id});
+  if (file.empty()) {
+    std::cerr << "licensectl: offline deactivate: the activation file's id is not 32 lowercase "
+                 "hex digits (nothing deleted)\n";
+    return static_cast<int>(Outcome::kNotUsable);
+  }
+  std::error_code ec;
+  if (!std::filesystem::remove(c.activation_file, ec) || ec) {
+    std::cerr << "licensectl: offline deactivate: cannot delete " << c.activation_file
+              << ", so no deactivation file was written\n";
+    return static_cast<int>(Outcome::kUnavailable);
+  }
+  if (!write_text_file(c.out, file)) {
+    std::cerr << "licensectl: offline deactivate: cannot write " << c.out << "\n";
+    return static_cast<int>(Outcome::kUnavailable);
+  }
+  if (!o.json) std::cout << "offline deactivate: wrote " << c.out << "\n";
+  return 0;
+}
+
+int run_offline(const OfflineCommands& c, const Options& o, Client& client,
+                const std::vector<PinnedResponseKey>& pinned) {
+  if (c.verify->parsed()) return offline_verify(c, o, client, pinned);
+  if (c.deactivate->parsed()) return offline_deactivate(c, o, client, pinned);
+  if (c.request->parsed()) {
+    const Answer a = client.write_offline_request();
+    if (!a.ok()) return report("offline request", a, o, client.machine_id());
+    if (!write_text_file(c.out, a.file_text)) {
+      std::cerr << "licensectl: offline request: cannot write " << c.out << "\n";
+      return 2;
+    }
+    if (!o.json) std::cout << "offline request: wrote " << c.out << "\n";
+    return 0;
+  }
+  const auto text = read_text_file(c.file);
+  if (!text) {
+    std::cerr << "licensectl: offline submit: cannot read " << c.file << "\n";
+    return 2;
+  }
+  const Answer a = client.submit_offline_file(*text);
+  if (a.ok() && !a.file_text.empty()) {
+    if (c.out.empty() || !write_text_file(c.out, a.file_text)) {
+      std::cerr << "licensectl: offline submit: cannot write the activation file to "
+                << (c.out.empty() ? std::string("(no --out given)") : c.out) << "\n";
+      return 2;
+    }
+  }
+  return report("offline submit", a, o, client.machine_id());
+}
+
 }  // namespace
 
 int run_licensectl(int argc, char** argv) {
@@ -151,6 +289,23 @@ int run_licensectl(int argc, char** argv) {
   std::string trial_product;
   CLI::App* trial = app.add_subcommand("trial", "start (or find) this machine's trial");
   trial->add_option("--product", trial_product, "the product's slug")->required();
+  OfflineCommands off;
+  CLI::App* offline = app.add_subcommand("offline", "offline activation (docs/protocol.md §21)");
+  offline->require_subcommand(1);
+  off.request = offline->add_subcommand("request", "write this machine's activation request");
+  off.request->add_option("--out", off.out, "the request file to write")->required();
+  off.submit = offline->add_subcommand(
+      "submit", "send a request or deactivation file to the server (from an online machine)");
+  off.submit->add_option("FILE", off.file, "the request or deactivation file")->required();
+  off.submit->add_option("--out", off.out, "where to write the activation file");
+  off.verify = offline->add_subcommand("verify", "exit 0 when the activation file is valid here");
+  off.verify->add_option("FILE", off.file, "the activation file")->required();
+  off.verify->add_option("--product", off.product, "the product slug it must be for");
+  off.deactivate = offline->add_subcommand(
+      "deactivate", "delete the activation file, then write the deactivation file");
+  off.deactivate->add_option("--activation-file", off.activation_file, "the activation file")
+      ->required();
+  off.deactivate->add_option("--out", off.out, "the deactivation file to write")->required();
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -172,10 +327,22 @@ int run_licensectl(int argc, char** argv) {
   }
   ClientConfig config;
   config.url = o.url;
+  // request, verify and deactivate never touch the network: they need no server URL.
+  const bool offline_only =
+      off.request->parsed() || off.verify->parsed() || off.deactivate->parsed();
+  if (offline_only && config.url.empty()) config.url = "http://127.0.0.1:9";
+  if ((off.verify->parsed() || off.deactivate->parsed()) && o.public_key.empty()) {
+    return usage("offline " + std::string(off.verify->parsed() ? "verify" : "deactivate") +
+                 ": needs the pinned public key (--public-key or LICENSE_PUBLIC_KEY)");
+  }
+  // submit's outer request names no license; verify and deactivate read it from the file.
+  const bool needs_no_license_key =
+      off.submit->parsed() || off.verify->parsed() || off.deactivate->parsed();
+  if (needs_no_license_key && o.license_key.empty()) config.license_key = "-";
   config.vendor = o.vendor;
   config.key_id = o.key_id;
   config.secret = o.secret;
-  config.license_key = o.license_key;
+  if (!o.license_key.empty()) config.license_key = o.license_key;
   if (trial->parsed()) config.product = trial_product;
   config.machine_id = o.machine_id;
   if (!o.machine_name.empty()) config.machine_name = o.machine_name;
@@ -185,6 +352,14 @@ int run_licensectl(int argc, char** argv) {
   auto client = Client::create(std::move(config), error);
   if (!client) return usage(error);
 
+  if (offline->parsed()) {
+    const auto pinned = o.public_key.empty()
+                            ? std::nullopt
+                            : parse_pinned_response_key(public_key_text(o.public_key));
+    return run_offline(
+        off, o, *client,
+        pinned ? std::vector<PinnedResponseKey>{*pinned} : std::vector<PinnedResponseKey>{});
+  }
   if (activate->parsed()) return report("activate", client->activate(), o, client->machine_id());
   if (heartbeat->parsed()) {
     if (every) return heartbeat_loop(*client, *every, o);

@@ -30,8 +30,9 @@ enum class Outcome : int {
   kRefused = 6,       // 1700, 1701 after its one resend, 1702, any other 4xx
 };
 
-// The numbers are the C ABI's lc_source. kOffline (an activation file) and kLease (a
-// borrowed lease file) are the contract's names for answers this SDK does not make yet.
+// The numbers are the C ABI's lc_source. kOffline: an installed activation file (docs/protocol.md
+// §21.8); kLease (a borrowed lease file) is the contract's name for answers this SDK does not make
+// yet.
 enum class Source { kNone = 0, kNetwork = 1, kCache = 2, kOffline = 3, kLease = 4 };
 
 struct Answer {
@@ -68,6 +69,11 @@ struct Answer {
   bool trial = false;
   std::optional<int64_t> expires_at;  // Unix seconds
   std::optional<int64_t> days_left;
+  // Offline activation (docs/protocol.md §21): the armoured text of a request or deactivation file
+  // the call wrote, and, for an answer from an activation file, a warning from 14 days before the
+  // file's end ("" otherwise).
+  std::string file_text;
+  std::string warning;
 
   bool ok() const { return outcome == Outcome::kOk; }
   // True when the answer lists `code` as active.
@@ -79,7 +85,7 @@ struct Answer {
 };
 
 const char* outcome_name(Outcome o);
-// "none", "network", "cache", "offline", "lease": the contract's names (section 22).
+// "none", "network", "cache", "offline", "lease": the names of docs/protocol.md §15.
 const char* source_name(Source s);
 
 // The Answer an HTTP answer (status and body) stands for, on its own: no retry logic.
@@ -91,7 +97,7 @@ Answer classify_answer(int http_status, const std::string& body, bool status_end
 bool is_transient_status(int http_status);
 
 // The Unix second from which a signed answer no longer serves offline (docs/protocol.md
-// §15; the contract's sections 19 and 21): its `validUntil` when the body has that
+// §15, §20): its `validUntil` when the body has that
 // member (null: not at all), else its signed time `signed_at` plus `grace`; never past
 // the license's `expiresAt`. nullopt: not at all, or a timestamp that does not parse.
 std::optional<int64_t> offline_until(const std::string& body, int64_t signed_at,

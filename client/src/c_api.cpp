@@ -160,6 +160,19 @@ lc_status run(lc_client* c, Answer (Client::*call)(std::stop_token), lc_result**
   }
 }
 
+// An lc_offline_* call: no network, no stop token.
+template <class Fn>
+lc_status run_offline(lc_client* c, lc_result** result, Fn fn) {
+  if (result != nullptr) *result = nullptr;
+  if (c == nullptr || !c->client) return LC_USAGE;
+  try {
+    const BlockingCall counted(c);
+    return give(fn(*c->client), result);
+  } catch (...) {
+    return LC_UNAVAILABLE;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -197,6 +210,10 @@ lc_client* lc_client_new(const lc_options* o, char* error, uint64_t error_size) 
     }
     if (covers(*o, offsetof(lc_options, vendor), sizeof(o->vendor))) {
       config.vendor = text_or_empty(o->vendor);
+    }
+    if (covers(*o, offsetof(lc_options, offline_dir), sizeof(o->offline_dir)) &&
+        o->offline_dir != nullptr) {
+      config.offline_dir = licensed::client::path_from_utf8(o->offline_dir);
     }
     std::string why;
     auto client = Client::shared(std::move(config), why);
@@ -295,6 +312,23 @@ lc_status lc_check_cached(lc_client* c, lc_result** r) {
   } catch (...) {
     return LC_UNAVAILABLE;
   }
+}
+
+lc_status lc_offline_request(lc_client* c, lc_result** r) {
+  return run_offline(c, r, [](Client& client) { return client.write_offline_request(); });
+}
+lc_status lc_offline_install_file(lc_client* c, const char* path, lc_result** r) {
+  if (path == nullptr) return run(nullptr, nullptr, r);
+  return run_offline(c, r, [path](Client& client) {
+    return client.install_activation_file_from(licensed::client::path_from_utf8(path));
+  });
+}
+lc_status lc_offline_install_text(lc_client* c, const char* text, lc_result** r) {
+  if (text == nullptr) return run(nullptr, nullptr, r);
+  return run_offline(c, r, [text](Client& client) { return client.install_activation_file(text); });
+}
+lc_status lc_offline_deactivate(lc_client* c, lc_result** r) {
+  return run_offline(c, r, [](Client& client) { return client.write_offline_deactivation(); });
 }
 
 lc_call* lc_check_at_startup_async(lc_client* c, lc_callback callback, void* user_data) {
@@ -437,6 +471,16 @@ int64_t lc_result_days_left(const lc_result* r) {
 const char* lc_result_license_key(const lc_result* r) {
   if (r == nullptr || r->answer.license_key.empty()) return nullptr;
   return r->answer.license_key.c_str();
+}
+
+const char* lc_result_file_text(const lc_result* r) {
+  if (r == nullptr || r->answer.file_text.empty()) return nullptr;
+  return r->answer.file_text.c_str();
+}
+
+const char* lc_result_warning(const lc_result* r) {
+  if (r == nullptr || r->answer.warning.empty()) return nullptr;
+  return r->answer.warning.c_str();
 }
 
 }  // extern "C"

@@ -358,7 +358,7 @@ Answer Client::call(std::string_view endpoint, const std::string& body, millisec
       last = transport_failure(x.reply.error);
     } else if (verdict == Verdict::kOtherKey) {
       // Asking again gets the same key: say what is wrong at once (still "unavailable":
-      // the contract's section 22 keeps an unverified answer a transient failure).
+      // docs/protocol.md §13.6 keeps an unverified answer a transient failure).
       last = other_key(*x.reply.response_signature);
       last.http_status = x.reply.status;
       return finish(last);

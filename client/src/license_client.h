@@ -57,9 +57,12 @@ struct ClientConfig {
   // (is_valid_vendor). "" => the key id salts the id and the folder is "licensed-client".
   std::string vendor;
   std::optional<std::filesystem::path> cache_dir;  // nullopt => default_cache_dir(folder)
-  MachineGuidSource guid_source;                   // empty => os_machine_guid_source()
-  std::shared_ptr<const Clock> clock;              // null => SystemClock
-  std::shared_ptr<Waiter> waiter;                  // null => RealWaiter
+  // Where activation files are installed and read (docs/protocol.md §21.8): nullopt => the
+  // machine-wide directories of the folder (platform/user_dirs.h, machine_file_dirs).
+  std::optional<std::filesystem::path> offline_dir;
+  MachineGuidSource guid_source;       // empty => os_machine_guid_source()
+  std::shared_ptr<const Clock> clock;  // null => SystemClock
+  std::shared_ptr<Waiter> waiter;      // null => RealWaiter
   BackoffPolicy backoff;
   // After a start-up check found no answer, how long this process answers the next
   // checks with that failure at once instead of waiting on the network again.
@@ -109,6 +112,29 @@ class Client : public std::enable_shared_from_this<Client> {
   // NO_ANSWER_YET (unavailable).
   Answer check_cached();
 
+  // Offline activation (docs/protocol.md §21; offline_activation.cpp). None touches the network.
+  // The armoured request file for this license and machine (`file_text`), signed now.
+  Answer write_offline_request();
+  // Verifies an activation file (armoured text, as pasted) against the pinned key, this
+  // machine, license and product and the clock, and installs it in the machine-wide
+  // directory, replacing this license's previous one. kNotUsable with the reason when it
+  // is not valid here; kUsage without a pinned key.
+  Answer install_activation_file(std::string_view text);
+  Answer install_activation_file_from(const std::filesystem::path& path);
+  // Deletes the installed activation file FIRST, then writes the deactivation file that
+  // names it (`file_text`): a copy kept by accident cannot be used with the slot freed.
+  Answer write_offline_deactivation();
+  // The installed activation file's answer when it is valid now (source offline), else
+  // nullopt (no file, no pinned key, or a file that is not valid here).
+  std::optional<Answer> offline_answer() const;
+  // Sends a request or deactivation file (armoured text, told apart by its label) to
+  // offline-activate or offline-deactivate from a machine that is online (licensectl
+  // offline submit). A 200 of offline-activate carries `activationFile`: it is in the
+  // answer's `file_text`. kUsage for text that is neither kind of file.
+  Answer submit_offline_file(std::string_view armoured, std::stop_token stop = {});
+  // Where this license's activation file is (when installed) or would be installed.
+  std::filesystem::path activation_file_path() const;
+
   // Waits until no start-up check of this client is on the network (for tests and an
   // orderly shutdown); true when none is.
   bool wait_for_background(std::chrono::milliseconds timeout);
@@ -150,6 +176,9 @@ class Client : public std::enable_shared_from_this<Client> {
   bool answer_allows_use(std::string_view endpoint, const std::string& body) const;
   // The kept answer, verified again, while it is still good (docs/protocol.md §15).
   std::optional<Answer> cached_answer() const;
+  // The installed activation file's text and path, whichever directory holds it.
+  std::optional<std::pair<std::string, std::filesystem::path>> installed_activation_file() const;
+  std::vector<std::filesystem::path> offline_dirs() const;
   // The latest of the local clock and every time this client has seen (§15).
   int64_t trusted_now() const;
 

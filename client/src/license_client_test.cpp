@@ -309,7 +309,7 @@ TEST(StatusAbout, RequiresThisLicenseThisMachineActivatedAndTheConfiguredProduct
   EXPECT_FALSE(status_is_about("not json", key, "m1", ""));
 }
 
-// The contract's sections 19 and 21: the server's validUntil decides; without it the
+// docs/protocol.md §20 and §15: the server's validUntil decides; without it the
 // local grace from the signed time; never past expiresAt; null or unreadable: never.
 TEST(OfflineUntil, IsValidUntilElseTheSignedTimePlusGraceAndNeverPastTheExpiry) {
   const std::chrono::seconds grace(7 * 86400);

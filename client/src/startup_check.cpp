@@ -109,6 +109,9 @@ std::optional<Answer> Client::known_answer(bool may_refresh) {
       return startup_.network;
     }
   }
+  // An installed activation file answers with no network and starts none: the machine is
+  // offline on purpose (docs/protocol.md §21.8).
+  if (auto offline = offline_answer()) return offline;
   if (auto cached = cached_answer()) {
     MutexLock lock(mu_);
     if (may_refresh && network_check_due_locked()) start_network_check_locked();

@@ -262,7 +262,7 @@ TEST_F(Licensectl, TwoProgramsInDifferentDirectoriesTakeOneSlot) {
   }
 }
 
-// Spec section 22: licensectl sends a given machine id as it is; the server refuses one
+// docs/protocol.md §4 and §16: licensectl sends a given machine id as it is; the server refuses one
 // under 8 characters as malformed (the README's CI recipe adds a prefix instead).
 TEST_F(Licensectl, AMachineIdShorterThanEightCharactersIsRefusedByTheServerAsMalformed) {
   Start();

@@ -206,7 +206,7 @@ TEST_F(SdkSignedAnswers, AnUnsignedAnswerIsNoAnswer) {
 }
 
 // Issue item 6: the plugin pinned another key than the server's (a build or rotation
-// mistake). The answer stays "no answer" (the contract's section 22: transient), but it
+// mistake). The answer stays "no answer" (docs/protocol.md §13.6: transient), but it
 // is reported as what it is, at once, instead of being retried as an outage.
 TEST_F(SdkSignedAnswers,
        AnAnswerSignedByAnotherKeyIsReportedAsAMisconfiguredPinnedKeyWithoutRetrying) {

@@ -7,7 +7,6 @@
 // Time limits here are upper bounds only where the issue asks for one ("returns within
 // its budget plus a margin"); the margin is generous (sanitizers, a loaded machine), the
 // measured numbers are in client/bench/startup_wall_time.sh's table.
-#include <openssl/evp.h>
 
 #include <fstream>
 #include <future>
@@ -20,6 +19,7 @@
 #include "core/timestamp.h"
 #include "loopback_stand_ins.h"
 #include "sdk_fixture.h"
+#include "test_ed25519_key.h"
 
 namespace licensed::client::test {
 namespace {
@@ -348,30 +348,17 @@ TEST_F(SdkOneCheckPerProcess, TheCacheOnlyCheckNeverTouchesTheNetwork) {
 // (validUntil): the SDK pins its public half.
 class TestResponseKey {
  public:
-  TestResponseKey() : key_(EVP_PKEY_Q_keygen(nullptr, nullptr, "ED25519"), &EVP_PKEY_free) {
-    size_t n = public_key_.size();
-    EVP_PKEY_get_raw_public_key(key_.get(), public_key_.data(), &n);
-  }
-  std::string public_key_base64() const {
-    return base64_encode(public_key_.data(), public_key_.size());
-  }
+  std::string public_key_base64() const { return key_.public_key_base64(); }
   // The X-License-Response-Signature of `body` answering `request_signature` at `t`.
   std::string Sign(const std::string& request_signature, int status, int64_t t,
                    const std::string& body) const {
-    const std::string message = response_signing_string(request_signature, status, t, body);
-    Ed25519Signature sig{};
-    size_t n = sig.size();
-    EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-    EVP_DigestSignInit(ctx, nullptr, nullptr, nullptr, key_.get());
-    EVP_DigestSign(ctx, sig.data(), &n, reinterpret_cast<const unsigned char*>(message.data()),
-                   message.size());
-    EVP_MD_CTX_free(ctx);
-    return format_response_signature(response_key_id(public_key_), t, sig);
+    const Ed25519Signature sig =
+        key_.Sign(response_signing_string(request_signature, status, t, body));
+    return format_response_signature(key_.key_id(), t, sig);
   }
 
  private:
-  std::unique_ptr<EVP_PKEY, void (*)(EVP_PKEY*)> key_;
-  Ed25519PublicKey public_key_{};
+  TestEd25519Key key_;
 };
 
 class SdkOfflineTruth : public SdkTest {

@@ -88,9 +88,49 @@ ApiResult<std::optional<UnixMillis>> expiry_of(const json::value& v) {
 ApiResult<std::optional<int64_t>> machine_ttl_of(const json::value& v) {
   if (v.is_null()) return std::optional<int64_t>();
   ASSIGN_OR_RETURN(const int64_t seconds, integer(v, "machineTtl", 1));
-  // Milliseconds of it must fit the clock's arithmetic.
-  if (seconds > INT64_MAX / 1000 / 2) return wrong("machineTtl", "a sane number of seconds");
+  if (seconds > kMaxDurationSeconds) {
+    return wrong("machineTtl", "at most 100 years (3153600000 seconds)");
+  }
   return std::optional<int64_t>(seconds);
+}
+
+ApiResult<OfflineRelease> offline_release_of(const json::value& v) {
+  const auto release =
+      v.is_string() ? parse_offline_release(std::string_view(v.as_string())) : std::nullopt;
+  if (!release) return wrong("offlineRelease", "\"expiry\" or \"deactivation\"");
+  return *release;
+}
+
+// null is the default (no limit, or 3 under offlineRelease "deactivation").
+ApiResult<std::optional<int64_t>> max_deactivations_of(const json::value& v) {
+  if (v.is_null()) return std::optional<int64_t>();
+  ASSIGN_OR_RETURN(const int64_t n, integer(v, "maxDeactivations", 0));
+  return std::optional<int64_t>(n);
+}
+
+// The offline members of a create or PATCH body (docs/protocol.md §21.7): `lease`,
+// `release`, `max_deactivations` set for each member given. For a create, null is absent.
+struct OfflineMembers {
+  std::optional<std::optional<int64_t>> lease;
+  std::optional<OfflineRelease> release;
+  std::optional<std::optional<int64_t>> max_deactivations;
+};
+RequestResult<OfflineMembers> offline_members(const json::object& body, bool null_is_absent) {
+  OfflineMembers m;
+  const auto given = [&](std::string_view name) -> const json::value* {
+    const json::value* v = member(body, name);
+    return v == nullptr || (null_is_absent && v->is_null()) ? nullptr : v;
+  };
+  if (const json::value* v = given("offlineLease")) {
+    ASSIGN_OR_RETURN(m.lease, duration_member(*v, "offlineLease"));
+  }
+  if (const json::value* v = given("offlineRelease")) {
+    ASSIGN_OR_RETURN(m.release, offline_release_of(*v));
+  }
+  if (const json::value* v = given("maxDeactivations")) {
+    ASSIGN_OR_RETURN(m.max_deactivations, max_deactivations_of(*v));
+  }
+  return m;
 }
 
 // ---- routes -----------------------------------------------------------------------
@@ -162,7 +202,7 @@ RequestResult<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call,
     }
     filter.deleted = *deleted == "true";
   }
-  // Support's search for a sale (spec §20): the buyer's email, the store's order id.
+  // Support's search for a sale (docs/protocol.md §22.10): the buyer's email, the store's order id.
   if (const auto email = filter_value(call, "email")) filter.customer_email = std::string(*email);
   if (const auto order = filter_value(call, "orderId")) filter.order_id = std::string(*order);
   ASSIGN_OR_RETURN(std::vector<License> rows, tx.list_licenses(filter, after, page.limit + 1));
@@ -202,6 +242,10 @@ RequestResult<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& cal
   if (const json::value* v = member(body, "entitlements"); v != nullptr && !v->is_null()) {
     ASSIGN_OR_RETURN(spec.entitlements, entitlements_from_body(*v));
   }
+  ASSIGN_OR_RETURN(const OfflineMembers offline, offline_members(body, true));
+  if (offline.lease) spec.offline_lease_seconds = *offline.lease;
+  spec.offline_release = offline.release;
+  if (offline.max_deactivations) spec.max_deactivations = *offline.max_deactivations;
   ASSIGN_OR_RETURN(const License l, create_license(tx, spec, ctx));
   return license_answer(tx, l.key, ctx, 201);
 }
@@ -231,6 +275,10 @@ RequestResult<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call
   if (const json::value* v = member(body, "entitlements"); v != nullptr) {
     ASSIGN_OR_RETURN(patch.entitlements, entitlements_from_body(*v));
   }
+  ASSIGN_OR_RETURN(const OfflineMembers offline, offline_members(body, false));
+  patch.offline_lease_seconds = offline.lease;
+  patch.offline_release = offline.release;
+  patch.max_deactivations = offline.max_deactivations;
   AdminContext with_reason = ctx;
   if (const json::value* v = member(body, "reason"); v != nullptr && !v->is_null()) {
     if (!v->is_string()) return wrong("reason", "a string of at most 500 characters");
@@ -273,6 +321,24 @@ RequestResult<AdminAnswer> list_audit(StoreTx& tx, const AdminCall& call) {
                                     [](const AuditEntry& e) { return std::to_string(e.id); })};
 }
 
+// docs/protocol.md §21.7, §21.5: body {"request": "<armoured file>"}.
+RequestResult<AdminAnswer> offline_call(StoreTx& tx, const AdminCall& call,
+                                        const AdminContext& ctx) {
+  if (call.offline == nullptr) return Error::internal("the admin API has no offline keys");
+  // The key first: an unknown license is 1703 whatever the body says.
+  ASSIGN_OR_RETURN(const License l, find_any_license(tx, call.license_key));
+  ASSIGN_OR_RETURN(const json::object body, parse_json_object_body(call.body));
+  ASSIGN_OR_RETURN(const std::string text, required_string(body, "request"));
+  if (call.route == AdminRoute::kOfflineActivation) {
+    ASSIGN_OR_RETURN(json::object answer,
+                     admin_offline_activate(tx, l.key, text, *call.offline, ctx));
+    return AdminAnswer{200, std::move(answer)};
+  }
+  ASSIGN_OR_RETURN(json::object answer,
+                   admin_offline_deactivate(tx, l.key, text, *call.offline, ctx));
+  return AdminAnswer{200, std::move(answer)};
+}
+
 // ---- products and plans (docs/protocol.md §20) -------------------------------------
 
 RequestResult<AdminAnswer> product_call(StoreTx& tx, const AdminCall& call) {
@@ -285,7 +351,7 @@ RequestResult<AdminAnswer> product_call(StoreTx& tx, const AdminCall& call) {
   return AdminAnswer{200, admin_product_json(p)};
 }
 
-// ---- stores (spec §20) ----------------------------------------------------------
+// ---- stores (docs/protocol.md §22.1) ----------------------------------------------------------
 
 Result<int64_t> store_id_of(const AdminCall& call) {
   const auto id = parse_storefront_id(call.store_id);
@@ -402,6 +468,8 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kDeleteWebhook:
     case AdminRoute::kRotateWebhookSecret:
     case AdminRoute::kRetryWebhookDelivery:
+    case AdminRoute::kOfflineActivation:
+    case AdminRoute::kOfflineDeactivation:
       return true;
   }
   return true;
@@ -469,6 +537,9 @@ RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
     case AdminRoute::kListWebhookDeliveries:
     case AdminRoute::kRetryWebhookDelivery:
       return webhook_call(tx, call, ctx);
+    case AdminRoute::kOfflineActivation:
+    case AdminRoute::kOfflineDeactivation:
+      return offline_call(tx, call, ctx);
   }
   return Error::internal("no admin call for this route");
 }

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "admin/admin_offline.h"
 #include "admin/admin_operations.h"
 #include "admin/list_page.h"
 #include "core/request_error.h"
@@ -36,13 +37,13 @@ enum class AdminRoute {
   kGetPlan,
   kPatchPlan,
   kDeletePlan,
-  kListStores,  // spec §20: the stores a vendor sells through
+  kListStores,  // docs/protocol.md §22.1: the stores a vendor sells through
   kCreateStore,
   kGetStore,
   kPatchStore,
   kDeleteStore,
-  kListStoreRejections,  // spec §21: the store's store.rejected audit records
-  kListWebhooks,         // spec §18: webhook endpoints
+  kListStoreRejections,  // docs/protocol.md §22.8: the store's store.rejected audit records
+  kListWebhooks,         // docs/protocol.md §25: webhook endpoints
   kCreateWebhook,
   kGetWebhook,
   kPatchWebhook,
@@ -50,6 +51,9 @@ enum class AdminRoute {
   kRotateWebhookSecret,
   kListWebhookDeliveries,
   kRetryWebhookDelivery,
+  // docs/protocol.md §21.7 and §21.5: a request (deactivation) file submitted by support.
+  kOfflineActivation,
+  kOfflineDeactivation,
 };
 
 // True for the routes that change data: a read-only token may not call them.
@@ -72,6 +76,9 @@ struct AdminCall {
   // How a webhook endpoint's URL is checked before it is kept (webhook_operations.h);
   // empty: not checked here (the dispatcher still checks when it connects).
   std::function<Status(std::string_view url)> check_webhook_url;
+  // The keys an offline file is checked and its activation file signed with; null: the
+  // offline routes answer 500 (the server always sets it).
+  const OfflineSubmission* offline = nullptr;
 };
 
 struct AdminAnswer {

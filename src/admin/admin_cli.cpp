@@ -8,6 +8,7 @@
 #include "admin/admin_operations.h"
 #include "admin/admin_tokens.h"
 #include "admin/cli_status.h"
+#include "admin/offline_cli.h"
 #include "admin/plan_cli.h"
 #include "admin/plan_operations.h"
 #include "admin/store_cli.h"
@@ -41,6 +42,7 @@ struct AdminArgs {
   bool json = false;
   std::string plan;
   std::string offline_grace;
+  std::string offline_lease, offline_release, max_deactivations;  // docs/protocol.md §21.7
   std::vector<std::string> entitlements;
 };
 
@@ -57,6 +59,19 @@ std::optional<int64_t> parse_max(std::string_view text) {
     return std::nullopt;
   }
   return max;
+}
+
+// A duration flag's value in seconds; nullopt (said on stderr, naming `flag`) for anything
+// but a whole number and a unit of at most 100 years.
+std::optional<int64_t> duration_flag(std::string_view flag, std::string_view text,
+                                     std::string_view alternative = "") {
+  const auto seconds = parse_duration_seconds(text);
+  if (!seconds) {
+    std::cerr << "licensed admin: " << flag
+              << " is a whole number and a unit (90s, 10m, 12h, 7d), at most 36500d" << alternative
+              << ": " << text << "\n";
+  }
+  return seconds;
 }
 
 template <class Fn>
@@ -124,6 +139,13 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   lcreate->add_option("--entitlement", a->entitlements, "CODE[@TS][=VALUE], repeatable");
   lcreate->add_option("--offline-grace", a->offline_grace,
                       "how long a cached answer serves offline (default 14d)");
+  lcreate->add_option("--offline-lease", a->offline_lease,
+                      "how long an offline activation file lasts (default 90d)");
+  lcreate->add_option("--offline-release", a->offline_release,
+                      "expiry (default) or deactivation: when an offline deactivation frees");
+  lcreate->add_option("--max-deactivations", a->max_deactivations,
+                      "deactivations per 30 days (default none, 3 under --offline-release "
+                      "deactivation)");
   lcreate->add_option("--expires-at", a->expires_at, "RFC 3339 timestamp");
   lcreate->add_option("--machine-ttl", a->machine_ttl,
                       "reclaim machines unseen this long (90s, 10m, 7d)");
@@ -145,11 +167,24 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         spec.entitlements = std::move(list.value());
       }
       if (!a->offline_grace.empty()) {
-        spec.offline_grace_seconds = parse_duration_seconds(a->offline_grace);
-        if (!spec.offline_grace_seconds) {
-          std::cerr << "licensed admin: --offline-grace is a whole number and a unit: 3d, 12h\n";
+        spec.offline_grace_seconds = duration_flag("--offline-grace", a->offline_grace);
+        if (!spec.offline_grace_seconds) return kExitRefused;
+      }
+      if (!a->offline_lease.empty()) {
+        spec.offline_lease_seconds = duration_flag("--offline-lease", a->offline_lease);
+        if (!spec.offline_lease_seconds) return kExitRefused;
+      }
+      if (!a->offline_release.empty()) {
+        spec.offline_release = parse_offline_release(a->offline_release);
+        if (!spec.offline_release) {
+          std::cerr << "licensed admin: --offline-release is expiry or deactivation\n";
           return kExitRefused;
         }
+      }
+      if (!a->max_deactivations.empty()) {
+        const auto n = parse_max(a->max_deactivations);
+        if (!n) return kExitRefused;
+        spec.max_deactivations = *n;
       }
       if (!a->expires_at.empty()) {
         spec.expires_at = parse_timestamp(a->expires_at);
@@ -160,12 +195,8 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         }
       }
       if (!a->machine_ttl.empty()) {
-        spec.machine_ttl_seconds = parse_duration_seconds(a->machine_ttl);
-        if (!spec.machine_ttl_seconds) {
-          std::cerr
-              << "licensed admin: --machine-ttl is a whole number and a unit: 90s, 10m, 12h, 7d\n";
-          return kExitRefused;
-        }
+        spec.machine_ttl_seconds = duration_flag("--machine-ttl", a->machine_ttl);
+        if (!spec.machine_ttl_seconds) return kExitRefused;
       }
       if (!a->status.empty()) {
         const auto st = parse_license_status(a->status);
@@ -214,12 +245,18 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
                   << "machineTtl  " << boost::json::serialize(o.at("machineTtl")) << "\n"
                   << "plan        " << boost::json::serialize(o.at("plan")) << "\n"
                   << "offlineGrace " << o.at("offlineGrace").as_int64() << "s\n"
+                  << "offlineLease " << boost::json::serialize(o.at("offlineLease")) << "\n"
+                  << "offlineRelease " << boost::json::serialize(o.at("offlineRelease")) << "\n"
+                  << "maxDeactivations " << boost::json::serialize(o.at("maxDeactivations")) << "\n"
                   << "entitlements " << boost::json::serialize(o.at("entitlements")) << "\n"
                   << "deletedAt   " << boost::json::serialize(o.at("deletedAt")) << "\n"
                   << "activations " << o.at("activationCount").as_int64() << "\n";
         for (const auto& m : o.at("activations").as_array()) {
-          std::cout << "  " << m.at("id").as_string().c_str() << "  last seen "
-                    << m.at("lastSeenAt").as_string().c_str() << "\n";
+          // An offline machine never heartbeats: its file's end is what tells (offline.md).
+          const bool offline = m.as_object().contains("offlineUntil");
+          std::cout << "  " << m.at("id").as_string().c_str()
+                    << (offline ? "  offline until " : "  last seen ")
+                    << m.at(offline ? "offlineUntil" : "lastSeenAt").as_string().c_str() << "\n";
         }
         return kExitOk;
       });
@@ -279,12 +316,8 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
     *chosen = [a] {
       std::optional<int64_t> ttl;
       if (a->ttl_value != "never") {
-        ttl = parse_duration_seconds(a->ttl_value);
-        if (!ttl) {
-          std::cerr << "licensed admin: DURATION is a whole number and a unit (90s, 10m, 12h, 7d) "
-                       "or never\n";
-          return kExitRefused;
-        }
+        ttl = duration_flag("DURATION", a->ttl_value, " or never");
+        if (!ttl) return kExitRefused;
       }
       return with_store(*a, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
@@ -315,6 +348,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   });
 
   add_plan_commands(admin, *product, *license, &a->store, chosen);
+  add_offline_commands(*license, &a->store, chosen);
   add_store_commands(admin, &a->store, chosen);
   add_webhook_commands(admin, &a->store, chosen);
 

@@ -140,7 +140,7 @@ std::optional<int64_t> parse_duration_seconds(std::string_view text) {
     default:
       return std::nullopt;
   }
-  if (n > INT64_MAX / 1000 / scale) return std::nullopt;
+  if (n > kMaxDurationSeconds / scale) return std::nullopt;
   return n * scale;
 }
 
@@ -187,6 +187,12 @@ Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const Admin
   if (spec.offline_grace_seconds && *spec.offline_grace_seconds <= 0) {
     return refused("offlineGrace", "offlineGrace must be > 0 seconds");
   }
+  if (spec.offline_lease_seconds && *spec.offline_lease_seconds <= 0) {
+    return refused("offlineLease", "offlineLease must be > 0 seconds");
+  }
+  if (spec.max_deactivations && *spec.max_deactivations < 0) {
+    return refused("maxDeactivations", "maxDeactivations must be >= 0");
+  }
   if (spec.entitlements) RETURN_IF_ERROR(check_entitlements(*spec.entitlements, "entitlements"));
   ASSIGN_OR_RETURN(auto product, tx.find_product(spec.product_slug));
   if (!product) return refused("product", "unknown product " + spec.product_slug);
@@ -205,6 +211,9 @@ Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const Admin
   if (spec.max) n.max = *spec.max;
   if (spec.machine_ttl_seconds) n.machine_ttl_seconds = spec.machine_ttl_seconds;
   if (spec.offline_grace_seconds) n.offline_grace_seconds = spec.offline_grace_seconds;
+  if (spec.offline_lease_seconds) n.offline_lease_seconds = spec.offline_lease_seconds;
+  if (spec.offline_release) n.offline_release = *spec.offline_release;
+  if (spec.max_deactivations) n.max_deactivations = spec.max_deactivations;
   if (spec.entitlements) merge_entitlements(n.entitlements, *spec.entitlements);
   n.created_at = ctx.now;
   ASSIGN_OR_RETURN(License l, tx.insert_license(n));
@@ -310,13 +319,50 @@ Result<License> set_license_expiry(StoreTx& tx, std::string_view key,
   return l;
 }
 
+Result<License> set_license_offline_lease(StoreTx& tx, std::string_view key,
+                                          std::optional<int64_t> seconds, const AdminContext& ctx) {
+  if (seconds && *seconds <= 0) return refused("offlineLease", "offlineLease must be > 0 seconds");
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  const int64_t from = offline_lease_seconds(l);
+  l.offline_lease_seconds = seconds;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "offlineLease", from,
+                               offline_lease_seconds(l)));
+  return l;
+}
+
+Result<License> set_license_offline_release(StoreTx& tx, std::string_view key,
+                                            OfflineRelease release, const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  const OfflineRelease from = l.offline_release;
+  l.offline_release = release;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "offlineRelease",
+                               boost::json::value(to_string(from)),
+                               boost::json::value(to_string(release))));
+  return l;
+}
+
+Result<License> set_license_max_deactivations(StoreTx& tx, std::string_view key,
+                                              std::optional<int64_t> max, const AdminContext& ctx) {
+  if (max && *max < 0) return refused("maxDeactivations", "maxDeactivations must be >= 0");
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  const auto from = effective_max_deactivations(l);
+  l.max_deactivations = max;
+  RETURN_IF_ERROR(tx.update_license(l));
+  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "maxDeactivations",
+                               optional_json(from), optional_json(effective_max_deactivations(l))));
+  return l;
+}
+
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx) {
   if (!patch.status && !patch.max && !patch.expires_at && !patch.machine_ttl_seconds &&
-      !patch.entitlements && !patch.offline_grace_seconds) {
+      !patch.entitlements && !patch.offline_grace_seconds && !patch.offline_lease_seconds &&
+      !patch.offline_release && !patch.max_deactivations) {
     return refused("",
                    "nothing to change: give status, max, expiresAt, machineTtl, "
-                   "offlineGrace or entitlements");
+                   "offlineGrace, offlineLease, offlineRelease, maxDeactivations or entitlements");
   }
   if (patch.entitlements) RETURN_IF_ERROR(check_entitlements(*patch.entitlements, "entitlements"));
   RETURN_IF_ERROR(check_reason(ctx.reason));
@@ -337,6 +383,15 @@ Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePa
   if (patch.offline_grace_seconds) {
     ASSIGN_OR_RETURN(l, set_license_offline_grace(tx, key, *patch.offline_grace_seconds, ctx));
   }
+  if (patch.offline_lease_seconds) {
+    ASSIGN_OR_RETURN(l, set_license_offline_lease(tx, key, *patch.offline_lease_seconds, ctx));
+  }
+  if (patch.offline_release) {
+    ASSIGN_OR_RETURN(l, set_license_offline_release(tx, key, *patch.offline_release, ctx));
+  }
+  if (patch.max_deactivations) {
+    ASSIGN_OR_RETURN(l, set_license_max_deactivations(tx, key, *patch.max_deactivations, ctx));
+  }
   if (patch.entitlements) {
     ASSIGN_OR_RETURN(l, set_license_entitlements(tx, key, *patch.entitlements, ctx));
   }
@@ -354,14 +409,48 @@ Result<License> restore_license(StoreTx& tx, std::string_view key, const AdminCo
   return l;
 }
 
+namespace {
+
+// docs/protocol.md §21.6 for a customer's free: the quota, as the License API's 1711.
+Status check_customer_quota(StoreTx& tx, const LockedLicense& locked, UnixMillis now) {
+  const auto max = effective_max_deactivations(locked.license());
+  if (!max) return Ok{};
+  ASSIGN_OR_RETURN(const auto times,
+                   tx.counted_deactivations_since(locked, now - kDeactivationWindowMillis + 1));
+  if (static_cast<int64_t>(times.size()) < *max) return Ok{};
+  const UnixMillis frees_at =
+      times[times.size() - static_cast<size_t>(*max)] + kDeactivationWindowMillis;
+  return Error::rate_limited(subjects::kMachineId,
+                             std::max<int64_t>(1, (frees_at - now + 999) / 1000),
+                             "this license's deactivations for the last 30 days are used up");
+}
+
+}  // namespace
+
+// Under the license's lock, so the deactivation log and the quota stay exact. An admin
+// frees any machine, offline ones too, and is never counted; a customer frees only online
+// machines (an offline one needs its deactivation file, docs/protocol.md §21.4) within the
+// quota, and is counted.
 Status remove_activation(StoreTx& tx, std::string_view key, std::string_view machine_id,
                          const AdminContext& ctx) {
-  ASSIGN_OR_RETURN(License l, load_live(tx, key));
-  ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(l.id, machine_id));
-  if (!removed) {
+  ASSIGN_OR_RETURN(const License live, load_live(tx, key));  // unknown or deleted, as before
+  ASSIGN_OR_RETURN(auto locked, tx.lock_license(live.key));
+  if (!locked) return Error::internal("remove activation: the license went away");
+  const License& l = locked->license();
+  ASSIGN_OR_RETURN(const auto existing, tx.find_activation(l.id, machine_id));
+  const bool customer = ctx.actor == Actor::kCustomer;
+  if (!existing || (customer && existing->deactivated())) {
     return Error::not_found(subjects::kMachineId, "machine " + std::string(machine_id) +
                                                       " is not activated on license " + l.key);
   }
+  if (customer && existing->offline()) {
+    return Error::conflict(subjects::kMachineId,
+                           "an offline machine is freed with its deactivation file");
+  }
+  if (customer) RETURN_IF_ERROR(check_customer_quota(tx, *locked, ctx.now));
+  ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(l.id, machine_id));
+  if (!removed) return Error::internal("remove activation: the row went away under the lock");
+  RETURN_IF_ERROR(tx.append_deactivation(*locked, machine_id, ctx.now, customer, false));
   return audit(tx, audit_action::kDeactivate, l, ctx, std::string(machine_id));
 }
 

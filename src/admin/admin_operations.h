@@ -27,7 +27,8 @@ struct AdminContext {
   // Why, in the admin's words: kept in every audit record of the call (docs/protocol.md §17).
   std::optional<std::string> reason;
   // On changes a store event made (actor `store`, or `system` for the payment-grace
-  // sweep): the JSON object {"provider", "storeId", "orderId"} of the order (spec §20).
+  // sweep): the JSON object {"provider", "storeId", "orderId"} of the order (docs/protocol.md
+  // §22.5).
   std::optional<std::string> source;
 };
 
@@ -39,7 +40,7 @@ Status check_reason(const std::optional<std::string>& reason);
 std::string generate_license_key();  // UUID v4 from the CSPRNG
 // Lowercases a UUID v4; nullopt when it is not one.
 std::optional<std::string> normalise_license_key(std::string_view text);
-// "90s", "10m", "12h", "7d" -> seconds.
+// "90s", "10m", "12h", "7d" -> seconds; nullopt beyond kMaxDurationSeconds (100 years).
 std::optional<int64_t> parse_duration_seconds(std::string_view text);
 
 struct LicenseSpec {
@@ -57,6 +58,11 @@ struct LicenseSpec {
   // Given: replace the plan's entitlements of the same codes, and add the others.
   std::optional<std::vector<Entitlement>> entitlements;
   std::optional<int64_t> offline_grace_seconds;
+  // docs/protocol.md §21.3, §21.5, §21.6: given, they override the plan's. Initialised here
+  // so brace initialisations of the members above still compile without them (-Wextra).
+  std::optional<int64_t> offline_lease_seconds{};
+  std::optional<OfflineRelease> offline_release{};
+  std::optional<int64_t> max_deactivations{};
 };
 
 Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
@@ -81,6 +87,16 @@ Result<License> set_license_machine_ttl(StoreTx& tx, std::string_view key,
                                         const AdminContext& ctx);
 Result<License> set_license_expiry(StoreTx& tx, std::string_view key,
                                    std::optional<UnixMillis> expires_at, const AdminContext& ctx);
+// docs/protocol.md §21.3: offlineLease in seconds (> 0); nullopt: the default (90d).
+Result<License> set_license_offline_lease(StoreTx& tx, std::string_view key,
+                                          std::optional<int64_t> seconds, const AdminContext& ctx);
+// docs/protocol.md §21.5: what an offline deactivation does to the slot.
+Result<License> set_license_offline_release(StoreTx& tx, std::string_view key,
+                                            OfflineRelease release, const AdminContext& ctx);
+// docs/protocol.md §21.6: deactivations per rolling 30 days (>= 0); nullopt: the default (no
+// limit, or 3 under offlineRelease "deactivation").
+Result<License> set_license_max_deactivations(StoreTx& tx, std::string_view key,
+                                              std::optional<int64_t> max, const AdminContext& ctx);
 
 // The admin API's PATCH: each member given is one of the changes above (an inner
 // nullopt clears expiresAt / machineTtl), applied in the caller's transaction.
@@ -91,6 +107,9 @@ struct LicensePatch {
   std::optional<int64_t> max;
   std::optional<std::optional<UnixMillis>> expires_at;
   std::optional<std::optional<int64_t>> machine_ttl_seconds;
+  std::optional<std::optional<int64_t>> offline_lease_seconds{};  // inner nullopt: the default
+  std::optional<OfflineRelease> offline_release{};
+  std::optional<std::optional<int64_t>> max_deactivations{};  // inner nullopt: the default
 };
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx);

@@ -1,8 +1,8 @@
-// FastSpring's webhook deliveries as store fulfilment reads them (spec §20-21), after the
-// X-FS-Signature check (auth/store_signatures.h). A delivery is {"events": [...]}, each
-// event {"id", "type", "live", "processed", "created", "data": {...}}; each event is
-// recorded under its own id (spec §21). A manual retry from FastSpring's app has a new
-// id but the same order: the unit key still fulfils it once.
+// FastSpring's webhook deliveries as store fulfilment reads them (docs/protocol.md §22.6), after
+// the X-FS-Signature check (auth/store_signatures.h). A delivery is {"events": [...]}, each event
+// {"id", "type", "live", "processed", "created", "data": {...}}; each event is recorded under its
+// own id (docs/protocol.md §22.4). A manual retry from FastSpring's app has a new id but the same
+// order: the unit key still fulfils it once.
 //   - order.completed: kFulfil; order id data.order (FastSpring's internal id), data.reference
 //     (the customer-facing one) and each item's subscription kept as references; lines
 //     from data.items[].product (the product path the mapping names) and quantity;

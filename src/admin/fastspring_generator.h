@@ -1,8 +1,8 @@
-// The FastSpring remote license generator (spec §20-21, provider `fastspring-generator`):
-// at checkout FastSpring POSTs a form (application/x-www-form-urlencoded) of the
-// parameters the vendor chose in FastSpring's app (reference, internalProductName,
-// quantity, email, name, company, subscriptionReference, test, ...) plus
-// security_request_hash, and prints the answer (the keys, one per line) on the receipt.
+// The FastSpring remote license generator (docs/protocol.md §22.3, §22.6, provider
+// `fastspring-generator`): at checkout FastSpring POSTs a form (application/x-www-form-urlencoded)
+// of the parameters the vendor chose in FastSpring's app (reference, internalProductName, quantity,
+// email, name, company, subscriptionReference, test, ...) plus security_request_hash, and prints
+// the answer (the keys, one per line) on the receipt.
 //   - Authenticity: the store's options.generatorParams lists the accepted names; each
 //     must appear exactly once, nothing else but security_request_hash (also once), and
 //     the hash must be MD5 of the sorted values and one of the store's secrets (the

@@ -1,6 +1,7 @@
-// The `fastspring-generator` store provider (FastSpring's remote license generator, spec
-// §20-21): a form whose security_request_hash is checked (admin/fastspring_generator.h),
-// confirmed through FastSpring's API, answered with the keys as text.
+// The `fastspring-generator` store provider (FastSpring's remote license generator,
+// docs/protocol.md §22.3, §22.6): a form whose security_request_hash is checked
+// (admin/fastspring_generator.h), confirmed through FastSpring's API, answered with the keys as
+// text.
 #include "admin/fastspring_generator.h"
 #include "admin/store_provider.h"
 

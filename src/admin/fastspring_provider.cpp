@@ -1,5 +1,5 @@
-// The `fastspring` store provider (FastSpring webhooks, spec §20-21): X-FS-Signature over
-// the body (auth/store_signatures.h), deliveries of several events read by
+// The `fastspring` store provider (FastSpring webhooks, docs/protocol.md §22.3): X-FS-Signature
+// over the body (auth/store_signatures.h), deliveries of several events read by
 // admin/fastspring_event.h. Nothing is looked up: the events carry what fulfilment needs.
 #include "admin/fastspring_event.h"
 #include "admin/store_provider.h"

@@ -1,6 +1,6 @@
 // application/x-www-form-urlencoded bodies, as the FastSpring remote license generator
-// and Gumroad's pings post them (spec §20-21): `name=value` pairs joined by '&', '+' for
-// a space and %XX for any byte. Strict, because the generator's hash covers the decoded
+// and Gumroad's pings post them (docs/protocol.md §22.3, §22.6): `name=value` pairs joined by '&',
+// '+' for a space and %XX for any byte. Strict, because the generator's hash covers the decoded
 // values: a malformed escape is refused rather than guessed at.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Gumroad's pings as store fulfilment reads them (spec §20-21). A ping is a form POST
+// Gumroad's pings as store fulfilment reads them (docs/protocol.md §22.6). A ping is a form POST
 // (application/x-www-form-urlencoded) that Gumroad does not sign: its authenticity is the
 // inbound URL's token (checked by the handler) and seller_id equal to the store's
 // options.sellerId. Pings are only a trigger: the server acts on nothing a ping says but

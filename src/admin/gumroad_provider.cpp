@@ -1,5 +1,5 @@
-// The `gumroad` store provider (spec §20-21): unsigned pings, authentic by the URL's token
-// (the handler's) and the seller id; every action decided from Gumroad's API
+// The `gumroad` store provider (docs/protocol.md §22.3, §22.6): unsigned pings, authentic by the
+// URL's token (the handler's) and the seller id; every action decided from Gumroad's API
 // (admin/gumroad_event.h).
 #include "admin/gumroad_event.h"
 #include "admin/store_provider.h"

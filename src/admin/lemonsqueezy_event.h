@@ -1,5 +1,5 @@
-// Lemon Squeezy's webhook payloads as store fulfilment reads them (spec §20-21), after the
-// X-Signature check (auth/store_signatures.h). A payload is JSON:API:
+// Lemon Squeezy's webhook payloads as store fulfilment reads them (docs/protocol.md §22.6), after
+// the X-Signature check (auth/store_signatures.h). A payload is JSON:API:
 // {"meta": {"event_name", "test_mode", "custom_data", ...}, "data": {"type", "id",
 // "attributes": {...}}}; the event key is the SHA-256 of the exact body (Lemon Squeezy
 // sends no event id).

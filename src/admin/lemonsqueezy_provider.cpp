@@ -1,4 +1,4 @@
-// The `lemonsqueezy` store provider (spec §20-21): X-Signature over the body
+// The `lemonsqueezy` store provider (docs/protocol.md §22.3): X-Signature over the body
 // (auth/store_signatures.h), events read by admin/lemonsqueezy_event.h, invoices completed
 // with their subscription from Lemon Squeezy's API.
 #include "admin/lemonsqueezy_event.h"

@@ -1,4 +1,4 @@
-// Paddle Billing's webhook payloads as store fulfilment reads them (spec §20-21), after
+// Paddle Billing's webhook payloads as store fulfilment reads them (docs/protocol.md §22.6), after
 // the Paddle-Signature check (auth/store_signatures.h). An event is
 // {"event_id": "evt_...", "event_type", "occurred_at", "notification_id", "data": {...}};
 // only what fulfilment and the lifecycle use is read, so new fields never break one.

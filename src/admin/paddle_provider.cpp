@@ -1,4 +1,5 @@
-// The `paddle` store provider (Paddle Billing, spec §20-21): Paddle-Signature over
+// The `paddle` store provider (Paddle Billing, docs/protocol.md §22.3, §22.6): Paddle-Signature
+// over
 // "<ts>:<body>" (auth/store_signatures.h), events read by admin/paddle_event.h, a sale
 // completed with its customer's email from Paddle's API.
 #include "admin/paddle_event.h"

@@ -335,9 +335,28 @@ Result<License> set_license_field(StoreTx& tx, const std::string& key, const std
     if (field == "machineTtl") return set_license_machine_ttl(tx, key, seconds, ctx);
     return set_license_offline_grace(tx, key, seconds, ctx);
   }
+  if (field == "offlineLease") {
+    std::optional<int64_t> seconds;
+    if (!null) {
+      ASSIGN_OR_RETURN(seconds, duration_member(json::value(value), field));
+    }
+    return set_license_offline_lease(tx, key, seconds, ctx);
+  }
+  if (field == "offlineRelease") {
+    const auto release = parse_offline_release(value);
+    if (!release) return Error::invalid_argument(field, "offlineRelease is expiry or deactivation");
+    return set_license_offline_release(tx, key, *release, ctx);
+  }
+  if (field == "maxDeactivations") {
+    const auto n = parse_whole_number<int64_t>(value);
+    if (!null && (!n || *n < 0)) {
+      return Error::invalid_argument(field, "maxDeactivations is a whole number, 0 or more");
+    }
+    return set_license_max_deactivations(tx, key, null ? std::nullopt : n, ctx);
+  }
   return Error::invalid_argument("field",
-                                 "a field set changes: max, status, expiresAt, "
-                                 "machineTtl, offlineGrace");
+                                 "a field set changes: max, status, expiresAt, machineTtl, "
+                                 "offlineGrace, offlineLease, offlineRelease, maxDeactivations");
 }
 
 void add_license_commands(CLI::App& license, const std::shared_ptr<PlanArgs>& a,
@@ -378,7 +397,8 @@ void add_license_commands(CLI::App& license, const std::shared_ptr<PlanArgs>& a,
   });
   auto* set = license.add_subcommand("set",
                                      "change one field: max, status, expiresAt, "
-                                     "machineTtl, offlineGrace");
+                                     "machineTtl, offlineGrace, offlineLease, "
+                                     "offlineRelease, maxDeactivations");
   set->add_option("KEY", a->key, "license key")->required();
   set->add_option("FIELD", a->field, "the field's JSON name")->required();
   set->add_option("VALUE", a->value, "its new value, or null")->required();

@@ -89,7 +89,6 @@ Status plan_numbers(const json::object& body, Plan& p) {
       {"machineTtl", &Plan::machine_ttl_seconds, true},
       {"offlineGrace", &Plan::offline_grace_seconds, true},
       {"offlineLease", &Plan::offline_lease_seconds, true},
-      {"offlineRelease", &Plan::offline_release_seconds, true},
       {"maxConcurrent", &Plan::max_concurrent, false},
       {"leaseTtl", &Plan::lease_ttl_seconds, true},
       {"maxDeactivations", &Plan::max_deactivations, false},
@@ -144,13 +143,12 @@ Result<std::optional<int64_t>> duration_member(const json::value& v, std::string
   if (v.is_string()) {
     const auto s = parse_duration_seconds(std::string_view(v.as_string()));
     if (s) return std::optional<int64_t>(*s);
-  } else if ((v.is_int64() && v.as_int64() > 0) ||
-             (v.is_uint64() && v.as_uint64() <= INT64_MAX / 1000)) {
-    const int64_t n = v.is_int64() ? v.as_int64() : static_cast<int64_t>(v.as_uint64());
-    if (n <= INT64_MAX / 1000 / 2) return std::optional<int64_t>(n);
+  } else if (v.is_int64() && v.as_int64() > 0 && v.as_int64() <= kMaxDurationSeconds) {
+    return std::optional<int64_t>(v.as_int64());
   }
   return refused(field, std::string(field) +
-                            " must be a duration (90s, 10m, 12h, 365d), whole seconds, or null");
+                            " must be a duration (90s, 10m, 12h, 365d) or whole seconds, of at "
+                            "most 100 years (36500d), or null");
 }
 
 Result<Plan> plan_from_body(const json::object& body, Plan p, bool creating) {
@@ -177,6 +175,14 @@ Result<Plan> plan_from_body(const json::object& body, Plan p, bool creating) {
     } else {
       return refused("validFrom", "validFrom is \"creation\" or \"firstActivation\"");
     }
+  }
+  if (const json::value* v = body.if_contains("offlineRelease")) {
+    const auto release =
+        v->is_string() ? parse_offline_release(std::string_view(v->as_string())) : std::nullopt;
+    if (!v->is_null() && !release) {
+      return refused("offlineRelease", "offlineRelease is \"expiry\", \"deactivation\" or null");
+    }
+    p.offline_release = release;
   }
   if (const json::value* v = body.if_contains("entitlements")) {
     if (v->is_null()) {

@@ -1,4 +1,4 @@
-// The admin command line's commands for the stores a vendor sells through (spec §20):
+// The admin command line's commands for the stores a vendor sells through (docs/protocol.md §22.1):
 // `licensed admin store create|list|delete`, over admin/storefront_operations.h as the
 // admin API is, so both refuse the same bodies with the same messages; and
 // `store send-sample` (admin/store_sample_cli.h), which talks to a running server.

@@ -1,4 +1,4 @@
-// Store fulfilment, whatever the provider (spec §20-21): a delivery whose authenticity was
+// Store fulfilment, whatever the provider (docs/protocol.md §22): a delivery whose authenticity was
 // checked and whose payload was parsed becomes a VerifiedOrder, and fulfil_order makes its
 // licenses exactly once, in the caller's write transaction:
 //   - the event is recorded under (store, event key) first; a key recorded before is a
@@ -36,7 +36,8 @@ struct OrderLine {
 };
 
 struct VerifiedOrder {
-  std::string event_key;   // spec §21: Stripe `id`, Paddle `event_id`, ... or SHA-256 of the body
+  std::string event_key;  // docs/protocol.md §22.4: Stripe `id`, Paddle `event_id`, ... or SHA-256
+                          // of the body
   std::string event_type;  // the provider's name for it, kept with the event record
   std::string order_id;    // Stripe's Checkout session id, Paddle's transaction id, ...
   Customer customer;
@@ -56,8 +57,9 @@ struct Fulfilment {
 Result<Fulfilment> fulfil_order(StoreTx& tx, const Storefront& store, const VerifiedOrder& order,
                                 UnixMillis now);
 
-// The `source` of a store's audit records (spec §20): {"provider", "storeId", "orderId"};
-// as an object, the `order` of its webhook events (spec §18).
+// The `source` of a store's audit records (docs/protocol.md §22.5): {"provider",
+// "storeId", "orderId"};
+// as an object, the `order` of its webhook events (docs/protocol.md §25).
 boost::json::object store_order_json(const Storefront& store, std::string_view order_id);
 std::string store_source_json(const Storefront& store, std::string_view order_id);
 

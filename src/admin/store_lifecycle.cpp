@@ -94,7 +94,7 @@ Status refund(StoreTx& tx, CitedOrder& order) {
   return Ok{};
 }
 
-// Audited on each license (spec §21), with no change: `changes` is empty.
+// Audited on each license (docs/protocol.md §22.7), with no change: `changes` is empty.
 Status partial_refund(StoreTx& tx, const CitedOrder& order) {
   for (const License& l : order.licenses) {
     AuditEntry e;
@@ -248,7 +248,7 @@ Result<StoreOutcome> lifecycle(StoreTx& tx, const Storefront& store, const Store
 }
 
 // A duplicate says when its event was first seen; a fulfilling one answers its keys
-// only within kDuplicateKeysWindowMs of that (spec §21, the FastSpring generator).
+// only within kDuplicateKeysWindowMs of that (docs/protocol.md §22.6, the FastSpring generator).
 Status describe_duplicate(StoreTx& tx, const Storefront& store, const StoreEvent& event,
                           UnixMillis now, StoreOutcome& out) {
   if (!out.duplicate) return Ok{};

@@ -1,4 +1,4 @@
-// What a checked and completed store event does to the licenses (spec §20-21), in the
+// What a checked and completed store event does to the licenses (docs/protocol.md §22.7), in the
 // caller's write transaction: kFulfil makes the order's licenses (store_fulfilment.h),
 // the lifecycle actions change the licenses of the order the event cites, anything else
 // is recorded and changes nothing. Every event is recorded once under (store, event key);
@@ -32,7 +32,7 @@
 
 namespace licensed {
 
-// Spec §21: a duplicate of a fulfilling event answers the order's keys only this long
+// docs/protocol.md §22.6: a duplicate of a fulfilling event answers the order's keys only this long
 // after the event was first recorded (the FastSpring generator prints them on a receipt).
 inline constexpr int64_t kDuplicateKeysWindowMs = 24LL * 3600 * 1000;
 
@@ -59,7 +59,7 @@ bool store_in_test_mode(const Storefront& store);
 // One round of the payment-grace sweep, in the caller's write transaction: at most
 // `limit` failed payments whose store's paymentGrace has passed at `now`, each
 // forgotten and its order's ACTIVE licenses SUSPENDED (audited with actor `system` and
-// the order's `source`: spec §8 names sweeps `system`).
+// the order's `source`: docs/protocol.md §17 names sweeps `system`).
 struct PaymentGraceSweep {
   int64_t failures = 0;                // failed payments handled (limit: there may be more)
   std::vector<std::string> suspended;  // license keys suspended

@@ -1,4 +1,4 @@
-// One provider's part of store fulfilment (spec §20-21), behind one shape so the inbound
+// One provider's part of store fulfilment (docs/protocol.md §22), behind one shape so the inbound
 // handler knows no provider: a delivery is checked (authenticity), read into a
 // provider-independent StoreEvent, completed through the provider's API when the event
 // does not carry what fulfilment needs (Stripe's line items, a Gumroad sale, a FastSpring
@@ -39,8 +39,8 @@ struct InboundDelivery {
   }
 };
 
-// What an event asks of the licenses (spec §21's table). Anything a provider sends that
-// is not in the table is kAcknowledge: recorded, answered 200, nothing changes.
+// What an event asks of the licenses (docs/protocol.md §22.6's table). Anything a provider sends
+// that is not in the table is kAcknowledge: recorded, answered 200, nothing changes.
 enum class StoreAction {
   kAcknowledge,
   kFulfil,         // a paid order: licenses from the mapping
@@ -53,8 +53,8 @@ enum class StoreAction {
   kPaymentFailed,  // access kept for the store's paymentGrace, then SUSPENDED by a sweep
 };
 
-// A call to the provider's API that completes an event (spec §20, options.apiKey and
-// options.apiBase). Made by the outgoing client under §21's SSRF rules, never inside a
+// A call to the provider's API that completes an event (docs/protocol.md §22.9, options.apiKey and
+// options.apiBase). Made by the outgoing client under docs/protocol.md §24's rules, never inside a
 // database transaction.
 struct ApiLookup {
   std::string base;            // options.apiBase if set, else the provider's documented address
@@ -64,8 +64,8 @@ struct ApiLookup {
 
 // A delivery read into what fulfilment and the lifecycle need.
 struct StoreEvent {
-  std::string event_key;   // spec §21: Stripe `id`, Paddle `event_id`, FastSpring events[].id,
-                           // else the SHA-256 of the exact body, in hex
+  std::string event_key;   // docs/protocol.md §22.4: Stripe `id`, Paddle `event_id`, FastSpring
+                           // events[].id, else the SHA-256 of the exact body, in hex
   std::string event_type;  // the provider's name for it, recorded with the key
   bool live = true;        // false for a test-mode event (ignored unless options.testMode)
   StoreAction action = StoreAction::kAcknowledge;
@@ -81,9 +81,9 @@ struct StoreEvent {
   std::optional<ApiLookup> lookup;         // set when the event needs the provider's API
 };
 
-// Makes an ApiLookup's call: the outgoing client under §21's SSRF rules in the server, a
-// stand-in in unit tests. The body of a 2xx answer; kUnavailable for anything else (the
-// delivery then answers 503, so the provider retries it later).
+// Makes an ApiLookup's call: the outgoing client under docs/protocol.md §24's rules in the server,
+// a stand-in in unit tests. The body of a 2xx answer; kUnavailable for anything else (the delivery
+// then answers 503, so the provider retries it later).
 class StoreApiCaller {
  public:
   virtual ~StoreApiCaller() = default;
@@ -92,7 +92,7 @@ class StoreApiCaller {
 
 struct StoreProvider {
   std::string_view name;  // the {provider} of the inbound URL
-  // Authenticity (spec §20): true only for a delivery signed with one of the store's
+  // Authenticity (docs/protocol.md §22.3): true only for a delivery signed with one of the store's
   // secrets (or, for gumroad, naming the configured seller). Constant time; no detail.
   bool (*authentic)(const InboundDelivery& delivery, const Storefront& store);
   // The event the delivery carries. kInvalidArgument for a payload the provider never
@@ -121,7 +121,7 @@ Result<std::vector<StoreEvent>> read_store_events(const StoreProvider& provider,
                                                   const InboundDelivery& delivery,
                                                   const Storefront& store);
 
-// The providers of spec §20 other than Stripe, each defined in
+// The providers of docs/protocol.md §22.1 other than Stripe, each defined in
 // admin/<provider>_provider.cpp.
 extern const StoreProvider kPaddleStoreProvider;
 extern const StoreProvider kFastSpringStoreProvider;
@@ -132,7 +132,7 @@ extern const StoreProvider kGumroadStoreProvider;
 // The provider named `name`, or null (the URL then fails the check: 400, empty body).
 const StoreProvider* find_store_provider(std::string_view name);
 
-// Every provider, in the order of spec §20's list.
+// Every provider, in the order of docs/protocol.md §22.1's list.
 const std::vector<const StoreProvider*>& store_providers();
 
 }  // namespace licensed

@@ -534,7 +534,7 @@ TEST(FormBody, DecodesPlusAndEscapesAndRefusesMalformedOnes) {
   EXPECT_EQ(percent_encode("a b=/~"), "a%20b%3D%2F~");
 }
 
-// Ids from a delivery go into a look-up's path: none may move it (spec §21's look-ups
+// Ids from a delivery go into a look-up's path: none may move it (docs/protocol.md §22.9: look-ups
 // stay on the provider's API; a dot segment would climb out of /v2/sales/).
 TEST(FormBody, AnIdBecomesOneEncodedPathSegmentOrIsRefused) {
   EXPECT_EQ(path_segment("FO8TXN-dbxYaBdE7_vHN7JA=="), "FO8TXN-dbxYaBdE7_vHN7JA%3D%3D");

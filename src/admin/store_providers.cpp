@@ -6,7 +6,7 @@
 namespace licensed {
 
 const std::vector<const StoreProvider*>& store_providers() {
-  // One line per provider, in the order of spec §20's list.
+  // One line per provider, in the order of docs/protocol.md §22.1's list.
   static const std::vector<const StoreProvider*> all = {
       &stripe_provider(),          &kPaddleStoreProvider,
       &kFastSpringStoreProvider,   &kFastSpringGeneratorStoreProvider,

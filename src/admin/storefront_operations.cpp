@@ -14,7 +14,7 @@
 namespace licensed {
 namespace {
 
-constexpr size_t kTokenBytes = 16;  // 128 bits (spec §20)
+constexpr size_t kTokenBytes = 16;  // 128 bits (docs/protocol.md §22.1)
 constexpr size_t kMaxNameChars = 200;
 constexpr size_t kMaxSecretBytes = 1024;
 constexpr size_t kMaxItemIdBytes = 256;

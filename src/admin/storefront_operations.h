@@ -1,4 +1,4 @@
-// Stores a vendor sells through (spec §20) as the admin API and CLI manage them; both
+// Stores a vendor sells through (docs/protocol.md §22.1) as the admin API and CLI manage them; both
 // surfaces call these with a JSON body (the CLI builds it from its flags), so both are
 // checked by the same rules: kInvalidArgument naming the member, nothing written.
 #pragma once
@@ -13,7 +13,7 @@
 
 namespace licensed {
 
-// The providers spec §20 names, in its order.
+// The providers docs/protocol.md §22.1 names, in its order.
 bool is_store_provider(std::string_view provider);
 
 struct CreatedStorefront {
@@ -52,7 +52,7 @@ Status remove_storefront(StoreTx& tx, int64_t id);
 // A store's id as the URLs write it (decimal digits, no sign): nullopt for anything else.
 std::optional<int64_t> parse_storefront_id(std::string_view text);
 
-// ---- refused deliveries (spec §20-21: audited as store.rejected) -------------------
+// ---- refused deliveries (docs/protocol.md §22.8: audited as store.rejected) -------------------
 
 inline constexpr std::string_view kStoreRejectedAction = "store.rejected";
 

@@ -1,4 +1,4 @@
-// Stripe's webhook payloads as store fulfilment reads them (spec §20-21), parsed after
+// Stripe's webhook payloads as store fulfilment reads them (docs/protocol.md §22.6), parsed after
 // the Stripe-Signature check (auth/store_signatures.h). Only what fulfilment uses is read;
 // everything else in Stripe's objects is ignored, so new fields never break a delivery.
 //   - An event: {"id": "evt_...", "type", "livemode", "data": {"object": {...}}}.
@@ -49,7 +49,7 @@ Result<std::vector<OrderLine>> parse_stripe_line_items(std::string_view list_bod
 Result<std::vector<OrderLine>> stripe_line_items_from(const boost::json::value& list);
 
 // Whether fulfilment acts on this event with this session: checkout.session.completed
-// with payment_status "paid", or checkout.session.async_payment_succeeded (spec §21).
+// with payment_status "paid", or checkout.session.async_payment_succeeded (docs/protocol.md §22.6).
 bool stripe_fulfils(const StripeEvent& event, const StripeCheckout& checkout);
 
 // The order fulfil_order takes: event key the event's id, order id the session's id.

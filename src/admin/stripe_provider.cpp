@@ -63,8 +63,8 @@ std::string option_string(const json::object& options, std::string_view key) {
   return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
 }
 
-// The line items of `session_id`, one page of up to 100 (spec §20: options.apiKey, and
-// options.apiBase for a stand-in).
+// The line items of `session_id`, one page of up to 100 (docs/protocol.md §22.9: options.apiKey,
+// and options.apiBase for a stand-in).
 Result<ApiLookup> line_items_lookup(const Storefront& store, std::string_view session_id) {
   const json::object options = options_of(store);
   const std::string key = option_string(options, "apiKey");

@@ -1,4 +1,4 @@
-// Stripe as a store provider (spec §20-21): the Stripe-Signature check
+// Stripe as a store provider (docs/protocol.md §22.3, §22.6): the Stripe-Signature check
 // (auth/store_signatures.h) and the payload readers (admin/stripe_event.h) behind the
 // StoreProvider shape. A paid Checkout Session is fulfilled from its line items, which
 // webhooks do not carry: the event asks for

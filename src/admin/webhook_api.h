@@ -1,5 +1,5 @@
-// The admin API's webhook routes (spec §18) without the HTTP: endpoints, their secrets and
-// their deliveries, as JSON answers over webhook_operations.h.
+// The admin API's webhook routes (docs/protocol.md §25) without the HTTP: endpoints, their secrets
+// and their deliveries, as JSON answers over webhook_operations.h.
 #pragma once
 
 #include "admin/admin_api.h"

@@ -1,5 +1,5 @@
-// The admin command line's webhook commands (spec §18): `licensed admin webhook create --url
-// URL [--event TYPE]... [--json]`, `webhook list`, `webhook delete ID`, over
+// The admin command line's webhook commands (docs/protocol.md §25): `licensed admin webhook create
+// --url URL [--event TYPE]... [--json]`, `webhook list`, `webhook delete ID`, over
 // admin/webhook_operations.h as the admin API is, so both refuse the same bodies alike.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Webhook endpoints managed by the admin API and CLI (spec §18, §21 "Webhooks"): create (the
+// Webhook endpoints managed by the admin API and CLI (docs/protocol.md §25): create (the
 // secret shown once, in that answer alone), list, show, change, delete, rotate the secret
 // (the old one signs beside the new one for `keepOldFor`, 24 h by default), deliveries
 // listed per endpoint and one made due again. Secrets never appear in any other answer.

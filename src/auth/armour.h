@@ -1,7 +1,7 @@
-// ASCII armour of the offline files (spec §16): "-----BEGIN <LABEL>-----", the base64 of
-// the file's bytes (a JSON object) wrapped at 64 columns, "-----END <LABEL>-----", so a
-// customer can paste a file into a web form or an email. Shared by the server and the
-// SDK (licensed_signing: plain C++, no library), so both read one grammar.
+// ASCII armour of the offline files (docs/protocol.md §21.1): "-----BEGIN <LABEL>-----", the base64
+// of the file's bytes (a JSON object) wrapped at 64 columns, "-----END <LABEL>-----", so a customer
+// can paste a file into a web form or an email. Shared by the server and the SDK (licensed_signing:
+// plain C++, no library), so both read one grammar.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,7 @@
 
 namespace licensed {
 
-// The labels of spec §16.
+// The labels of docs/protocol.md §21.1 and §21.3.
 inline constexpr std::string_view kActivationRequestLabel = "LICENSE ACTIVATION REQUEST";
 inline constexpr std::string_view kActivationFileLabel = "LICENSE ACTIVATION";
 inline constexpr std::string_view kDeactivationFileLabel = "LICENSE DEACTIVATION";

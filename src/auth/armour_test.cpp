@@ -1,5 +1,5 @@
-// The armour of offline files (spec §16): 64 columns, whitespace around lines ignored,
-// anything else refused.
+// The armour of offline files (docs/protocol.md §21.1): 64 columns, whitespace around lines
+// ignored, anything else refused.
 #include "auth/armour.h"
 
 #include <gtest/gtest.h>

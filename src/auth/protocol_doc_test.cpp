@@ -288,33 +288,127 @@ TEST(ProtocolDoc, ErrorTableListsEveryErrorCodeWithItsNameAndHttpStatus) {
   }
 }
 
-// "§3.5" cited in a comment names a heading "## §3." / "### §3.5 ..." of the document.
-TEST(ProtocolDoc, EverySectionCodeCitesExists) {
+// The project's own files, the ones whose comments cite documents: every regular file
+// under these folders but the browser tests' node_modules.
+std::vector<std::filesystem::path> source_files() {
+  std::vector<std::filesystem::path> files;
+  for (const char* dir : {"src", "client", "tests", "fuzz", "bench", "scripts"}) {
+    std::filesystem::recursive_directory_iterator it(kSourceDir / dir), end;
+    for (; it != end; ++it) {
+      const auto& entry = *it;
+      if (entry.path().filename() == "node_modules") it.disable_recursion_pending();
+      if (entry.is_regular_file()) files.push_back(entry.path());
+    }
+  }
+  return files;
+}
+
+std::set<std::string> doc_sections() {
   std::set<std::string> sections;
   static const std::regex heading(R"(^#{2,3} §([0-9]+(\.[0-9]+)?)[. ])");
   for (const std::string& line : lines_of(protocol_doc())) {
     std::smatch m;
     if (std::regex_search(line, m, heading)) sections.insert(m[1]);
   }
-  ASSERT_GE(sections.size(), 19u);
+  return sections;
+}
 
-  static const std::regex citation(R"(docs/protocol\.md §([0-9]+(\.[0-9]+)?))");
+// The sections one citation names: "docs/protocol.md §21.2, §21.5 and §22" names three,
+// and a comment wrapped after "docs/protocol.md" still counts.
+std::vector<std::string> cited_sections(const std::string& text) {
+  static const std::regex citation(
+      R"(docs/protocol\.md(?:\s|//|#|\*)+§[0-9]+(?:\.[0-9]+)?(?:(?:, |,? and |, §| or )§[0-9]+(?:\.[0-9]+)?)*)");
+  static const std::regex section(R"(§([0-9]+(\.[0-9]+)?))");
+  std::vector<std::string> cited;
+  for (std::sregex_iterator c(text.begin(), text.end(), citation), none; c != none; ++c) {
+    const std::string whole = c->str();
+    for (std::sregex_iterator s(whole.begin(), whole.end(), section); s != none; ++s) {
+      cited.push_back((*s)[1]);
+    }
+  }
+  return cited;
+}
+
+// "§3.5" cited in a comment names a heading "## §3." / "### §3.5 ..." of the document.
+TEST(ProtocolDoc, EverySectionCodeCitesExists) {
+  const std::set<std::string> sections = doc_sections();
+  ASSERT_GE(sections.size(), 19u);
   int citations = 0;
-  for (const char* dir : {"src", "client", "tests", "fuzz", "bench"}) {
-    std::filesystem::recursive_directory_iterator it(kSourceDir / dir), end;
-    for (; it != end; ++it) {
-      const auto& entry = *it;
-      if (entry.path().filename() == "node_modules") it.disable_recursion_pending();
-      if (!entry.is_regular_file()) continue;
-      const std::string text = read_text(entry.path());
-      for (std::sregex_iterator m(text.begin(), text.end(), citation), none; m != none; ++m) {
-        ++citations;
-        EXPECT_EQ(sections.count((*m)[1]), 1u)
-            << entry.path().string() << " cites §" << (*m)[1] << ", which docs/protocol.md lacks";
-      }
+  for (const auto& path : source_files()) {
+    for (const std::string& cited : cited_sections(read_text(path))) {
+      ++citations;
+      EXPECT_EQ(sections.count(cited), 1u)
+          << path.string() << " cites §" << cited << ", which docs/protocol.md lacks";
     }
   }
   EXPECT_GT(citations, 0);
+}
+
+TEST(ProtocolDoc, ACitationOfAListNamesEachOfItsSections) {
+  EXPECT_EQ(cited_sections("// docs/protocol.md §21.2, §21.5 and §22: files"),
+            (std::vector<std::string>{"21.2", "21.5", "22"}));
+  EXPECT_EQ(cited_sections("// as docs/protocol.md\n// §3.5 says."),
+            (std::vector<std::string>{"3.5"}));
+  EXPECT_TRUE(cited_sections("// §21.2 of nothing").empty());
+}
+
+// Code cites the project's document, never the contract kept outside the repository:
+// its numbers differ from the document's, and a reader of this repository cannot open it.
+// What on `line` cites that contract (the word spec, or contract, before a section sign
+// or "section" and a number; or its file name), or "" when nothing does; a test name such as
+// ...RuleOfSpecSection10 is not a citation. The patterns here, and the examples of the
+// test below, are spelled so that this file does not match them itself.
+std::string outside_citation(const std::string& line) {
+  if (line.find("pec") == std::string::npos && line.find("ontract") == std::string::npos &&
+      line.find("api.md") == std::string::npos) {
+    return {};  // the regex below is slow; most lines cannot match it
+  }
+  static const std::regex outside(
+      R"(\bspec(?:'s)? *(?:§|sections? +[0-9]|[0-9])|license-api\.md|\bcontract(?:'s)? *(?:§|sections? +[0-9]))",
+      std::regex::icase);
+  std::smatch m;
+  return std::regex_search(line, m, outside) ? m.str() : std::string();
+}
+
+TEST(ProtocolDoc, NoSourceCitesTheContractOutsideTheRepository) {
+  int found = 0;
+  for (const auto& path : source_files()) {
+    const std::vector<std::string> lines = lines_of(read_text(path));
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const std::string cited = outside_citation(lines[i]);
+      if (cited.empty()) continue;
+      ++found;
+      ADD_FAILURE() << path.string() << ":" << i + 1 << " cites the outside contract (\"" << cited
+                    << "\"); cite docs/protocol.md §N instead";
+    }
+  }
+  EXPECT_EQ(found, 0);
+}
+
+TEST(ProtocolDoc, TheOutsideContractsCitationsAreRecognisedAndTestNamesAreNot) {
+  EXPECT_EQ(outside_citation("// the 1 MiB limit (spe"
+                             "c §20)"),
+            "spe"
+            "c §");
+  EXPECT_EQ(outside_citation("// Spe"
+                             "c section 22: licensectl"),
+            "Spe"
+            "c section 2");
+  EXPECT_EQ(outside_citation("# see license-api"
+                             ".md §16.3"),
+            "license-api"
+            ".md");
+  EXPECT_EQ(outside_citation("// keyed by its /64 (spe"
+                             "c 21)"),
+            "spe"
+            "c 2");
+  EXPECT_EQ(outside_citation("// the contract'"
+                             "s sections 19 and 21"),
+            "contract'"
+            "s sections 1");
+  EXPECT_EQ(outside_citation("// docs/protocol.md §22.3"), "");
+  EXPECT_EQ(outside_citation("TEST(ServeSettings, EveryRuleOfSpecSection10) {"), "");
+  EXPECT_EQ(outside_citation("// answered in the contract's order"), "");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The signature checks of the store providers other than Stripe (spec §20,
-// "Authenticity"): known answers computed apart from this code (Python's hmac, hashlib
+// The signature checks of the store providers other than Stripe (docs/protocol.md
+// §22.3): known answers computed apart from this code (Python's hmac, hashlib
 // and base64), rotation with several secrets and signatures, malformed headers, tolerance.
 #include <gtest/gtest.h>
 

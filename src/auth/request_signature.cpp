@@ -1,6 +1,41 @@
 #include "auth/request_signature.h"
 
 namespace licensed {
+namespace {
+
+bool is_alnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+}  // namespace
+
+bool valid_key_id(std::string_view s) {
+  if (s.empty() || s.size() > 64) return false;
+  for (char c : s) {
+    if (!is_alnum(c) && c != '.' && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+bool valid_request_nonce(std::string_view s) {
+  if (s.size() < 16 || s.size() > 128) return false;
+  for (char c : s) {
+    if (!is_alnum(c) && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
+std::optional<Sha256Digest> parse_request_signature(std::string_view s) {
+  if (s.size() != 3 + 64 || s.substr(0, 3) != "v1=") return std::nullopt;
+  Sha256Digest out{};
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int hi = hex_digit_value(s[3 + 2 * i]);
+    const int lo = hex_digit_value(s[4 + 2 * i]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out[i] = static_cast<uint8_t>(hi << 4 | lo);
+  }
+  return out;
+}
 
 bool try_sha256(std::string_view data, Sha256Digest& out) {
   return crypto::sha256(data, out);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,16 @@ std::string canonical_string(const CanonicalRequest& request);
 
 // "v1=" + lowercase hex of HMAC-SHA256(secret, canonical).
 std::string sign_request(std::string_view secret, const CanonicalRequest& request);
+
+// The syntax of the signed values (docs/protocol.md §3.5), shared by the headers of a
+// request and the members of an offline request file (docs/protocol.md §21.1).
+// A key id: 1-64 characters of [A-Za-z0-9._-]. The server refuses to start with any
+// other, since no request could name it.
+bool valid_key_id(std::string_view s);
+// A nonce: 16-128 characters of [A-Za-z0-9_-].
+bool valid_request_nonce(std::string_view s);
+// The digest a signature names: "v1=" + 64 hex digits; nullopt for anything else.
+std::optional<Sha256Digest> parse_request_signature(std::string_view s);
 
 // Constant-time equality of two digests.
 bool digests_equal(const Sha256Digest& a, const Sha256Digest& b);

@@ -28,8 +28,7 @@ struct SigningHeaders {
 
 ApiResult<SigningHeaders> parse_signing_headers(const RawSigningHeaders& raw);
 
-// A key id as the spec writes it: 1-64 characters of [A-Za-z0-9._-]. The server refuses
-// to start with any other, since no request could name it.
-bool valid_key_id(std::string_view s);
+// valid_key_id, valid_request_nonce and parse_request_signature, the syntax of each
+// value, are auth/request_signature.h's (the offline files use them too).
 
 }  // namespace licensed

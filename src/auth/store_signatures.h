@@ -1,4 +1,4 @@
-// Authenticity of store deliveries (spec §20, "Authenticity"), one provider at a time.
+// Authenticity of store deliveries (docs/protocol.md §22.3), one provider at a time.
 // Every HMAC goes through HmacSha256 and every comparison through
 // crypto::equal_in_constant_time (auth/crypto_primitives.h); during a secret rotation
 // each of the store's secrets (at most 3) is tried, and each signature the header

@@ -1,5 +1,5 @@
-// Standard Webhooks signing (spec §18, standardwebhooks.com): the secret is "whsec_" +
-// base64 of its key bytes; the signature is "v1," + base64 of HMAC-SHA256 under the key of
+// Standard Webhooks signing (docs/protocol.md §25.3, standardwebhooks.com): the secret is "whsec_"
+// + base64 of its key bytes; the signature is "v1," + base64 of HMAC-SHA256 under the key of
 // "<webhook-id>.<webhook-timestamp>.<body>"; during a rotation each secret signs and the
 // signatures are space-separated. HMAC through auth/crypto_primitives.h.
 #pragma once

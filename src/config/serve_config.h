@@ -35,8 +35,9 @@ struct ServeConfig {
   // the key kept in the store signs.
   std::vector<std::string> response_keys;
   std::optional<std::string> dashboard_url;
-  // The server's address as the world reaches it (spec §21, --public-url): the {base_url}
-  // of store inbound URLs and claim links, without a trailing slash; none: they are paths.
+  // The server's address as the world reaches it (docs/protocol.md §22.1, --public-url): the
+  // {base_url} of store inbound URLs and claim links, without a trailing slash; none: they are
+  // paths.
   std::optional<std::string> public_url;
   std::optional<RateSpec> rate_limit_key;  // nullopt: off
   std::optional<RateSpec> rate_limit_ip;   // nullopt: off
@@ -44,6 +45,10 @@ struct ServeConfig {
   std::optional<RateSpec> rate_limit_trial;
   std::optional<RateSpec> rate_limit_trial_product;
   int64_t timestamp_window = 0;  // seconds
+  // docs/protocol.md §21.1: how old an offline request file may be, and how far ahead of
+  // the clock, in seconds.
+  int64_t offline_request_max_age = 0;
+  int64_t offline_request_max_skew = 0;
   std::vector<std::string> trusted_proxies;
   size_t threads = 0;  // 0: one per core
   // Health and metrics listener; nullopt when turned off. When it is not configured and
@@ -67,7 +72,7 @@ struct ServeConfig {
   size_t max_nonces = 0;
   LogFormat log_format = LogFormat::kText;
   std::optional<SentryDsn> sentry_dsn;  // where 500s are reported; none: only logged
-  // Every outgoing connection (store API calls, webhooks; spec §21-22): plain http and
+  // Every outgoing connection (store API calls, webhooks; docs/protocol.md §24): plain http and
   // private or loopback addresses only when allowed; a CA bundle that replaces the
   // system's for verifying certificates (empty: the system's).
   bool webhook_allow_http = false;

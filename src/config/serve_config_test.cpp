@@ -475,3 +475,59 @@ TEST(ServeConfigOutgoing, ASwitchValueThatIsNotABooleanNamesItsSource) {
 
 }  // namespace
 }  // namespace licensed
+
+namespace licensed {
+namespace {
+
+// docs/protocol.md §21.1 and §21: the offline request limits, as DURATIONs.
+TEST(ServeConfigOfflineRequestLimits, AreThirtyDaysAndADayByDefault) {
+  auto c = resolve_serve_config({}, Env({}));
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->offline_request_max_age, 30 * 86400);
+  EXPECT_EQ(c->offline_request_max_skew, 86400);
+}
+
+TEST(ServeConfigOfflineRequestLimits, FileThenEnvironmentThenFlagEachInAnyUnit) {
+  struct Case {
+    const char* flag;
+    const char* env;
+    const char* toml;
+    int64_t ServeConfig::*member;
+  };
+  for (const Case& k : {Case{"offline-request-max-age", "LICENSED_OFFLINE_REQUEST_MAX_AGE",
+                             "offline_request_max_age", &ServeConfig::offline_request_max_age},
+                        Case{"offline-request-max-skew", "LICENSED_OFFLINE_REQUEST_MAX_SKEW",
+                             "offline_request_max_skew", &ServeConfig::offline_request_max_skew}}) {
+    SCOPED_TRACE(k.flag);
+    TomlFile file(std::string(k.toml) + " = \"3d\"\n");
+    ServeFlags flags;
+    flags.set("config", file.path());
+    auto from_file = resolve_serve_config(flags, Env({}));
+    ASSERT_TRUE(from_file.ok()) << from_file.error().message;
+    EXPECT_EQ(from_file.value().*k.member, 3 * 86400);
+    auto from_env = resolve_serve_config(flags, Env({{k.env, "5h"}}));
+    ASSERT_TRUE(from_env.ok()) << from_env.error().message;
+    EXPECT_EQ(from_env.value().*k.member, 5 * 3600);
+    flags.set(k.flag, "7m");
+    auto from_flag = resolve_serve_config(flags, Env({{k.env, "5h"}}));
+    ASSERT_TRUE(from_flag.ok()) << from_flag.error().message;
+    EXPECT_EQ(from_flag.value().*k.member, 7 * 60);
+    flags.set(k.flag, "90");
+    EXPECT_EQ(resolve_serve_config(flags, Env({})).value().*k.member, 90) << "bare seconds";
+  }
+}
+
+TEST(ServeConfigOfflineRequestLimits, ZeroUnknownUnitsAndTooLongAreRefusedNamingTheSource) {
+  for (const char* bad : {"0d", "3w", "d", "-1h", "3651d", "1.5h"}) {
+    SCOPED_TRACE(bad);
+    ServeFlags flags;
+    flags.set("offline-request-max-age", bad);
+    auto c = resolve_serve_config(flags, Env({}));
+    ASSERT_FALSE(c.ok());
+    EXPECT_NE(c.error().message.find("--offline-request-max-age"), std::string::npos)
+        << c.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace licensed

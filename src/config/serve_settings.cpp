@@ -18,6 +18,7 @@ constexpr int64_t kMaxTimestampWindowSeconds = 86'400;  // a day of clock skew
 constexpr int64_t kMaxRedisTimeoutMs = 60'000;
 constexpr int64_t kMaxHeaderTimeoutSeconds = 3'600;
 constexpr int64_t kMaxIdleTimeoutSeconds = 86'400;
+constexpr int64_t kMaxOfflineRequestSpanSeconds = 3'650LL * 86'400;  // ten years
 
 Result<std::pair<std::string, uint16_t>> parse_listen(const Sourced& s) {
   const auto colon = s.value.rfind(':');
@@ -120,6 +121,44 @@ Status set_number(ServeConfig& c, const Sourced& s, const SettingSpec& setting) 
                         s.value + "'");
   }
   c.*Member = static_cast<std::remove_reference_t<decltype(c.*Member)>>(*v);
+  return Ok{};
+}
+
+// A DURATION (docs/protocol.md §10: a whole number and a unit, s, m, h or d, as in "90s" or
+// "30d"), or a whole number of seconds, from 1 s to the setting's `max` seconds.
+template <auto Member>
+Status set_span(ServeConfig& c, const Sourced& s, const SettingSpec& setting) {
+  std::string_view text = s.value;
+  int64_t unit = 1;
+  if (!text.empty()) {
+    switch (text.back()) {
+      case 's':
+        unit = 1;
+        text.remove_suffix(1);
+        break;
+      case 'm':
+        unit = 60;
+        text.remove_suffix(1);
+        break;
+      case 'h':
+        unit = 3600;
+        text.remove_suffix(1);
+        break;
+      case 'd':
+        unit = 86400;
+        text.remove_suffix(1);
+        break;
+      default:
+        break;
+    }
+  }
+  const auto v = parse_whole_number<int64_t>(text);
+  if (!v || *v <= 0 || *v > setting.max / unit) {
+    return config_error(s.source + ": expected a duration from 1s to " +
+                        std::to_string(setting.max / 86400) + "d (90s, 10m, 24h, 30d), got '" +
+                        s.value + "'");
+  }
+  c.*Member = *v * unit;
   return Ok{};
 }
 
@@ -286,6 +325,16 @@ const SettingSpec kSettings[] = {
      .kind = K::kDuration, .value_name = "SECONDS", .help = "accepted clock skew in seconds",
      .default_value = "300", .max = kMaxTimestampWindowSeconds,
      .set = set_number<&ServeConfig::timestamp_window>},
+    {.flag = "offline-request-max-age", .env = "LICENSED_OFFLINE_REQUEST_MAX_AGE",
+     .toml = "offline_request_max_age", .value_name = "DURATION",
+     .help = "how old an offline activation request file may be (90s, 10m, 24h, 30d)",
+     .default_value = "30d", .max = kMaxOfflineRequestSpanSeconds,
+     .set = set_span<&ServeConfig::offline_request_max_age>},
+    {.flag = "offline-request-max-skew", .env = "LICENSED_OFFLINE_REQUEST_MAX_SKEW",
+     .toml = "offline_request_max_skew", .value_name = "DURATION",
+     .help = "how far ahead of this server's clock an offline request file may be dated",
+     .default_value = "24h", .max = kMaxOfflineRequestSpanSeconds,
+     .set = set_span<&ServeConfig::offline_request_max_skew>},
     {.flag = "threads", .env = "LICENSED_THREADS", .toml = "threads", .kind = K::kNumber,
      .value_name = "N", .help = "network threads", .default_help = "one per core",
      .set = set_number<&ServeConfig::threads>},
@@ -325,7 +374,7 @@ const SettingSpec kSettings[] = {
     {.flag = "sentry-dsn", .env = "LICENSED_SENTRY_DSN", .toml = "sentry_dsn", .value_name = "DSN",
      .help = "report 500s to Sentry: http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID; empty: off",
      .default_help = "off", .set = set_endpoint<&ServeConfig::sentry_dsn, parse_sentry_dsn>},
-    // Every outgoing connection: store API calls now, webhooks later (spec §21-22).
+    // Every outgoing connection: store API calls now, webhooks later (docs/protocol.md §24).
     {.flag = "webhook-allow-http", .env = "LICENSED_WEBHOOK_ALLOW_HTTP",
      .toml = "webhook_allow_http", .kind = K::kSwitch,
      .help = "allow plain http:// for outgoing connections (webhooks, store API calls)",
@@ -339,8 +388,8 @@ const SettingSpec kSettings[] = {
      .value_name = "FILE",
      .help = "PEM bundle of the CAs outgoing connections trust, instead of the system's",
      .default_help = "the system's CAs", .set = set_outgoing_ca_file},
-    // No flag: it has only ever been read from the environment and the file (spec
-    // section 10 shows it in TOML), and a new flag would be new behaviour.
+    // No flag: it has only ever been read from the environment and the file (the
+    // README shows it in TOML; docs/protocol.md §11), and a new flag would be new behaviour.
     {.flag = "", .env = "LICENSED_TRUSTED_PROXIES", .toml = "trusted_proxies", .kind = K::kList,
      .value_name = "CIDR", .help = "addresses whose X-Forwarded-For is believed",
      .default_help = "none", .set = add_trusted_proxy},

@@ -26,6 +26,8 @@ std::string_view error_name(ErrorCode code) {
       return "LICENSE_API_UNAVAILABLE";
     case ErrorCode::kInternal:
       return "LICENSE_API_INTERNAL";
+    case ErrorCode::kDeactivationLimit:
+      return "LICENSE_API_DEACTIVATION_LIMIT";
     case ErrorCode::kTrialUsed:
       return "LICENSE_API_TRIAL_USED";
   }
@@ -53,6 +55,7 @@ int http_status_of(ErrorCode code) {
       return 503;
     case ErrorCode::kInternal:
       return 500;
+    case ErrorCode::kDeactivationLimit:
     case ErrorCode::kTrialUsed:
       return 409;
   }
@@ -198,6 +201,24 @@ ApiError machine_not_activated() {
   return make(ErrorCode::kMachineNotActivated, "this machine is not activated; call activate");
 }
 
+ApiError deactivation_limit(int64_t deactivations, int64_t max_deactivations,
+                            int64_t retry_after_seconds) {
+  const int64_t wait = std::max<int64_t>(1, retry_after_seconds);
+  ApiError e = make(ErrorCode::kDeactivationLimit,
+                    "this license's deactivations for the last 30 days are used up");
+  e.extra["deactivations"] = deactivations;
+  e.extra["maxDeactivations"] = max_deactivations;
+  e.extra["retryAfter"] = wait;
+  e.retry_after_seconds = wait;
+  return e;
+}
+
+ApiError offline_request_refused(std::string_view reason, std::string message) {
+  ApiError e = malformed("request", std::move(message));
+  e.extra["reason"] = reason;
+  return e;
+}
+
 ApiError trial_used() {
   return make(ErrorCode::kTrialUsed, "this email already had a trial of this product");
 }
@@ -205,7 +226,7 @@ ApiError trial_used() {
 ApiError unavailable(int64_t retry_after_seconds, std::string message) {
   const int64_t wait = std::max<int64_t>(1, retry_after_seconds);
   ApiError e = make(ErrorCode::kUnavailable, std::move(message));
-  // In the body too (spec 21): clients read body values, capping any wait at an hour.
+  // In the body too (docs/protocol.md §11): clients read body values, capping any wait at an hour.
   e.extra["retryAfter"] = wait;
   e.retry_after_seconds = wait;
   return e;

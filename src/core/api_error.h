@@ -23,6 +23,7 @@ enum class ErrorCode : int {
   kMachineNotActivated = 1707,
   kUnavailable = 1708,
   kInternal = 1709,
+  kDeactivationLimit = 1711,
   kTrialUsed = 1712,
 };
 
@@ -82,6 +83,12 @@ ApiError limit_reached(int64_t activations, int64_t max,
                        const std::optional<std::string>& dashboard_url);
 ApiError rate_limited(std::string_view bucket, int64_t retry_after_seconds);
 ApiError machine_not_activated();
+// 1711: the license's deactivation quota (docs/protocol.md §21.6) is used up for now.
+ApiError deactivation_limit(int64_t deactivations, int64_t max_deactivations,
+                            int64_t retry_after_seconds);
+// 1702 `field: "request"` for an offline file refused at step 10 (docs/protocol.md §21.2):
+// `reason` is unknown_key, signature_mismatch, too_old, too_far_ahead or malformed.
+ApiError offline_request_refused(std::string_view reason, std::string message);
 // 1712: this email already had a trial of the product, on another machine.
 ApiError trial_used();
 ApiError unavailable(int64_t retry_after_seconds, std::string message);

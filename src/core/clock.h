@@ -16,6 +16,24 @@ inline int64_t unix_seconds(UnixMillis ms) {
   return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
 }
 
+// `t` moved by `seconds` (negative moves back), saturating at the ends of UnixMillis.
+// Durations come from admins, plans and stored rows; an overflow would be undefined
+// behaviour and, in practice, a date thousands of years off in a signed answer.
+inline UnixMillis add_seconds(UnixMillis t, int64_t seconds) {
+  constexpr UnixMillis kMax = INT64_MAX;
+  constexpr UnixMillis kMin = INT64_MIN;
+  UnixMillis ms = 0;
+  UnixMillis sum = 0;
+  if (__builtin_mul_overflow(seconds, 1000, &ms)) return seconds > 0 ? kMax : kMin;
+  if (__builtin_add_overflow(t, ms, &sum)) return ms > 0 ? kMax : kMin;
+  return sum;
+}
+
+// The longest duration an admin may set (on a license, a plan or an entitlement): 100
+// years. Anything longer is a typo or an attack, and stays far from overflow when added
+// to a time.
+inline constexpr int64_t kMaxDurationSeconds = int64_t{36500} * 86400;
+
 // The system clock in Unix milliseconds, without a Clock.
 inline UnixMillis system_now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -40,7 +40,7 @@ bool is_effectively_active(const License& license, UnixMillis now) {
 
 std::optional<UnixMillis> stale_before(const License& license, UnixMillis now) {
   if (!license.machine_ttl_seconds) return std::nullopt;
-  return now - *license.machine_ttl_seconds * 1000;
+  return add_seconds(now, -*license.machine_ttl_seconds);
 }
 
 int64_t offline_grace_seconds(const License& license) {
@@ -49,7 +49,7 @@ int64_t offline_grace_seconds(const License& license) {
 }
 
 UnixMillis valid_until(const License& license, UnixMillis now) {
-  const UnixMillis grace = now + offline_grace_seconds(license) * 1000;
+  const UnixMillis grace = add_seconds(now, offline_grace_seconds(license));
   return license.expires_at ? std::min(*license.expires_at, grace) : grace;
 }
 
@@ -75,6 +75,41 @@ Actor parse_actor(std::string_view text) {
          : text == "admin"    ? Actor::kAdmin
          : text == "store"    ? Actor::kStore
                               : Actor::kSystem;
+}
+
+}  // namespace licensed
+
+namespace licensed {
+
+std::string_view to_string(OfflineRelease release) {
+  return release == OfflineRelease::kDeactivation ? "deactivation" : "expiry";
+}
+
+std::optional<OfflineRelease> parse_offline_release(std::string_view text) {
+  if (text == "expiry") return OfflineRelease::kExpiry;
+  if (text == "deactivation") return OfflineRelease::kDeactivation;
+  return std::nullopt;
+}
+
+int64_t offline_lease_seconds(const License& license) {
+  return license.offline_lease_seconds.value_or(kDefaultOfflineLeaseSeconds);
+}
+
+std::optional<int64_t> effective_max_deactivations(const License& license) {
+  if (license.max_deactivations) return license.max_deactivations;
+  if (license.offline_release == OfflineRelease::kDeactivation) {
+    return kDefaultReleaseMaxDeactivations;
+  }
+  return std::nullopt;
+}
+
+Freshness freshness(const License& license, UnixMillis now) {
+  return Freshness{stale_before(license, now), now};
+}
+
+bool holds_slot(const Activation& activation, const Freshness& fresh) {
+  if (activation.offline_until) return *activation.offline_until > fresh.now;
+  return !fresh.seen_since || activation.last_seen_at >= *fresh.seen_since;
 }
 
 }  // namespace licensed

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/clock.h"
@@ -31,18 +32,26 @@ struct Product {
   std::optional<TrialOffer> trial;          // nullopt: no trials
 };
 
-// Who bought a license from a store (spec §20): as the store gave them.
+// Who bought a license from a store (docs/protocol.md §22.5): as the store gave them.
 struct Customer {
   std::optional<std::string> email;
   std::optional<std::string> name;
 };
 
-// The sale a license came from (spec §20): the store's provider and id, and its order id.
+// The sale a license came from (docs/protocol.md §22.5): the store's provider and id, and its order
+// id.
 struct LicenseSource {
   std::string provider;
   int64_t store_id = 0;
   std::string order_id;
 };
+
+// What an offline deactivation does to the slot (docs/protocol.md §21.5): kExpiry keeps it
+// counted until the old file's end (a deactivation file can be forged), kDeactivation frees
+// it at once and counts against the deactivation quota.
+enum class OfflineRelease { kExpiry, kDeactivation };
+std::string_view to_string(OfflineRelease release);
+std::optional<OfflineRelease> parse_offline_release(std::string_view text);
 
 struct License {
   int64_t id = 0;
@@ -61,10 +70,23 @@ struct License {
   // Set by a plan valid from the first activation: that activation sets expiresAt to
   // its time plus this many seconds, and clears this.
   std::optional<int64_t> valid_for_pending_seconds;
-  // Set on licenses a store sale made (spec §20); never changed afterwards.
+  // Set on licenses a store sale made (docs/protocol.md §22.5); never changed afterwards.
   std::optional<Customer> customer;
   std::optional<LicenseSource> source;
+  // Offline activation (docs/protocol.md §21.2).
+  std::optional<int64_t> offline_lease_seconds;  // null: kDefaultOfflineLeaseSeconds
+  OfflineRelease offline_release = OfflineRelease::kExpiry;
+  std::optional<int64_t> max_deactivations;  // per rolling 30 days; null: see below
 };
+
+inline constexpr int64_t kDefaultOfflineLeaseSeconds = 90 * 86400;
+// A license that frees offline slots at deactivation has this quota unless it sets one.
+inline constexpr int64_t kDefaultReleaseMaxDeactivations = 3;
+inline constexpr int64_t kDeactivationWindowMillis = 30LL * 86'400'000;
+
+int64_t offline_lease_seconds(const License& license);
+// The quota client and customer deactivations count against; nullopt: no limit.
+std::optional<int64_t> effective_max_deactivations(const License& license);
 
 inline constexpr int64_t kDefaultOfflineGraceSeconds = 14 * 86400;
 inline constexpr int64_t kDefaultTrialOfflineGraceSeconds = 3 * 86400;
@@ -81,15 +103,44 @@ std::string_view effective_status(const License& license, UnixMillis now);
 bool is_effectively_active(const License& license, UnixMillis now);
 
 struct Activation {
+  Activation() = default;
+  // An online activation, as the stores and tests write one.
+  Activation(std::string id, std::optional<std::string> name, UnixMillis activated, UnixMillis seen)
+      : machine_id(std::move(id)),
+        machine_name(std::move(name)),
+        activated_at(activated),
+        last_seen_at(seen) {}
+
   std::string machine_id;
   std::optional<std::string> machine_name;
   UnixMillis activated_at = 0;
   UnixMillis last_seen_at = 0;
+  // An offline activation (docs/protocol.md §21.2) has an end: it holds its slot until then
+  // whatever machineTtl says. Null for an online one.
+  std::optional<UnixMillis> offline_until;
+  std::optional<std::string> offline_file_id;  // the latest file's id
+  std::optional<std::string> offline_nonce;    // the request nonce that produced it
+  std::optional<std::string> offline_payload;  // its payload JSON, answered again
+  // An offline deactivation under offlineRelease "expiry": the machine is no longer
+  // activated, but the slot stays counted until offline_until.
+  std::optional<UnixMillis> deactivated_at;
+
+  bool offline() const { return offline_until.has_value(); }
+  bool deactivated() const { return deactivated_at.has_value(); }
 };
 
 // Machines last seen before this instant are stale (docs/protocol.md §10); nullopt when the
 // license has no machineTtl and nothing is ever stale.
 std::optional<UnixMillis> stale_before(const License& license, UnixMillis now);
+
+// Which activations hold a slot at `now` (docs/protocol.md §10, §21.4): an offline one until
+// its offline_until; an online one while seen at or after seen_since (always when null).
+struct Freshness {
+  std::optional<UnixMillis> seen_since;
+  UnixMillis now = 0;
+};
+Freshness freshness(const License& license, UnixMillis now);
+bool holds_slot(const Activation& activation, const Freshness& fresh);
 
 enum class Actor { kClient, kCustomer, kAdmin, kSystem, kStore };
 std::string_view to_string(Actor actor);
@@ -112,8 +163,9 @@ struct AuditEntry {
   // (docs/protocol.md §17), as stored.
   std::optional<std::string> changes;
   std::optional<std::string> reason;  // why, in the admin's words (docs/protocol.md §17)
-  // On records of actor `store`: the JSON object {"provider", "orderId"} (spec §20).
+  // On records of actor `store`: the JSON object {"provider", "orderId"} (docs/protocol.md §22.5).
   std::optional<std::string> source;
+  bool offline = false;  // the change came through an offline file (docs/protocol.md §21.2)
 };
 
 namespace audit_action {

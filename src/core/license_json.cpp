@@ -30,6 +30,12 @@ boost::json::object machine_json(const Activation& a) {
   }
   m["activatedAt"] = format_timestamp(a.activated_at);
   m["lastSeenAt"] = format_timestamp(a.last_seen_at);
+  // docs/protocol.md §21.4: offline activations show as such, with their end.
+  if (a.offline_until) {
+    m["offline"] = true;
+    m["offlineUntil"] = format_timestamp(*a.offline_until);
+    if (a.deactivated_at) m["deactivatedAt"] = format_timestamp(*a.deactivated_at);
+  }
   return m;
 }
 
@@ -45,10 +51,14 @@ boost::json::object license_json(const License& l, UnixMillis now) {
   o["plan"] = l.plan ? boost::json::value(*l.plan) : boost::json::value(nullptr);
   o["entitlements"] = entitlements_answer_json(l.entitlements, now);
   o["offlineGrace"] = offline_grace_seconds(l);
+  // docs/protocol.md §21.3, §21.5, §21.6, as they apply (defaults filled in).
+  o["offlineLease"] = offline_lease_seconds(l);
+  o["offlineRelease"] = to_string(l.offline_release);
+  o["maxDeactivations"] = optional_int_json(effective_max_deactivations(l));
   o["trial"] = l.trial;
   o["createdAt"] = format_timestamp(l.created_at);
   o["deletedAt"] = optional_timestamp_json(l.deleted_at);
-  // Only on licenses a store sale made (spec §20).
+  // Only on licenses a store sale made (docs/protocol.md §22.5).
   if (l.customer) {
     o["customer"] = {
         {"email", l.customer->email ? boost::json::value(*l.customer->email) : nullptr},
@@ -67,10 +77,11 @@ boost::json::object audit_json(const AuditEntry& e) {
   o["id"] = e.id;
   o["at"] = format_timestamp(e.at);
   o["action"] = e.action;
-  // store.rejected concerns no license (spec §21).
+  // store.rejected concerns no license (docs/protocol.md §22.8).
   if (!e.license_key.empty()) o["licenseKey"] = e.license_key;
   if (e.machine_id) o["machineId"] = *e.machine_id;
   if (e.refresh) o["refresh"] = true;
+  if (e.offline) o["offline"] = true;  // came through an offline file (docs/protocol.md §21.2)
   o["actor"] = to_string(e.actor);
   if (e.actor_name) o["actorName"] = *e.actor_name;
   if (e.ip) o["ip"] = *e.ip;

@@ -58,6 +58,9 @@ struct NewLicense {
   std::optional<int64_t> valid_for_pending_seconds;
   std::optional<Customer> customer;
   std::optional<LicenseSource> source;
+  std::optional<int64_t> offline_lease_seconds;
+  OfflineRelease offline_release = OfflineRelease::kExpiry;
+  std::optional<int64_t> max_deactivations;
 };
 
 // A license made from `plan` at `now` (docs/protocol.md §20): its members copied, validFor
@@ -81,25 +84,43 @@ class LicenseTx {
   virtual Result<std::optional<License>> find_license(std::string_view key) = 0;
   virtual Result<std::optional<Activation>> find_activation(int64_t license_id,
                                                             std::string_view machine_id) = 0;
-  // Machines seen at or after `seen_since` (all when nullopt): what an answer shows.
-  virtual Result<int64_t> count_activations(int64_t license_id,
-                                            std::optional<UnixMillis> seen_since) = 0;
+  // Machines holding a slot (holds_slot, core/license.h): what an answer shows.
+  virtual Result<int64_t> count_activations(int64_t license_id, const Freshness& fresh) = 0;
   // The same count made under the license's lock, so it can be checked against the cap:
   // no other transaction can change it before this one ends.
-  Result<int64_t> count_activations(const LockedLicense& license,
-                                    std::optional<UnixMillis> seen_since) {
-    return count_activations(license->id, seen_since);
+  Result<int64_t> count_activations(const LockedLicense& license, const Freshness& fresh) {
+    return count_activations(license->id, fresh);
   }
   virtual Result<std::vector<Activation>> list_activations(int64_t license_id) = 0;
-  // Takes a slot: only under the license's lock, after the count that allowed it.
+  // Takes a slot: only under the license's lock, after the count that allowed it. Writes
+  // every member, the offline ones included.
   virtual Status insert_activation(const LockedLicense& license, const Activation& activation) = 0;
+  // Writes machine_name and last_seen_at only: online operations never change an offline
+  // activation's file or end (docs/protocol.md §21.2).
   virtual Status update_activation(int64_t license_id, const Activation& activation) = 0;
+  // Writes every member but activated_at: a renewal or deactivation through a file.
+  virtual Status update_offline_activation(const LockedLicense& license,
+                                           const Activation& activation) = 0;
   // False when there was no such activation.
   virtual Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) = 0;
-  // Deletes the machines last seen before `before`; returns their ids. Under the lock,
-  // since the slots it frees are counted against the cap right after.
+  // Deletes the machines that no longer hold a slot (holds_slot false): online ones last
+  // seen before fresh.seen_since (none when null), offline ones whose end has passed;
+  // returns their ids. Under the lock, since the slots it frees are counted against the
+  // cap right after.
   virtual Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
-                                                                    UnixMillis before) = 0;
+                                                                    const Freshness& fresh) = 0;
+
+  // The deactivations log (docs/protocol.md §21.6): every deactivation, `counted` for those
+  // the quota counts (client and customer ones that freed a slot). Appended under the
+  // license's lock, so a count made under it stays exact.
+  virtual Status append_deactivation(const LockedLicense& license, std::string_view machine_id,
+                                     UnixMillis at, bool counted, bool offline) = 0;
+  // The times of the counted deactivations at or after `since`, oldest first.
+  virtual Result<std::vector<UnixMillis>> counted_deactivations_since(const LockedLicense& license,
+                                                                      UnixMillis since) = 0;
+  // When this machine was last deactivated, any way; nullopt when never.
+  virtual Result<std::optional<UnixMillis>> latest_deactivation(int64_t license_id,
+                                                                std::string_view machine_id) = 0;
 
   // The audit record of an accepted change and, when webhooks report that change (spec
   // §18, event_type_of), its event, in this same transaction: no operation can write the
@@ -110,7 +131,7 @@ class LicenseTx {
   // The audit record alone: for append_audit.
   virtual Status insert_audit(const AuditEntry& entry) = 0;
 
-  // The webhook outbox (spec §18): the event, with a pending delivery (due at `at`) for
+  // The webhook outbox (docs/protocol.md §25): the event, with a pending delivery (due at `at`) for
   // every enabled endpoint whose filter takes `type`; nothing when none does, so a
   // deployment without webhooks keeps no events.
   virtual Status insert_webhook_event(std::string_view type, UnixMillis at,
@@ -122,7 +143,8 @@ class LicenseTx {
                                          std::optional<int64_t> renew_after_ms) = 0;
 
   // Writes status, max, expires_at, machine_ttl_seconds, deleted_at, plan, entitlements,
-  // offline_grace_seconds and valid_for_pending_seconds.
+  // offline_grace_seconds, valid_for_pending_seconds, offline_lease_seconds,
+  // offline_release and max_deactivations.
   virtual Status update_license(const License& license) = 0;
   virtual Result<std::optional<Product>> find_product(std::string_view slug) = 0;
   virtual Result<License> insert_license(const NewLicense& license) = 0;

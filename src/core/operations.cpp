@@ -4,6 +4,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "core/license_json.h"
+#include "core/operation_parts.h"
 #include "core/timestamp.h"
 #include "core/webhook_event.h"
 
@@ -12,137 +13,21 @@ namespace {
 
 using boost::json::object;
 
-// docs/protocol.md §6: deleted and unknown are one answer, and so is a license of a product
-// the signing key is not bound to.
-bool visible(const License& license, const OperationContext& ctx) {
-  if (license.deleted_at) return false;
-  const auto* bound = ctx.bound_products;
-  return bound == nullptr || bound->empty() ||
-         std::find(bound->begin(), bound->end(), license.product.slug) != bound->end();
-}
+using op_parts::activation_body;
+using op_parts::audit_entry;
+using op_parts::count_fresh;
+using op_parts::lock_license;
+using op_parts::put_grant;
+using op_parts::reclaim_stale;
+using op_parts::start_validity;
+using op_parts::trial_machine;
+using op_parts::visible;
 
 RequestResult<License> load_license(LicenseTx& tx, const LicenseRequest& req,
                                     const OperationContext& ctx) {
   ASSIGN_OR_RETURN(auto found, tx.find_license(req.license_key));
   if (!found || !visible(*found, ctx)) return errors::not_found();
   return std::move(*found);
-}
-
-// load_license for activate(): the row stays locked until this transaction ends.
-RequestResult<LockedLicense> lock_license(LicenseTx& tx, const LicenseRequest& req,
-                                          const OperationContext& ctx) {
-  ASSIGN_OR_RETURN(auto found, tx.lock_license(req.license_key));
-  if (!found || !visible(found->license(), ctx)) return errors::not_found();
-  return std::move(*found);
-}
-
-AuditEntry audit_entry(std::string_view action, const License& license, std::string_view machine_id,
-                       const OperationContext& ctx) {
-  AuditEntry e;
-  e.at = ctx.now;
-  e.action = std::string(action);
-  e.license_key = license.key;
-  e.machine_id = std::string(machine_id);
-  e.actor = Actor::kClient;
-  e.ip = std::string(ctx.ip);
-  e.key_id = std::string(ctx.key_id);
-  e.request_id = std::string(ctx.request_id);
-  return e;
-}
-
-// Machines holding a slot: those not stale at `now`. What answers show.
-Result<int64_t> count_fresh(LicenseTx& tx, const License& license, UnixMillis now) {
-  return tx.count_activations(license.id, stale_before(license, now));
-}
-
-// The same count under the license's lock, the one the cap is checked against.
-Result<int64_t> count_fresh(LicenseTx& tx, const LockedLicense& license, UnixMillis now) {
-  return tx.count_activations(license, stale_before(license.license(), now));
-}
-
-// docs/protocol.md §10: stale machines are reclaimed by the next activate, under its lock,
-// with one audit record each. All of them: the activating machine too when it is stale,
-// which then activates anew (it held no slot, so it meets the cap like any other).
-Status reclaim_stale(LicenseTx& tx, const LockedLicense& locked, const OperationContext& ctx) {
-  const License& license = locked.license();
-  const auto before = stale_before(license, ctx.now);
-  if (!before) return Ok{};
-  ASSIGN_OR_RETURN(const auto reclaimed, tx.delete_stale_activations(locked, *before));
-  for (const auto& machine_id : reclaimed) {
-    AuditEntry e = audit_entry(audit_action::kReclaim, license, machine_id, ctx);
-    e.actor = Actor::kSystem;
-    RETURN_IF_ERROR(tx.append_audit(e, license));
-  }
-  return Ok{};
-}
-
-// What every 200 answer says of the grant (docs/protocol.md §20): validUntil, null when the
-// answer does not allow use, and the entitlements.
-void put_grant(object& body, const License& license, UnixMillis now, bool usable) {
-  body["validUntil"] = usable ? boost::json::value(format_timestamp(valid_until(license, now)))
-                              : boost::json::value(nullptr);
-  body["entitlements"] = entitlements_answer_json(license.entitlements, now);
-}
-
-object activation_body(const License& license, std::string_view effective, int64_t activations,
-                       const Activation& a, UnixMillis now) {
-  object body;
-  body["ok"] = true;
-  body["licenseKey"] = license.key;  // answers name what they answer (docs/protocol.md §13.7)
-  body["product"] = product_json(license.product);
-  body["status"] = effective;
-  body["expiresAt"] = optional_timestamp_json(license.expires_at);
-  body["activations"] = activations;
-  body["max"] = license.max;
-  body["machine"] = machine_json(a);
-  put_grant(body, license, now, effective == "ACTIVE");
-  return body;
-}
-
-// A plan valid from the first activation (docs/protocol.md §20): that activation sets the
-// expiry (and that of the plan's entitlements), under the license's lock, audited as a
-// license.update by the system.
-Result<License> start_validity(LicenseTx& tx, const LockedLicense& locked,
-                               const OperationContext& ctx) {
-  License l = locked.license();
-  bool entitlements_pending = false;
-  for (const auto& e : l.entitlements) entitlements_pending |= e.pending_seconds.has_value();
-  if (!l.valid_for_pending_seconds && !entitlements_pending) return l;
-  boost::json::object changes;
-  if (l.valid_for_pending_seconds) {
-    const auto from = l.expires_at;
-    l.expires_at = ctx.now + *l.valid_for_pending_seconds * 1000;
-    l.valid_for_pending_seconds.reset();
-    changes["expiresAt"] = boost::json::object{{"from", optional_timestamp_json(from)},
-                                               {"to", optional_timestamp_json(l.expires_at)}};
-  }
-  if (entitlements_pending) {
-    boost::json::value from = entitlements_record_json(l.entitlements);
-    for (auto& e : l.entitlements) {
-      if (!e.pending_seconds) continue;
-      e.expires_at = ctx.now + *e.pending_seconds * 1000;
-      e.pending_seconds.reset();
-    }
-    changes["entitlements"] = boost::json::object{{"from", std::move(from)},
-                                                  {"to", entitlements_record_json(l.entitlements)}};
-  }
-  RETURN_IF_ERROR(tx.update_license(l));
-  AuditEntry e = audit_entry(audit_action::kUpdate, l, "", ctx);
-  e.machine_id.reset();
-  e.actor = Actor::kSystem;
-  e.changes = boost::json::serialize(changes);
-  RETURN_IF_ERROR(tx.append_audit(e, l));
-  return l;
-}
-
-// A trial license serves only the machine it was made for (docs/protocol.md §20).
-Result<bool> trial_machine(LicenseTx& tx, const License& license, std::string_view machine_id,
-                           const OperationContext& ctx) {
-  if (!license.trial) return true;
-  if (ctx.trial_identity == nullptr) return false;
-  ASSIGN_OR_RETURN(const auto key,
-                   tx.find_trial(license.product.id, ctx.trial_identity->machine(machine_id)));
-  return key && *key == license.key;
 }
 
 // A known machine is refreshed before the cap is looked at, so lowering max never locks
@@ -163,6 +48,25 @@ RequestResult<object> refresh_known(LicenseTx& tx, const LockedLicense& locked, 
   return activation_body(license, effective_status(license, ctx.now), count, existing, ctx.now);
 }
 
+// An offline machine deactivated under offlineRelease "expiry" still holds its slot until
+// its file's end (docs/protocol.md §21.5), so activating it again takes no new slot: it is
+// an offline activation again, with the same end, and a license.activate record.
+RequestResult<object> reactivate(LicenseTx& tx, const LockedLicense& locked, Activation existing,
+                                 const LicenseRequest& req, const OperationContext& ctx) {
+  const License& license = locked.license();
+  existing.deactivated_at.reset();
+  existing.last_seen_at = ctx.now;
+  if (req.machine_name) {
+    existing.machine_name =
+        req.machine_name->empty() ? std::nullopt : std::optional<std::string>(*req.machine_name);
+  }
+  RETURN_IF_ERROR(tx.update_offline_activation(locked, existing));
+  RETURN_IF_ERROR(tx.append_audit(
+      audit_entry(audit_action::kActivate, license, existing.machine_id, ctx), license));
+  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
+  return activation_body(license, effective_status(license, ctx.now), count, existing, ctx.now);
+}
+
 // The cap. The count and the insert both take the LockedLicense, so they run under the
 // license's row lock: no other activation of this license can commit between them, and
 // `count` is still true when this one commits.
@@ -173,7 +77,8 @@ RequestResult<object> take_slot(LicenseTx& tx, const LockedLicense& locked,
                    trial_machine(tx, locked.license(), *req.machine_id, ctx));
   if (count >= locked->max || !own_machine) {
     // Kept though the answer is a refusal: the License API commits its refusals.
-    RETURN_IF_ERROR(record_limit_reached(tx, locked.license(), *req.machine_id, 1705, ctx.now));
+    RETURN_IF_ERROR(
+        record_limit_reached(tx, locked.license(), *req.machine_id, 1705, ctx.now, ctx.actor));
     return errors::limit_reached(count, locked->max,
                                  ctx.dashboard_url ? *ctx.dashboard_url : std::nullopt);
   }
@@ -260,7 +165,7 @@ RequestResult<object> start_trial(LicenseTx& tx, const Product& product,
   n.expires_at = ctx.now + product.trial->days * 86'400'000;
   n.valid_for_pending_seconds.reset();
   for (auto& e : n.entitlements) {
-    if (e.pending_seconds) e.expires_at = ctx.now + *e.pending_seconds * 1000;
+    if (e.pending_seconds) e.expires_at = add_seconds(ctx.now, *e.pending_seconds);
     e.pending_seconds.reset();
   }
   ASSIGN_OR_RETURN(const License license, tx.insert_license(n));
@@ -310,6 +215,9 @@ RequestResult<object> activate(LicenseTx& tx, const LicenseRequest& req,
   if (effective != "ACTIVE") return errors::inactive(effective);
   RETURN_IF_ERROR(reclaim_stale(tx, locked, ctx));
   ASSIGN_OR_RETURN(auto existing, tx.find_activation(locked->id, *req.machine_id));
+  if (existing && existing->deactivated()) {
+    return reactivate(tx, locked, std::move(*existing), req, ctx);
+  }
   if (existing) return refresh_known(tx, locked, std::move(*existing), req, ctx);
   return take_slot(tx, locked, req, ctx);
 }
@@ -320,7 +228,7 @@ RequestResult<object> heartbeat(LicenseTx& tx, const LicenseRequest& req,
   const std::string_view effective = effective_status(license, ctx.now);
   if (effective != "ACTIVE") return errors::inactive(effective);
   ASSIGN_OR_RETURN(auto existing, tx.find_activation(license.id, *req.machine_id));
-  if (!existing) return errors::machine_not_activated();
+  if (!existing || existing->deactivated()) return errors::machine_not_activated();
   existing->last_seen_at = ctx.now;
   RETURN_IF_ERROR(tx.update_activation(license.id, *existing));
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
@@ -355,6 +263,7 @@ RequestResult<object> status(LicenseTx& tx, const LicenseRequest& req,
   body["machineTtl"] = optional_int_json(license.machine_ttl_seconds);
   if (req.machine_id) {
     ASSIGN_OR_RETURN(auto existing, tx.find_activation(license.id, *req.machine_id));
+    if (existing && existing->deactivated()) existing.reset();  // §21.5: no longer activated
     object machine;
     machine["id"] = *req.machine_id;
     machine["activated"] = existing.has_value();
@@ -370,19 +279,23 @@ RequestResult<object> status(LicenseTx& tx, const LicenseRequest& req,
   return body;
 }
 
+// 1703, 1707, then 1711 (docs/protocol.md §21.2). Under the license's lock, so the quota stays
+// exact when deactivations of one license race. An offline activation is freed only through
+// a deactivation file (§21.5): here it is 1707.
 RequestResult<object> deactivate(LicenseTx& tx, const LicenseRequest& req,
                                  const OperationContext& ctx) {
   // Allowed whatever the status, so a customer can always tidy up.
-  ASSIGN_OR_RETURN(License license, load_license(tx, req, ctx));
+  ASSIGN_OR_RETURN(const LockedLicense locked, lock_license(tx, req, ctx));
+  const License& license = locked.license();
+  ASSIGN_OR_RETURN(const auto existing, tx.find_activation(license.id, *req.machine_id));
+  if (!existing || existing->offline()) return errors::machine_not_activated();
+  RETURN_IF_ERROR(op_parts::check_deactivation_quota(tx, locked, *req.machine_id, ctx));
   ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
   if (!removed) return errors::machine_not_activated();
+  RETURN_IF_ERROR(op_parts::record_deactivation(tx, locked, *req.machine_id, ctx, false));
   RETURN_IF_ERROR(tx.append_audit(
       audit_entry(audit_action::kDeactivate, license, *req.machine_id, ctx), license));
-  ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, license, ctx.now));
-  object body;
-  body["ok"] = true;
-  body["activations"] = count;
-  body["max"] = license.max;
+  ASSIGN_OR_RETURN(object body, op_parts::deactivation_body(tx, locked, ctx.now));
   return body;
 }
 
@@ -397,6 +310,10 @@ RequestResult<object> run_operation(Endpoint endpoint, LicenseTx& tx, const Lice
       return status(tx, req, ctx);
     case Endpoint::kDeactivate:
       return deactivate(tx, req, ctx);
+    case Endpoint::kOfflineActivate:
+      return offline_activate(tx, req, ctx);
+    case Endpoint::kOfflineDeactivate:
+      return offline_deactivate(tx, req, ctx);
     case Endpoint::kTrial: {
       ASSIGN_OR_RETURN(auto answer, trial(tx, req, ctx, TrialMode::kCreate));
       if (!answer) return Error::internal("trial: created nothing");

@@ -37,6 +37,15 @@ struct OperationContext {
   const TrialIdentity* trial_identity = nullptr;
   // Makes a new license key (a UUID v4 from the CSPRNG); empty on failure.
   std::string (*new_license_key)() = nullptr;
+  // Who asks: the client (the License API), the customer (the dashboard), the admin (with
+  // the token's name). Audit records carry it; the deactivation quota counts the first two.
+  Actor actor = Actor::kClient;
+  std::string_view actor_name{};
+  // An offline file's own signing key's product binding (docs/protocol.md §21.2); null or
+  // empty: none beyond bound_products.
+  const std::vector<std::string>* inner_bound_products = nullptr;
+  // Makes an activation file id: 128 random bits in hex from the CSPRNG; empty on failure.
+  std::string (*new_activation_id)() = nullptr;
 };
 
 // Each returns the 200 body, or why not: a refusal the contract names (1703 unknown key,
@@ -55,6 +64,20 @@ RequestResult<boost::json::object> status(LicenseTx& tx, const LicenseRequest& r
                                           const OperationContext& ctx);
 RequestResult<boost::json::object> deactivate(LicenseTx& tx, const LicenseRequest& req,
                                               const OperationContext& ctx);
+
+// Offline activation (docs/protocol.md §21.2), for every way a file comes in (the License
+// API, the dashboard, the admin API): `req` is the file's inner body with its `offline`
+// origin, checked already (signature, age). offline_activate answers as activate (1703,
+// 1704, 1705) or with the activate answer plus `activationFile` holding the file's payload
+// JSON text, which the surface signs and armours (auth/offline_files.h) before it answers:
+// the core holds no key. The same request nonce answers the same payload again; a new one
+// renews (new id and end). offline_deactivate frees (or, with offlineRelease "expiry",
+// marks) the machine whose latest file `req.offline->activation_id` names; 1703, 1707, 1711.
+inline constexpr std::string_view kActivationFileMember = "activationFile";
+RequestResult<boost::json::object> offline_activate(LicenseTx& tx, const LicenseRequest& req,
+                                                    const OperationContext& ctx);
+RequestResult<boost::json::object> offline_deactivate(LicenseTx& tx, const LicenseRequest& req,
+                                                      const OperationContext& ctx);
 
 // docs/protocol.md §20. kFindOnly answers an existing trial (re-activating its machine) and
 // gives nullopt when there is none, writing nothing then; kCreate also creates one. The

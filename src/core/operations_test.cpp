@@ -41,7 +41,7 @@ class OperationsTest : public ::testing::Test {
   RequestResult<boost::json::object> call(Endpoint e, const std::string& key,
                                           std::optional<std::string> machine,
                                           std::optional<std::string> name = std::nullopt) {
-    LicenseRequest req{key, std::move(machine), std::move(name), {}, {}};
+    LicenseRequest req{key, std::move(machine), std::move(name), {}, {}, {}, {}};
     return write([&](StoreTx& tx) {
       OperationContext ctx;
       ctx.now = clock_.now_ms();

@@ -31,7 +31,8 @@ void put_numbers(json::object& o, const Plan& p) {
   o["machineTtl"] = seconds_json(p.machine_ttl_seconds);
   o["offlineGrace"] = seconds_json(p.offline_grace_seconds);
   o["offlineLease"] = seconds_json(p.offline_lease_seconds);
-  o["offlineRelease"] = seconds_json(p.offline_release_seconds);
+  o["offlineRelease"] =
+      p.offline_release ? json::value(to_string(*p.offline_release)) : json::value(nullptr);
   o["maxConcurrent"] = seconds_json(p.max_concurrent);
   o["leaseTtl"] = seconds_json(p.lease_ttl_seconds);
   o["maxDeactivations"] = seconds_json(p.max_deactivations);
@@ -47,12 +48,15 @@ NewLicense license_from_plan(const Plan& plan, UnixMillis now) {
   n.max = plan.max.value_or(0);
   n.machine_ttl_seconds = plan.machine_ttl_seconds;
   n.offline_grace_seconds = plan.offline_grace_seconds;
+  n.offline_lease_seconds = plan.offline_lease_seconds;
+  n.max_deactivations = plan.max_deactivations;
+  if (plan.offline_release) n.offline_release = *plan.offline_release;
   const bool later = plan.valid_from_first_activation;
   if (plan.valid_for_seconds) {
     if (later) {
       n.valid_for_pending_seconds = plan.valid_for_seconds;
     } else {
-      n.expires_at = now + *plan.valid_for_seconds * 1000;
+      n.expires_at = add_seconds(now, *plan.valid_for_seconds);
     }
   }
   for (const auto& pe : plan.entitlements) {
@@ -63,7 +67,7 @@ NewLicense license_from_plan(const Plan& plan, UnixMillis now) {
       if (later) {
         e.pending_seconds = pe.valid_for_seconds;
       } else {
-        e.expires_at = now + *pe.valid_for_seconds * 1000;
+        e.expires_at = add_seconds(now, *pe.valid_for_seconds);
       }
     }
     n.entitlements.push_back(std::move(e));
@@ -125,7 +129,12 @@ Status plan_spec_from_store(std::string_view text, Plan& p) {
   p.machine_ttl_seconds = int_member(o, "machineTtl");
   p.offline_grace_seconds = int_member(o, "offlineGrace");
   p.offline_lease_seconds = int_member(o, "offlineLease");
-  p.offline_release_seconds = int_member(o, "offlineRelease");
+  // A string since offlineRelease became "expiry" | "deactivation"; the integer an earlier
+  // build of this unreleased member wrote reads as unset.
+  const auto* release = o.if_contains("offlineRelease");
+  p.offline_release = release != nullptr && release->is_string()
+                          ? parse_offline_release(std::string_view(release->as_string()))
+                          : std::nullopt;
   p.max_concurrent = int_member(o, "maxConcurrent");
   p.lease_ttl_seconds = int_member(o, "leaseTtl");
   p.max_deactivations = int_member(o, "maxDeactivations");

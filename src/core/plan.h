@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/clock.h"
+#include "core/license.h"
 #include "core/result.h"
 
 namespace licensed {
@@ -34,7 +35,9 @@ struct Plan {
   // Members of the offline and seat features (docs/protocol.md §19 lists them): kept and
   // shown with the plan.
   std::optional<int64_t> offline_lease_seconds;
-  std::optional<int64_t> offline_release_seconds;
+  // offlineRelease, "expiry" or "deactivation" (docs/protocol.md §21.5), copied to new
+  // licenses; null: the license default ("expiry").
+  std::optional<OfflineRelease> offline_release;
   std::optional<int64_t> max_concurrent;
   std::optional<int64_t> lease_ttl_seconds;
   std::optional<int64_t> max_deactivations;

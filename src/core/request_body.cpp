@@ -298,6 +298,10 @@ std::string_view endpoint_name(Endpoint endpoint) {
       return "deactivate";
     case Endpoint::kTrial:
       return "trial";
+    case Endpoint::kOfflineActivate:
+      return "offline-activate";
+    case Endpoint::kOfflineDeactivate:
+      return "offline-deactivate";
   }
   return "unknown";
 }
@@ -416,7 +420,30 @@ ApiResult<LicenseRequest> parse_trial_request(const BodyHandler& h) {
 
 }  // namespace
 
+namespace {
+
+// The outer body of offline-activate and offline-deactivate: {"request": "<armoured text>"}.
+// The file itself is read by the caller (auth/offline_files.h), which the core cannot use.
+ApiResult<LicenseRequest> parse_offline_request(std::string_view body) {
+  ASSIGN_OR_RETURN(json::object o, parse_json_object_body(body));
+  const json::value* text = o.if_contains("request");
+  if (text == nullptr || text->is_null())
+    return errors::malformed("request", "request is required");
+  if (!text->is_string()) return errors::malformed("request", "request must be a string");
+  if (text->as_string().size() > kMaxOfflineRequestBytes) {
+    return errors::malformed("request", "request is larger than 4 KiB");
+  }
+  LicenseRequest req;
+  req.offline_text = std::string(text->as_string());
+  return req;
+}
+
+}  // namespace
+
 ApiResult<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_view body) {
+  if (endpoint == Endpoint::kOfflineActivate || endpoint == Endpoint::kOfflineDeactivate) {
+    return parse_offline_request(body);
+  }
   json::basic_parser<BodyHandler> parser(json::parse_options{}, endpoint);
   if (auto refused = check_json_object(parser, body)) return std::move(*refused);
   const BodyHandler& h = parser.handler();

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <boost/json/object.hpp>
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,9 +14,30 @@
 
 namespace licensed {
 
-enum class Endpoint { kActivate, kHeartbeat, kStatus, kDeactivate, kTrial };
-// The endpoint's path segment: "activate", "heartbeat", "status", "deactivate" or "trial".
+enum class Endpoint {
+  kActivate,
+  kHeartbeat,
+  kStatus,
+  kDeactivate,
+  kTrial,
+  kOfflineActivate,
+  kOfflineDeactivate
+};
+// The endpoint's path segment: "activate", "heartbeat", "status", "deactivate", "trial",
+// "offline-activate" or "offline-deactivate".
 std::string_view endpoint_name(Endpoint endpoint);
+
+// What an offline file (docs/protocol.md §21.2) said beside its inner body: the section 2
+// values it was signed with, and a deactivation file's activationId.
+struct OfflineOrigin {
+  std::string key_id;
+  int64_t timestamp = 0;  // Unix seconds, as signed
+  std::string nonce;
+  std::optional<std::string> activation_id;  // deactivation files only
+};
+
+// Request files are accepted up to this size (docs/protocol.md §21.5).
+inline constexpr size_t kMaxOfflineRequestBytes = 4096;
 
 struct LicenseRequest {
   std::string license_key;  // normalised to lowercase; empty for trial
@@ -26,6 +49,11 @@ struct LicenseRequest {
   // Trial only (docs/protocol.md §20): the product's slug, and the email, lowercased.
   std::string product;
   std::optional<std::string> email;
+  // Offline endpoints: the armoured file as sent (`request`), and, once it is parsed, what
+  // it said; the members above are then the inner body's. Initialised here so brace
+  // initialisations of the members above still compile without them (-Wextra).
+  std::string offline_text{};
+  std::optional<OfflineOrigin> offline{};
 };
 
 // True for `application/json` (case-insensitive) with optional parameters; a charset

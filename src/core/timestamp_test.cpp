@@ -26,5 +26,16 @@ TEST(Timestamp, RejectsNonsense) {
   }
 }
 
+TEST(AddSeconds, MovesATimeBySecondsAndSaturatesInsteadOfOverflowing) {
+  EXPECT_EQ(add_seconds(1'795'000'000'000, 86400), 1'795'086'400'000);
+  EXPECT_EQ(add_seconds(1'795'000'000'000, -60), 1'794'999'940'000);
+  EXPECT_EQ(add_seconds(1'795'000'000'000, kMaxDurationSeconds), 4'948'600'000'000);
+  // What once overflowed: a grace of 9223372036854775 s added to now.
+  EXPECT_EQ(add_seconds(1'795'000'000'000, 9'223'372'036'854'775), INT64_MAX);
+  EXPECT_EQ(add_seconds(1'795'000'000'000, INT64_MAX), INT64_MAX);
+  EXPECT_EQ(add_seconds(-1'000, INT64_MIN), INT64_MIN);
+  EXPECT_EQ(add_seconds(INT64_MAX - 500, 1), INT64_MAX);
+}
+
 }  // namespace
 }  // namespace licensed

@@ -13,7 +13,7 @@ namespace {
 
 namespace ev = webhook_event;
 
-// A record of no change (a partial refund, spec §21) is audited with `changes` {}.
+// A record of no change (a partial refund, docs/protocol.md §22.7) is audited with `changes` {}.
 bool changes_nothing(const AuditEntry& e) {
   return e.changes && *e.changes == "{}";
 }
@@ -90,7 +90,9 @@ Status record_audited_event(LicenseTx& tx, const AuditEntry& e, const License& l
   boost::json::object data = license_event_data(license, e.at, e.actor);
   if (e.actor_name) data["actorName"] = *e.actor_name;
   if (is_machine_event(*type) && e.machine_id) {
-    data["machine"] = boost::json::object{{"id", *e.machine_id}};
+    boost::json::object machine{{"id", *e.machine_id}};
+    if (e.offline) machine["offline"] = true;  // the change came through an offline file
+    data["machine"] = std::move(machine);
   }
   if (e.changes && *type == ev::kLicenseUpdated) {
     boost::system::error_code ec;
@@ -101,12 +103,12 @@ Status record_audited_event(LicenseTx& tx, const AuditEntry& e, const License& l
 }
 
 Status record_limit_reached(LicenseTx& tx, const License& license, std::string_view machine_id,
-                            int64_t code, UnixMillis now) {
+                            int64_t code, UnixMillis now, Actor actor) {
   constexpr int64_t kHourMs = 3'600'000;
   const std::string mark = std::string(ev::kLimitReached) + ":" + license.key;
   ASSIGN_OR_RETURN(const bool first_this_hour, tx.take_webhook_mark(mark, now, kHourMs));
   if (!first_this_hour) return Ok{};
-  boost::json::object data = license_event_data(license, now, Actor::kClient);
+  boost::json::object data = license_event_data(license, now, actor);
   data["machine"] = boost::json::object{{"id", machine_id}};
   data["code"] = code;
   return tx.insert_webhook_event(ev::kLimitReached, now,

@@ -1,5 +1,5 @@
-// The events webhooks report (spec §18): their catalogue, which accepted change each audit
-// action is, and the body a receiver gets. The events themselves are written by the change's
+// The events webhooks report (docs/protocol.md §25): their catalogue, which accepted change each
+// audit action is, and the body a receiver gets. The events themselves are written by the change's
 // own transaction (LicenseTx::append_audit and the explicit record_* calls below), beside
 // its audit record, so a committed change is never left unreported.
 #pragma once
@@ -38,7 +38,8 @@ inline constexpr std::string_view kEntitlementExpired = "license.entitlement_exp
 inline constexpr std::string_view kOfflineExpiring = "activation.offline_expiring";
 }  // namespace webhook_event
 
-// Every type of spec §18, in its order. An endpoint subscribes to some of them or to "*".
+// Every type of docs/protocol.md §25.2, in its order. An endpoint subscribes to some of them or to
+// "*".
 const std::vector<std::string_view>& webhook_event_types();
 bool is_webhook_event_type(std::string_view type);
 
@@ -49,7 +50,7 @@ std::optional<std::string_view> event_type_of(const AuditEntry& entry);
 // `{"type", "timestamp", "data"}`, serialised once: the exact bytes every attempt signs.
 std::string webhook_body(std::string_view type, UnixMillis at, boost::json::object data);
 
-// `data` of a license event: the license (spec §4 fields, entitlements included) as it is
+// `data` of a license event: the license (docs/protocol.md §6, entitlements included) as it is
 // after the change, and the actor; the machine for activation events.
 boost::json::object license_event_data(const License& license, UnixMillis at, Actor actor);
 
@@ -58,9 +59,10 @@ boost::json::object license_event_data(const License& license, UnixMillis at, Ac
 Status record_audited_event(LicenseTx& tx, const AuditEntry& entry, const License& license);
 
 // Events no audit record reports, each in the transaction of what it reports.
-// license.limit_reached: at most one per license per hour (a mark in the store decides).
+// license.limit_reached (a 1705, 1710 or 1711 answered to `actor`): at most one per license
+// per hour (a mark in the store decides).
 Status record_limit_reached(LicenseTx& tx, const License& license, std::string_view machine_id,
-                            int64_t code, UnixMillis now);
+                            int64_t code, UnixMillis now, Actor actor);
 // Any other event of one license, with extra members in `data` (an order, a trial).
 Status record_license_event(LicenseTx& tx, std::string_view type, const License& license,
                             UnixMillis at, Actor actor, boost::json::object extra = {});

@@ -1,4 +1,4 @@
-// The claim page (spec §20 "The key reaches the buyer", §21 "Stores"):
+// The claim page (docs/protocol.md §23):
 // GET /claim/{storeId}/{id} shows the license keys of a Stripe Checkout session or a
 // Lemon Squeezy order to whoever holds its unguessable id, for 30 days after the order.
 // Here are its decisions and its HTML, without HTTP (http/claim_handler.* serves it):

@@ -25,7 +25,7 @@ std::vector<size_t> code_point_starts(std::string_view s) {
 json::object customer_audit_json(const AuditEntry& entry) {
   const json::object record = audit_json(entry);
   json::object o;
-  for (const char* name : {"id", "at", "action", "actor", "refresh"}) {
+  for (const char* name : {"id", "at", "action", "actor", "refresh", "offline"}) {
     if (const auto* v = record.if_contains(name)) o[name] = *v;
   }
   if (const auto* m = record.if_contains("machineId"); m != nullptr && m->is_string()) {
@@ -83,6 +83,10 @@ Result<json::object> customer_license_view(StoreTx& tx, std::string_view key, Un
                                     {"activatedAt", a.at("activatedAt")},
                                     {"lastSeenAt", a.at("lastSeenAt")},
                                     {"stale", a.at("stale")}});
+    json::object& shown_machine = machines.back().as_object();
+    for (const char* name : {"offline", "offlineUntil", "deactivatedAt"}) {
+      if (const auto* v = a.if_contains(name)) shown_machine[name] = *v;
+    }
   }
   view["activations"] = std::move(machines);
   view["audit"] = std::move(audit);
@@ -106,6 +110,53 @@ Status customer_free_slot(StoreTx& tx, std::string_view key, std::string_view ha
   }
   return Error::not_found(subjects::kMachineId,
                           "no machine of license " + l.key + " has that handle");
+}
+
+namespace {
+
+// The session's license must be the one the file names (1703 otherwise), checked before
+// the operation locks anything.
+RequestResult<Ok> check_file_license(StoreTx& tx, std::string_view key, const LicenseRequest& req) {
+  // The session's own license gone is a sign-in problem (to_dashboard_error), as elsewhere.
+  auto l = find_customer_license(tx, key);
+  if (!l.ok()) return RequestError(std::move(l.error()));
+  if (req.license_key != l.value().key) {
+    ApiError e = errors::not_found();
+    e.message = "this file is for another license than the one you signed in with";
+    return e;
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+RequestResult<json::object> customer_offline_activate(StoreTx& tx, std::string_view key,
+                                                      const LicenseRequest& req,
+                                                      OperationContext ctx) {
+  RETURN_IF_ERROR(check_file_license(tx, key, req));
+  ctx.actor = Actor::kCustomer;
+  return offline_activate(tx, req, ctx);
+}
+
+RequestResult<json::object> customer_offline_deactivate(StoreTx& tx, std::string_view key,
+                                                        const LicenseRequest& req,
+                                                        OperationContext ctx) {
+  RETURN_IF_ERROR(check_file_license(tx, key, req));
+  ctx.actor = Actor::kCustomer;
+  return offline_deactivate(tx, req, ctx);
+}
+
+json::object customer_activation_answer(const json::object& signed_answer) {
+  const json::object& machine = signed_answer.at("machine").as_object();
+  return json::object{
+      {"ok", true},
+      {"activationFile", signed_answer.at(kActivationFileMember)},
+      {"expiresAt", machine.at("offlineUntil")},
+      {"machine", json::object{{"machineId", mask_machine_id(machine.at("id").as_string())},
+                               {"name", machine.at("name")}}},
+      {"activations", signed_answer.at("activations")},
+      {"max", signed_answer.at("max")},
+  };
 }
 
 }  // namespace licensed

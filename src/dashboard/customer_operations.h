@@ -1,8 +1,9 @@
 // What a customer may do from the dashboard, over the same operations the admin API
 // uses: see their license (product, status, expiry, machines with masked ids, the newest
-// audit records), page back through its history, and free a slot (audit
-// `license.deactivate`, actor `customer`). A deleted license answers exactly as an
-// unknown key (kNotFound), as everywhere a customer looks.
+// audit records), page back through its history, free a slot (audit
+// `license.deactivate`, actor `customer`), and submit offline request and deactivation
+// files for their own license (docs/protocol.md §21.2, §21.5). A deleted license answers exactly as
+// an unknown key (kNotFound), as everywhere a customer looks.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -11,6 +12,8 @@
 
 #include "admin/admin_operations.h"
 #include "admin/list_page.h"
+#include "core/operations.h"
+#include "core/request_error.h"
 #include "core/result.h"
 #include "store/store_tx.h"
 
@@ -36,7 +39,8 @@ inline constexpr PageLimits kCustomerAuditPage{20, 100};
 
 // {"licenseKey", "product", "status", "expiresAt", "max", "activationCount",
 //  "activations": [{"handle", "machineId" (masked), "name", "activatedAt", "lastSeenAt",
-//  "stale"}], "audit": the first page of customer_audit_page}.
+//  "stale", and for an offline machine "offline": true, "offlineUntil", "deactivatedAt"
+//  when deactivated under "expiry"}], "audit": the first page of customer_audit_page}.
 Result<boost::json::object> customer_license_view(StoreTx& tx, std::string_view key,
                                                   UnixMillis now);
 
@@ -51,5 +55,23 @@ Result<boost::json::object> customer_audit_page(StoreTx& tx, std::string_view ke
 // machine has it.
 Status customer_free_slot(StoreTx& tx, std::string_view key, std::string_view handle,
                           const AdminContext& ctx);
+
+// An offline file (its signature and age checked already, auth/offline_files.h) submitted
+// from the dashboard of license `key`: `req` is its inner body. A file naming another
+// license is 404 1703, as for a license that does not exist, so a session learns nothing
+// of other licenses. Otherwise offline_activate / offline_deactivate (core/operations.h)
+// with actor `customer`: their refusals (1704, 1705, 1707, 1711, 1702 too_old) as they
+// are, and the activate answer with the unsigned payload in `activationFile`.
+RequestResult<boost::json::object> customer_offline_activate(StoreTx& tx, std::string_view key,
+                                                             const LicenseRequest& req,
+                                                             OperationContext ctx);
+RequestResult<boost::json::object> customer_offline_deactivate(StoreTx& tx, std::string_view key,
+                                                               const LicenseRequest& req,
+                                                               OperationContext ctx);
+
+// What the page is told of a signed offline_activate answer: {"ok", "activationFile" (the
+// armoured file), "expiresAt" (the file's end), "machine": {"machineId" (masked), "name"},
+// "activations", "max"}; the full machine id stays off the page, as everywhere.
+boost::json::object customer_activation_answer(const boost::json::object& signed_answer);
 
 }  // namespace licensed

@@ -46,7 +46,7 @@ class CustomerOperationsTest : public ::testing::Test {
   }
 
   void activate(const std::string& machine, std::optional<std::string> name) {
-    LicenseRequest req{key_, machine, std::move(name), {}, {}};
+    LicenseRequest req{key_, machine, std::move(name), {}, {}, {}, {}};
     auto r = write([&](StoreTx& tx) {
       OperationContext ctx;
       ctx.now = kStart;
@@ -62,6 +62,41 @@ class CustomerOperationsTest : public ::testing::Test {
 
   boost::json::object view() {
     return write([&](StoreTx& tx) { return customer_license_view(tx, key_, kStart); }).value();
+  }
+
+  // An offline file's inner body as the handler passes it on (its checks done already).
+  static LicenseRequest offline_file(const std::string& key, const std::string& machine,
+                                     std::optional<std::string> activation_id = std::nullopt) {
+    LicenseRequest req;
+    req.license_key = key;
+    req.machine_id = machine;
+    req.offline = OfflineOrigin{"k", kStart / 1000, "nonce-" + activation_id.value_or(machine),
+                                std::move(activation_id)};
+    return req;
+  }
+
+  static std::string fixed_activation_id() { return std::string(32, 'a'); }
+
+  static OperationContext offline_context() {
+    OperationContext ctx;
+    ctx.now = kStart + 1000;
+    ctx.new_activation_id = &fixed_activation_id;
+    return ctx;
+  }
+
+  std::string other_license() {
+    return write([&](StoreTx& tx) -> Result<std::string> {
+             LicenseSpec spec{
+                 "reverb", 1, std::nullopt, std::nullopt, LicenseStatus::kActive, "", {}, {}, {}};
+             ASSIGN_OR_RETURN(auto l, create_license(tx, spec, admin()));
+             return l.key;
+           })
+        .value();
+  }
+
+  std::string audit_of_last_deactivation_actor() {
+    const auto audit = write([&](StoreTx& tx) { return license_audit(tx, key_); }).value();
+    return std::string(audit.back().at("actor").as_string());
   }
 
   std::unique_ptr<SqliteStore> store_;
@@ -156,6 +191,72 @@ TEST_F(CustomerOperationsTest, ADeletedOrUnknownLicenseIsNotFound) {
   ASSERT_FALSE(garbage.ok());
   EXPECT_EQ(garbage.error().code, StatusCode::kNotFound);
   EXPECT_EQ(garbage.error().subject, subjects::kLicenseKey);
+}
+
+TEST_F(CustomerOperationsTest, AnOfflineFileForAnotherLicenseIsRefusedAsAnUnknownKey) {
+  const std::string other = other_license();
+  auto activated = write([&](StoreTx& tx) {
+    return customer_offline_activate(tx, key_, offline_file(other, "studio-rack-0001"),
+                                     offline_context());
+  });
+  ASSERT_FALSE(activated.ok());
+  ASSERT_NE(activated.error().answer(), nullptr) << activated.error().message();
+  EXPECT_EQ(activated.error().answer()->code, ErrorCode::kNotFound);
+  EXPECT_NE(activated.error().message().find("another license"), std::string::npos);
+  auto deactivated = write([&](StoreTx& tx) {
+    return customer_offline_deactivate(tx, key_, offline_file(other, "studio-rack-0001", "x"),
+                                       offline_context());
+  });
+  ASSERT_FALSE(deactivated.ok());
+  ASSERT_NE(deactivated.error().answer(), nullptr);
+  EXPECT_EQ(deactivated.error().answer()->code, ErrorCode::kNotFound);
+  const auto shown = write([&](StoreTx& tx) { return customer_license_view(tx, other, kStart); });
+  EXPECT_EQ(shown.value().at("activationCount").as_int64(), 0);
+}
+
+TEST_F(CustomerOperationsTest, AnOfflineActivationIsTheCustomersShownOfflineAndEndsWithItsFile) {
+  AdminContext customer{kStart, std::nullopt, Actor::kCustomer, "203.0.113.9"};
+  ASSERT_TRUE(write([&](StoreTx& tx) {
+                return customer_free_slot(tx, key_, machine_handle("laptop-0b91d2c4"), customer);
+              }).ok());
+  const std::string machine = "studio-rack-0001";
+  auto activated = write([&](StoreTx& tx) {
+    return customer_offline_activate(tx, key_, offline_file(key_, machine), offline_context());
+  });
+  ASSERT_TRUE(activated.ok()) << activated.error().message();
+  const auto answer = customer_activation_answer(activated.value());
+  EXPECT_EQ(answer.at("machine").at("machineId").as_string(), mask_machine_id(machine));
+  EXPECT_EQ(answer.at("expiresAt"), activated.value().at("machine").at("offlineUntil"));
+  EXPECT_EQ(answer.at("activations").as_int64(), 2);
+  EXPECT_FALSE(answer.at("machine").as_object().contains("id"));
+
+  auto shown_machine = [&]() -> boost::json::object {
+    const auto v = view();
+    for (const auto& m : v.at("activations").as_array()) {
+      if (m.at("handle").as_string() == machine_handle(machine)) return m.as_object();
+    }
+    return {};
+  };
+  EXPECT_TRUE(shown_machine().at("offline").as_bool());
+  EXPECT_EQ(shown_machine().at("offlineUntil"), answer.at("expiresAt"));
+  const auto audit = write([&](StoreTx& tx) { return license_audit(tx, key_); }).value();
+  EXPECT_EQ(audit.back().at("actor").as_string(), "customer");
+  EXPECT_TRUE(audit.back().at("offline").as_bool());
+
+  // Its slot is freed with its deactivation file, not by the plain free-slot.
+  auto plain = write(
+      [&](StoreTx& tx) { return customer_free_slot(tx, key_, machine_handle(machine), customer); });
+  ASSERT_FALSE(plain.ok());
+  EXPECT_EQ(plain.error().code, StatusCode::kConflict);
+  auto deactivated = write([&](StoreTx& tx) {
+    return customer_offline_deactivate(tx, key_, offline_file(key_, machine, fixed_activation_id()),
+                                       offline_context());
+  });
+  ASSERT_TRUE(deactivated.ok()) << deactivated.error().message();
+  // "expiry" (the default): marked deactivated, still counted until the file's end.
+  EXPECT_TRUE(shown_machine().contains("deactivatedAt"));
+  EXPECT_EQ(view().at("activationCount").as_int64(), 2);
+  EXPECT_EQ(audit_of_last_deactivation_actor(), "customer");
 }
 
 }  // namespace

@@ -80,6 +80,10 @@ std::string_view path_template(AdminRoute r) {
       return "/api/v1/admin/webhooks/{id}/deliveries";
     case AdminRoute::kRetryWebhookDelivery:
       return "/api/v1/admin/webhooks/{id}/deliveries/{eventId}/retry";
+    case AdminRoute::kOfflineActivation:
+      return "/api/v1/admin/licenses/{key}/offline-activations";
+    case AdminRoute::kOfflineDeactivation:
+      return "/api/v1/admin/licenses/{key}/offline-deactivations";
   }
   return "/api/v1/admin/";
 }
@@ -175,6 +179,7 @@ ApiResult<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
       route == AdminRoute::kCreatePlan || route == AdminRoute::kPatchPlan ||
       route == AdminRoute::kCreateStore || route == AdminRoute::kPatchStore ||
       route == AdminRoute::kCreateWebhook || route == AdminRoute::kPatchWebhook ||
+      route == AdminRoute::kOfflineActivation || route == AdminRoute::kOfflineDeactivation ||
       (route == AdminRoute::kRotateWebhookSecret && !req.body().empty())) {
     if (!is_json_content_type(header(req, "Content-Type").value_or(""))) {
       return errors::malformed("", "the body must be sent as Content-Type: application/json");
@@ -244,6 +249,12 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
   if (s.size() == 3 && s[2] == "restore") return pick(method, {{"POST", R::kRestoreLicense}});
   if (s.size() == 3 && s[2] == "activations") return pick(method, {{"GET", R::kListActivations}});
   if (s.size() == 3 && s[2] == "audit") return pick(method, {{"GET", R::kListAudit}});
+  if (s.size() == 3 && s[2] == "offline-activations") {
+    return pick(method, {{"POST", R::kOfflineActivation}});
+  }
+  if (s.size() == 3 && s[2] == "offline-deactivations") {
+    return pick(method, {{"POST", R::kOfflineDeactivation}});
+  }
   if (s.size() == 4 && s[2] == "activations") {
     return pick(method, {{"DELETE", R::kRemoveActivation}});
   }
@@ -290,6 +301,7 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
     parsed.value().check_webhook_url = [policy = config_.outgoing_policy](std::string_view url) {
       return check_outgoing_destination(url, policy);
     };
+    parsed.value().offline = &config_.offline;
   }
   auto call = std::make_shared<const ApiResult<AdminCall>>(std::move(parsed));
   const bool writes = changes_data(admin_route);

@@ -4,6 +4,7 @@
 // the admin operations.
 #pragma once
 
+#include "admin/admin_offline.h"
 #include "http/http_service.h"
 #include "observability/error_reporter.h"
 #include "outgoing/outgoing_client.h"
@@ -25,9 +26,12 @@ struct AdminApiConfig {
   // --public-url: the start of a new store's inboundUrl; empty: it is a path.
   std::string public_url;
   // --webhook-allow-http and --webhook-allow-private: how a webhook endpoint's URL is
-  // checked when it is given (spec §18; the host is resolved then, on the store thread
+  // checked when it is given (docs/protocol.md §25; the host is resolved then, on the store thread
   // running the call, and again by the dispatcher when it connects).
   OutgoingPolicy outgoing_policy;
+  // The signing keys, offline limits and response keys of the License API's offline
+  // endpoints, for support's submissions of offline files (docs/protocol.md §21.7, §21.5).
+  OfflineSubmission offline;
 };
 
 // The first path of the admin API; every route is below it.

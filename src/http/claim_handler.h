@@ -1,4 +1,4 @@
-// The claim page, GET /claim/{storeId}/{id} on the public listener (spec §20-21): the
+// The claim page, GET /claim/{storeId}/{id} on the public listener (docs/protocol.md §23): the
 // keys of a Stripe Checkout session or a Lemon Squeezy order, as a server-rendered page.
 // Thin: the decisions and the HTML are dashboard/claim.h's. Every request counts in the
 // License API's per-IP bucket (429 with Retry-After beyond it); every answer carries

@@ -30,9 +30,9 @@ class CidrBlock {
 // caps count by it, so 2^64 addresses are one client (docs/protocol.md §11).
 boost::asio::ip::address client_block(const boost::asio::ip::address& address);
 
-// The key a per-IP rate-limit bucket counts `client_ip` under (spec 21): the text of its
-// client_block, so an IPv6 client's whole /64 shares one bucket; an IPv4 address, or a
-// text that is no address, stays as it is.
+// The key a per-IP rate-limit bucket counts `client_ip` under (docs/protocol.md §11): the text of
+// its client_block, so an IPv6 client's whole /64 shares one bucket; an IPv4 address, or a text
+// that is no address, stays as it is.
 std::string ip_bucket_key(std::string_view client_ip);
 
 class TrustedProxies {

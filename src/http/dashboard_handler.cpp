@@ -12,6 +12,7 @@
 #include "http/bucket_check.h"
 #include "http/client_address.h"
 #include "http/dashboard_error.h"
+#include "http/license_api_error.h"
 #include "observability/internal_error.h"
 
 namespace licensed {
@@ -191,6 +192,23 @@ void open_session(SessionStore* sessions, const std::string& license_key, bool s
       });
 }
 
+// The signed-in dashboard's translation, as a plain function for RequestError::answer_or.
+ApiError signed_in_error(const Error& e) {
+  return to_dashboard_error(e, DashboardStep::kSignedIn);
+}
+
+// The file a change's body carries: {"request": "<armoured text>"} (at most 4 KiB, as the
+// License API takes it), read as a file of `kind` with its inner body.
+ApiResult<OfflineFile> offline_file_body(const HttpRequest& req, OfflineFileKind kind) {
+  if (!is_json_content_type(header(req, "Content-Type").value_or(""))) {
+    return errors::malformed("", "the body must be sent as Content-Type: application/json");
+  }
+  const Endpoint endpoint =
+      kind == OfflineFileKind::kRequest ? Endpoint::kOfflineActivate : Endpoint::kOfflineDeactivate;
+  ASSIGN_OR_RETURN(const LicenseRequest outer, parse_license_request(endpoint, req.body()));
+  return parse_offline_file(outer.offline_text, kind);
+}
+
 }  // namespace
 
 // A dashboard request that may park on Redis (its buckets, its session), and what the
@@ -269,6 +287,10 @@ ApiResult<Route> DashboardHandler::route(std::string_view method, std::string_vi
   if (path == "/dashboard/api/license") return only(method, "GET", R::kLicense);
   if (path == "/dashboard/api/audit") return only(method, "GET", R::kAudit);
   if (path == "/dashboard/api/free-slot") return only(method, "POST", R::kFreeSlot);
+  if (path == "/dashboard/api/offline-activate") return only(method, "POST", R::kOfflineActivate);
+  if (path == "/dashboard/api/offline-deactivate") {
+    return only(method, "POST", R::kOfflineDeactivate);
+  }
   return errors::route_not_found();
 }
 
@@ -339,6 +361,13 @@ void DashboardHandler::act(const Visit& visit) const {
   }
   if (visit->route == DashboardRoute::kFreeSlot) {
     return free_slot(req, visit->session, ctx, visit->reply);
+  }
+  if (visit->route == DashboardRoute::kOfflineActivate) {
+    return submit_offline_file(req, visit->session, ctx, visit->reply, OfflineFileKind::kRequest);
+  }
+  if (visit->route == DashboardRoute::kOfflineDeactivate) {
+    return submit_offline_file(req, visit->session, ctx, visit->reply,
+                               OfflineFileKind::kDeactivation);
   }
   sign_out(visit);
 }
@@ -443,6 +472,67 @@ void DashboardHandler::free_slot(const HttpRequest& req, const DashboardSession&
                   RETURN_IF_ERROR(customer_free_slot(tx, key, handle, now_who));
                   return json::object{{"ok", true}};
                 });
+}
+
+void DashboardHandler::submit_offline_file(const HttpRequest& req, const DashboardSession& session,
+                                           const RequestContext& ctx, const HttpReply& reply,
+                                           OfflineFileKind kind) const {
+  const std::string request_id(ctx.request_id);
+  if (config_.keys == nullptr || config_.response_signer == nullptr) {
+    return reply(dashboard_error(errors::internal(), request_id));
+  }
+  auto file = offline_file_body(req, kind);
+  if (!file.ok()) return reply(dashboard_error(file.error(), request_id));
+  const Clock* clock = config_.clock;
+  // The same checks as the License API's offline endpoints: key, age, skew, signature.
+  auto key =
+      check_offline_file(*config_.keys, file.value(), clock->now_seconds(), config_.offline_limits);
+  if (!key.ok()) return reply(dashboard_error(key.error(), request_id));
+  const SigningKey* signing_key = key.value();
+  const ResponseSigner* signer = config_.response_signer;
+  ErrorReporter* reporter = config_.error_reporter;
+  const std::optional<std::string>* dashboard_url = &config_.dashboard_url;
+  auto request = std::make_shared<LicenseRequest>(std::move(file.value().request));
+  submit_call<boost::json::object, RequestError>(
+      *config_.store, TxKind::kWrite,
+      [license_key = session.license_key, request, signing_key, dashboard_url, clock, kind,
+       ip = std::string(ctx.client_ip),
+       request_id](StoreTx& tx) -> RequestResult<boost::json::object> {
+        OperationContext op;
+        op.now = clock->now_ms();
+        op.ip = ip;
+        op.key_id = signing_key->id;
+        op.request_id = request_id;
+        op.inner_bound_products = &signing_key->products;
+        op.dashboard_url = dashboard_url;
+        op.new_activation_id = &random_128_bit_hex;
+        if (kind == OfflineFileKind::kDeactivation) {
+          return customer_offline_deactivate(tx, license_key, *request, op);
+        }
+        return customer_offline_activate(tx, license_key, *request, op);
+      },
+      [signer, kind, reporter, clock, request_id,
+       reply](const RequestResult<boost::json::object>& answer) {
+        auto shown = [&]() -> Result<boost::json::object, RequestError> {
+          if (!answer.ok()) return answer.error();
+          if (kind == OfflineFileKind::kDeactivation) return answer.value();
+          // Ed25519, the algorithm every SDK pins (§13.4: ES256 only when a client asks).
+          auto signed_answer =
+              sign_activation_file_member(signer, ResponseAlgorithm::kEd25519, answer.value());
+          if (!signed_answer.ok()) return RequestError(std::move(signed_answer.error()));
+          return customer_activation_answer(signed_answer.value());
+        }();
+        if (shown.ok()) return reply(dashboard_json(200, shown.value(), request_id));
+        const ApiError e = shown.error().answer_or(signed_in_error);
+        if (is_internal_error(e)) {
+          report_internal_error(reporter, "dashboard", "/dashboard/api/offline", request_id, "",
+                                clock->now_ms());
+        }
+        reply(dashboard_error(e, request_id));
+      },
+      // Refusals chosen by the operation are committed (any reclaim they include), as the
+      // License API commits them; failures roll back.
+      [](const RequestResult<boost::json::object>& answer) { return !must_roll_back(answer); });
 }
 
 }  // namespace licensed

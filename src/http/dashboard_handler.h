@@ -2,7 +2,9 @@
 // the embedded pages and assets, and a small JSON API for the customer
 // (/dashboard/api/...): sign in with the license key, see the license with the newest
 // page of its history (GET /dashboard/api/license), page back through older history
-// (GET /dashboard/api/audit?cursor=...&limit=...), free a slot, sign out. Reads are
+// (GET /dashboard/api/audit?cursor=...&limit=...), free a slot, submit an offline request
+// file (POST /dashboard/api/offline-activate, answered with the signed activation file) or
+// a deactivation file (POST /dashboard/api/offline-deactivate), sign out. Reads are
 // rate limited per session and per client IP (429 1706 with Retry-After), so a looping
 // viewer cannot take the store from the License API. The support view's page signs in with an admin
 // token and calls the admin API from the browser; it needs nothing more from the server. Thin: the
@@ -10,7 +12,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <string>
 
+#include "auth/key_ring.h"
+#include "auth/offline_files.h"
+#include "auth/response_signer.h"
 #include "dashboard/session_store.h"
 #include "http/http_service.h"
 #include "observability/error_reporter.h"
@@ -33,6 +40,15 @@ struct DashboardConfig {
   // The cookie is marked Secure when this is https (the public address is TLS), or
   // when the request says it came over https (X-Forwarded-Proto from a proxy).
   bool public_url_is_https = false;
+  // Offline files (docs/protocol.md §21.2, §21.5) are checked with the License API's keys
+  // and limits, and activation files signed (Ed25519) by its response signer: the same
+  // code as POST /api/v1/license/offline-activate. Null keys or signer: the two routes
+  // answer 1709.
+  const KeyRing* keys = nullptr;
+  OfflineFileLimits offline_limits;
+  const ResponseSigner* response_signer = nullptr;
+  // The hint of a 1705 (offline activation at the cap).
+  std::optional<std::string> dashboard_url;
 };
 
 // A request of the dashboard's API on its way (dashboard_handler.cpp).
@@ -70,6 +86,11 @@ class DashboardHandler final : public HttpService {
                   const RequestContext& ctx, const HttpReply& reply) const;
   void free_slot(const HttpRequest& request, const DashboardSession& session,
                  const RequestContext& ctx, const HttpReply& reply) const;
+  // Both offline routes: the file read and checked here, its operation in a write
+  // transaction (dashboard/customer_operations.h), an activation file signed after it.
+  void submit_offline_file(const HttpRequest& request, const DashboardSession& session,
+                           const RequestContext& ctx, const HttpReply& reply,
+                           OfflineFileKind kind) const;
 
   DashboardConfig config_;
 };

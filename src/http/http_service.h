@@ -33,7 +33,7 @@ struct RequestContext {
 class HttpService {
  public:
   virtual ~HttpService() = default;
-  // Check 1 of the contract: an unknown path or method is answered before the body is
+  // Check 1 of docs/protocol.md §3.5: an unknown path or method is answered before the body is
   // read.
   virtual ApiResult<Route> route(std::string_view method, std::string_view path) const = 0;
   // Answers through `reply`. It may park the request (on Redis) and answer after it

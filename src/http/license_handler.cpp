@@ -202,10 +202,22 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
           RETURN_IF_ERROR(
               tx.remember_nonce(request->key->id, request->nonce, request->nonce_expires_at));
         }
-        return run_operation(request->endpoint, tx, request->body,
-                             self->operation_context(*request, ip, request_id));
+        OperationContext op = self->operation_context(*request, ip, request_id);
+        if (is_offline_endpoint(request->endpoint)) {
+          // Step 10 begins with the file's own checks (docs/protocol.md §21.2), here so a
+          // refusal still keeps a nonce dated ahead, in this transaction.
+          ASSIGN_OR_RETURN(const SigningKey* inner_key,
+                           check_offline_request(self->config_.pipeline, *request));
+          op.inner_bound_products = &inner_key->products;
+        }
+        return run_operation(request->endpoint, tx, request->body, op);
       },
-      [request, request_id, reply, self](const RequestResult<boost::json::object>& answer) {
+      [request, request_id, reply, self,
+       algorithm](const RequestResult<boost::json::object>& answer) {
+        if (request->endpoint == Endpoint::kOfflineActivate && answer.ok()) {
+          return self->reply_with(self->with_activation_file(answer.value(), algorithm), *request,
+                                  request_id, reply);
+        }
         self->reply_with(answer, *request, request_id, reply);
       },
       // Business refusals are committed with the nonce and any reclaim they include.
@@ -224,7 +236,16 @@ OperationContext LicenseHandler::operation_context(const AuthorizedRequest& requ
   ctx.dashboard_url = &config_.dashboard_url;
   ctx.trial_identity = config_.trial_identity;
   ctx.new_license_key = &generate_license_key;
+  ctx.new_activation_id = &random_128_bit_hex;
   return ctx;
+}
+
+RequestResult<boost::json::object> LicenseHandler::with_activation_file(
+    boost::json::object body, ResponseAlgorithm algorithm) const {
+  auto signed_body =
+      sign_activation_file_member(config_.response_signer, algorithm, std::move(body));
+  if (!signed_body.ok()) return RequestError(std::move(signed_body.error()));
+  return std::move(signed_body.value());
 }
 
 void LicenseHandler::reply_with(const RequestResult<boost::json::object>& answer,

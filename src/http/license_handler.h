@@ -77,6 +77,10 @@ class LicenseHandler final : public HttpService {
   void reply_with(const RequestResult<boost::json::object>& answer,
                   const AuthorizedRequest& request, const std::string& request_id,
                   const HttpReply& reply) const;
+  // An offline-activate answer with its activationFile signed in `algorithm` (the one its
+  // request's X-License-Accept-Signature chose, docs/protocol.md §13.4).
+  RequestResult<boost::json::object> with_activation_file(boost::json::object body,
+                                                          ResponseAlgorithm algorithm) const;
   // `reply`, signing each answer in `algorithm` bound to `binding` first (when answers
   // are signed).
   HttpReply bound_to(AnswerBinding binding, ResponseAlgorithm algorithm, HttpReply reply) const;

@@ -19,7 +19,7 @@ namespace licensed {
 struct HttpLimits {
   size_t max_body_bytes = 16 * 1024;
   size_t max_header_bytes = 8 * 1024;
-  // A store's deliveries (spec §20: 1 MiB), the only route with a limit of its own.
+  // A store's deliveries (docs/protocol.md §22.2: 1 MiB), the only route with a limit of its own.
   size_t max_store_body_bytes = 1024 * 1024;
 };
 

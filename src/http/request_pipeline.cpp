@@ -88,6 +88,16 @@ void check_request(const Run& run) {
   auto body = check_body(run->endpoint, run->in.content_type, run->in.body);
   if (!body.ok()) return run->done({std::move(body.error()), nonce_to_keep(req), run->binding});
   run->body = std::move(body.value());
+  if (is_offline_endpoint(run->endpoint)) {
+    // Step 8 for the offline endpoints: `request` must be a file of the right shape; its
+    // inner body's license key is the one step 9 counts (docs/protocol.md §21.2).
+    const auto kind = run->endpoint == Endpoint::kOfflineActivate ? OfflineFileKind::kRequest
+                                                                  : OfflineFileKind::kDeactivation;
+    auto file = parse_offline_file(run->body.offline_text, kind);
+    if (!file.ok()) return run->done({std::move(file.error()), nonce_to_keep(req), run->binding});
+    run->body = file.value().request;
+    req.offline_file = std::move(file.value());
+  }
   // A trial has no license key yet: its step 9 is the trial bucket, which counts only
   // the requests that create a trial, so the handler takes it (license_handler_trial.cpp).
   if (run->endpoint == Endpoint::kTrial) return after_key_bucket(run, std::nullopt);
@@ -117,7 +127,7 @@ void authenticate(const Run& run) {
                       std::nullopt, std::nullopt});
   }
   // Checked before the timestamp is judged, so a 1701 is bound to a valid signature too;
-  // answered in the contract's order.
+  // answered in the order of docs/protocol.md §3.5.
   auto signature_error = check_signature(*run->key, h, in.method, api_path_of(in.path), in.body);
   run->binding = signature_error ? std::nullopt : std::optional<Sha256Digest>(h.signature);
   if (auto e = check_timestamp(ctx, h)) {
@@ -202,6 +212,17 @@ std::optional<Sha256Digest> valid_request_signature(const PipelineContext& ctx,
     return std::nullopt;
   }
   return headers.value().signature;
+}
+
+bool is_offline_endpoint(Endpoint endpoint) {
+  return endpoint == Endpoint::kOfflineActivate || endpoint == Endpoint::kOfflineDeactivate;
+}
+
+ApiResult<const SigningKey*> check_offline_request(const PipelineContext& ctx,
+                                                   const AuthorizedRequest& request) {
+  if (!request.offline_file) return errors::internal();
+  return check_offline_file(*ctx.keys, *request.offline_file, ctx.clock->now_seconds(),
+                            ctx.offline_limits);
 }
 
 void run_pipeline(const PipelineContext& ctx, Endpoint endpoint, const IncomingRequest& in,

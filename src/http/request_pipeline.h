@@ -18,6 +18,7 @@
 
 #include "auth/key_ring.h"
 #include "auth/nonce_store.h"
+#include "auth/offline_files.h"
 #include "auth/same_second_nonces.h"
 #include "auth/signing_headers.h"
 #include "core/clock.h"
@@ -44,6 +45,8 @@ struct PipelineContext {
   // With the in-memory nonce store: where nonces of requests dated in the current second
   // go, for a graceful stop to keep (see same_second_nonces.h). Null with Redis.
   SameSecondNonces* same_second_nonces = nullptr;
+  // How old and how far ahead an offline file may be (docs/protocol.md §21.1).
+  OfflineFileLimits offline_limits;
 };
 
 struct IncomingRequest {
@@ -64,7 +67,17 @@ struct AuthorizedRequest {
   // since the restart rule would not refuse a replay of it.
   bool keep_nonce_durably = false;
   UnixMillis nonce_expires_at = 0;
+  // offline-activate and offline-deactivate: the file as read at step 8 (its own checks
+  // run at step 10, check_offline_request); `body` is then its inner body.
+  std::optional<OfflineFile> offline_file;
 };
+
+// True for the endpoints whose body carries an offline file.
+bool is_offline_endpoint(Endpoint endpoint);
+// Step 10's first part for those (docs/protocol.md §21.2): the file's own key, timestamp and
+// signature; the key that signed it, or 400 1702 `field: "request"` with `reason`.
+ApiResult<const SigningKey*> check_offline_request(const PipelineContext& ctx,
+                                                   const AuthorizedRequest& request);
 
 void check_ip_bucket(const PipelineContext& ctx, std::string_view client_ip, CheckDone done);
 // Parses the headers and looks the key id up; `key` is null for an unknown id.

@@ -145,7 +145,7 @@ TEST_F(PipelineTest, EveryLiveKeyIsAcceptedAndUnknownIdsAreRefused) {
   EXPECT_EQ(verdict(run(s)), "1700:signature_mismatch");
 }
 
-// Spec 21: the IP bucket keys an IPv6 client by its /64.
+// docs/protocol.md §11: the IP bucket keys an IPv6 client by its /64.
 TEST_F(PipelineTest, TheIpBucketCountsAnIpv6SlashSixtyFourAsOneClient) {
   MemoryRateLimiter ip({1, 60'000});
   ctx_.ip_limiter = &ip;

@@ -27,13 +27,15 @@ enum class DashboardRoute {
   kLicense,
   kAudit,
   kFreeSlot,
+  kOfflineActivate,
+  kOfflineDeactivate,
 };
 
-// A store's deliveries, POST /api/v1/stores/{provider}/{id}/{token} (spec §20-21;
+// A store's deliveries, POST /api/v1/stores/{provider}/{id}/{token} (docs/protocol.md §22.2;
 // http/store_inbound_handler.h): only checks 1-3 apply, answers are not signed.
 enum class StoreRoute { kInbound };
 
-// The claim page, GET /claim/{storeId}/{id} (spec §20-21; http/claim_handler.h): a
+// The claim page, GET /claim/{storeId}/{id} (docs/protocol.md §23; http/claim_handler.h): a
 // server-rendered page of an order's keys, not signed.
 enum class ClaimRoute { kPage };
 

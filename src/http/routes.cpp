@@ -23,6 +23,8 @@ std::optional<Endpoint> license_endpoint_of(std::string_view path) {
   if (api == "/api/v1/license/status") return Endpoint::kStatus;
   if (api == "/api/v1/license/deactivate") return Endpoint::kDeactivate;
   if (api == "/api/v1/license/trial") return Endpoint::kTrial;
+  if (api == "/api/v1/license/offline-activate") return Endpoint::kOfflineActivate;
+  if (api == "/api/v1/license/offline-deactivate") return Endpoint::kOfflineDeactivate;
   return std::nullopt;
 }
 

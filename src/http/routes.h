@@ -1,4 +1,4 @@
-// Check 1 of the contract: which endpoint a method and target name.
+// Check 1 of docs/protocol.md §3.5: which endpoint a method and target name.
 #pragma once
 
 #include <optional>

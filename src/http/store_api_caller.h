@@ -1,8 +1,8 @@
 // The server's StoreApiCaller (admin/store_provider.h): a provider API look-up (Stripe's
 // line items, a Paddle customer, a FastSpring order, a Gumroad sale) made through the
-// outgoing client under spec §21's rules for outgoing connections, with the operator's
-// --webhook-allow-http, --webhook-allow-private and --outgoing-ca-file (§22: they govern
-// store API calls, options.apiBase included).
+// outgoing client under docs/protocol.md §24's rules for outgoing connections, with the operator's
+// --webhook-allow-http, --webhook-allow-private and --outgoing-ca-file (docs/protocol.md §24: they
+// govern store API calls, options.apiBase included).
 //
 // It lives in http/ because it joins two lower layers that do not know each other: admin
 // (the StoreApiCaller seam) and outgoing (libcurl under the SSRF rules).
@@ -19,7 +19,8 @@ OutgoingPolicy outgoing_policy(const ServeConfig& config);
 
 class OutgoingStoreApiCaller final : public StoreApiCaller {
  public:
-  // `limits`: the default leaves the inbound delivery time to answer within 2 s (§20).
+  // `limits`: the default leaves the inbound delivery time to answer within 2 s (docs/protocol.md
+  // §22.9).
   explicit OutgoingStoreApiCaller(OutgoingPolicy policy, OutgoingLimits limits = {});
 
   // GET lookup.base + lookup.path_and_query with lookup.headers: the body of a 2xx answer.

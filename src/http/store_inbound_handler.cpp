@@ -182,7 +182,7 @@ void look_up(const DeliveryPtr& d, const Storefront& store) {
   apply(d, store.id);
 }
 
-// A duplicate delivery changes nothing and answers 200 (spec §20): an event recorded
+// A duplicate delivery changes nothing and answers 200 (docs/protocol.md §22.4): an event recorded
 // before needs no look-up, so a retry is answered even while the provider's API is down.
 Status skip_look_ups_of_recorded_events(StoreTx& tx, int64_t store_id,
                                         std::vector<StoreEvent>& events) {

@@ -1,4 +1,4 @@
-// Store deliveries (spec §20-21), POST /api/v1/stores/{provider}/{id}/{token} on the
+// Store deliveries (docs/protocol.md §22.2), POST /api/v1/stores/{provider}/{id}/{token} on the
 // public listener. Only checks 1 (route), 2 (1 MiB: http/request_intake.h) and 3 (the
 // per-IP bucket) of the License API apply, and answers are not signed. Thin: the store is
 // found by id and token (admin/storefront_operations.h), the provider
@@ -57,7 +57,7 @@ struct StoreInboundTarget {
 };
 std::optional<StoreInboundTarget> parse_store_inbound_path(std::string_view path);
 
-// `path` for logs and error reports: an inbound URL's token shows as *** (spec §21).
+// `path` for logs and error reports: an inbound URL's token shows as *** (docs/protocol.md §22.1).
 std::string masked_store_path(std::string_view path);
 
 class StoreInboundHandler final : public HttpService {

@@ -16,10 +16,11 @@ namespace licensed {
 class ServerMetrics {
  public:
   // Route labels: the License API endpoints, then everything else.
-  static constexpr std::array<std::string_view, 7> kRoutes = {
-      "activate", "heartbeat", "status", "deactivate", "trial", "store", "other"};
-  // Store deliveries refused (spec §20): by the URL's provider (one spec §20 names, else
-  // "unknown") and why: no store of that provider, id and token; authenticity (a
+  static constexpr std::array<std::string_view, 9> kRoutes = {
+      "activate",         "heartbeat",          "status", "deactivate", "trial", "store",
+      "offline-activate", "offline-deactivate", "other"};
+  // Store deliveries refused (docs/protocol.md §22.8): by the URL's provider (one docs/protocol.md
+  // §22.1 names, else "unknown") and why: no store of that provider, id and token; authenticity (a
   // signature, its time, a seller); a payload the provider never sends; a body over 1 MiB.
   static constexpr std::array<std::string_view, 7> kStoreProviders = {
       "stripe",       "paddle",  "fastspring", "fastspring-generator",

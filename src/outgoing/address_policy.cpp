@@ -16,7 +16,7 @@ struct Range {
   std::string_view kind;
 };
 
-// Spec §21's IPv4 ranges.
+// The IPv4 ranges of docs/protocol.md §24.
 constexpr Range kIpv4Ranges[] = {
     {{0}, 8, "0.0.0.0/8", "unspecified"},
     {{10}, 8, "10.0.0.0/8", "private"},
@@ -31,9 +31,9 @@ constexpr Range kIpv4Ranges[] = {
     {{240}, 4, "240.0.0.0/4", "reserved (and broadcast)"},
 };
 
-// Spec §21's IPv6 ranges, then two the spec's "reserved" covers that a resolver could
-// still hand out: the deprecated IPv4-compatible form (::a.b.c.d, which would otherwise
-// pass as ::127.0.0.1) and site-local addresses; and the local-use NAT64 prefix, whose
+// The IPv6 ranges of docs/protocol.md §24. Beside the usual ones, two "reserved" forms a
+// resolver could still hand out: the deprecated IPv4-compatible form (::a.b.c.d, which would
+// otherwise pass as ::127.0.0.1) and site-local addresses; and the local-use NAT64 prefix, whose
 // translator is the operator's own network. The first match names the address.
 constexpr Range kIpv6Ranges[] = {
     {{}, 128, "::/128", "unspecified"},

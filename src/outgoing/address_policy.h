@@ -1,5 +1,5 @@
-// Which addresses an outgoing connection (store API calls, webhooks) may reach (spec §21
-// "Webhooks", §22): none in the loopback, private, link-local, unspecified, multicast or
+// Which addresses an outgoing connection (store API calls, webhooks) may reach
+// (docs/protocol.md §24): none in the loopback, private, link-local, unspecified, multicast or
 // reserved ranges, nor those ranges written as IPv6 (IPv4-mapped, NAT64, 6to4), unless
 // the operator allows private addresses (--webhook-allow-private). Pure: no resolution,
 // no sockets; the outgoing client applies it to the very address it connects to.

@@ -1,4 +1,4 @@
-// The ranges of spec §21 "Webhooks", edge by edge: the first and last address of each is
+// The ranges of docs/protocol.md §24, edge by edge: the first and last address of each is
 // refused, the addresses just outside are not (unless another range holds them), and
 // every IPv4 range is refused again in its IPv4-mapped, NAT64 and 6to4 forms.
 #include "outgoing/address_policy.h"

@@ -1,5 +1,6 @@
-// The server's outgoing HTTP: store API calls now (spec §20), webhook deliveries later
-// (§18), under the rules of spec §21 "Webhooks" and §22 for every outgoing connection:
+// The server's outgoing HTTP: store API calls now (docs/protocol.md §22.9), webhook
+// deliveries later (§19), under the rules of docs/protocol.md §24 for every outgoing
+// connection:
 //
 // - only http and https URLs, https alone unless the operator allows http
 //   (--webhook-allow-http); a URL with userinfo (user:password@) is refused;
@@ -39,7 +40,7 @@ struct OutgoingPolicy {
 };
 
 // What one use of the client allows itself: a store API call must leave the inbound
-// delivery time to answer within 2 s (§20); a webhook waits up to 15 s (§18).
+// delivery time to answer within 2 s (docs/protocol.md §22.9); a webhook will wait up to 15 s.
 struct OutgoingLimits {
   std::chrono::milliseconds connect_timeout{1000};
   std::chrono::milliseconds total_timeout{1500};  // name lookup and connect included

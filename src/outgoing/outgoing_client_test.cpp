@@ -1,6 +1,6 @@
 // The outgoing client against real sockets: a provider stand-in on loopback (plain and
 // with a self-signed certificate), a second one posing as the environment's proxy. Each
-// rule of spec §21 "Webhooks" for outgoing connections, refused and allowed.
+// rule of docs/protocol.md §24 for outgoing connections, refused and allowed.
 #include "outgoing/outgoing_client.h"
 
 #include <gtest/gtest.h>
@@ -255,7 +255,7 @@ TEST(OutgoingClient, ASelfSignedCertificateIsAcceptedOnlyThroughTheOperatorsCaFi
 }
 
 TEST(OutgoingClient, AnAddressOutsideTheRangesPassesTheCheckAndIsConnectedTo) {
-  // 192.0.2.1 (TEST-NET-1) is outside spec §21's ranges and routes nowhere: the check
+  // 192.0.2.1 (TEST-NET-1) is outside docs/protocol.md §24's ranges and routes nowhere: the check
   // lets it through, so the failure is the connection's (kUnavailable), not a refusal.
   OutgoingRequest request = Get("https://192.0.2.1/v1/x");
   request.limits.connect_timeout = std::chrono::milliseconds(200);

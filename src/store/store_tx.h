@@ -31,7 +31,7 @@ struct LicenseFilter {
   std::optional<bool> expired;
   UnixMillis now = 0;
   bool deleted = false;
-  // Support's search (spec §20): the buyer's email, compared without regard to ASCII
+  // Support's search (docs/protocol.md §22.10): the buyer's email, compared without regard to ASCII
   // case, and the store's order id, compared exactly.
   std::optional<std::string> customer_email;
   std::optional<std::string> order_id;
@@ -94,7 +94,7 @@ class StoreTx : public LicenseTx {
 
   // Audit records of no license (license_key empty) with this action and exactly this
   // source (as stored), newest first with ids below `past_id` (0: from the newest), at
-  // most `limit`: a store's store.rejected records (spec §21). Walks the index on
+  // most `limit`: a store's store.rejected records (docs/protocol.md §22.8). Walks the index on
   // (license_key, id) from the bound.
   virtual Result<std::vector<AuditEntry>> list_keyless_audit(std::string_view action,
                                                              std::string_view source,
@@ -126,7 +126,7 @@ class StoreTx : public LicenseTx {
   virtual Result<std::vector<std::string>> find_response_keys() = 0;
   virtual Status insert_response_key(std::string_view private_key_pem, UnixMillis now) = 0;
 
-  // Stores a vendor sells through (spec §20). insert_storefront assigns the id and
+  // Stores a vendor sells through (docs/protocol.md §22.1). insert_storefront assigns the id and
   // writes the secrets; find_storefront reads them back (the inbound check needs them).
   virtual Result<Storefront> insert_storefront(const Storefront& storefront) = 0;
   virtual Result<std::optional<Storefront>> find_storefront(int64_t id) = 0;
@@ -160,7 +160,7 @@ class StoreTx : public LicenseTx {
   virtual Result<std::optional<UnixMillis>> find_storefront_event(int64_t store_id,
                                                                   std::string_view event_key) = 0;
 
-  // The store lifecycle (spec §20-21). Later events of an order cite it by its id or by
+  // The store lifecycle (docs/protocol.md §22.7). Later events of an order cite it by its id or by
   // another id the sale listed (a payment intent, a subscription): fulfilment writes each
   // as a reference to the order; the first order to claim a reference keeps it.
   virtual Status put_order_reference(int64_t store_id, std::string_view reference,
@@ -189,10 +189,10 @@ class StoreTx : public LicenseTx {
   virtual Result<std::vector<PendingPaymentFailure>> due_payment_failures(UnixMillis now,
                                                                           int64_t limit) = 0;
 
-  // Webhook endpoints (spec §18). insert assigns the id and writes the secrets; find and
-  // list read the secrets not retired at `now` (newest first); update writes url,
-  // description, events, enabled, failing_since and disabled_reason. Deleting one forgets
-  // its secrets and deliveries. False when there was no such endpoint.
+  // Webhook endpoints (docs/protocol.md §25). insert assigns the id and writes the secrets; find
+  // and list read the secrets not retired at `now` (newest first); update writes url, description,
+  // events, enabled, failing_since and disabled_reason. Deleting one forgets its secrets and
+  // deliveries. False when there was no such endpoint.
   virtual Result<WebhookEndpoint> insert_webhook_endpoint(const WebhookEndpoint& endpoint) = 0;
   virtual Result<std::optional<WebhookEndpoint>> find_webhook_endpoint(int64_t id,
                                                                        UnixMillis now) = 0;
@@ -235,6 +235,12 @@ class StoreTx : public LicenseTx {
   // Live licenses with any entitlement, ids above `after_id`, by id, at most `limit`.
   virtual Result<std::vector<License>> licenses_with_entitlements(int64_t after_id,
                                                                   int64_t limit) = 0;
+  // Live licenses with an offline activation, not deactivated, whose file ends in
+  // (from, to]; ids above `after_id`, by id, at most `limit`: the offline_expiring sweep's.
+  virtual Result<std::vector<License>> licenses_with_offline_ending_between(UnixMillis from,
+                                                                            UnixMillis to,
+                                                                            int64_t after_id,
+                                                                            int64_t limit) = 0;
 
   // Export and import (`licensed admin export|import`, src/admin/store_transfer.h):
   // every row of a table in key order; one row written with its ids as they were; and,

@@ -1,4 +1,4 @@
-// The stores a vendor sells through (spec §20), as the database keeps them. Called
+// The stores a vendor sells through (docs/protocol.md §22.1), as the database keeps them. Called
 // Storefront in the code so that "store" keeps meaning the database (Store, StoreTx).
 #pragma once
 
@@ -22,7 +22,7 @@ struct SkuMapping {
 };
 
 inline constexpr int64_t kDefaultPaymentGraceSeconds = 7 * 86400;
-// At most this many secrets at once, during a rotation (spec §21).
+// At most this many secrets at once, during a rotation (docs/protocol.md §22.1).
 inline constexpr size_t kMaxStorefrontSecrets = 3;
 
 struct Storefront {
@@ -39,7 +39,7 @@ struct Storefront {
 };
 
 // A subscription period a renewal or cancellation cited, as recorded per order: the
-// lifecycle never sets expiresAt from a period older than this one (spec §21 "Order:").
+// lifecycle never sets expiresAt from a period older than this one (docs/protocol.md §22.7).
 // Periods are ordered by their start when both have one, else by their end.
 struct OrderPeriod {
   std::optional<UnixMillis> start;

@@ -1,4 +1,4 @@
-// Webhook endpoints and the outbox of events as the database keeps them (spec §18).
+// Webhook endpoints and the outbox of events as the database keeps them (docs/protocol.md §25).
 // An event is written by the transaction of the change it reports with one delivery row
 // per endpoint that takes it; the dispatcher (src/webhooks/) claims due rows, attempts
 // them outside any transaction and records each attempt's outcome on the row.

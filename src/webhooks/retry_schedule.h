@@ -1,4 +1,4 @@
-// When a failed webhook attempt is made again (spec §18): 5 s, 5 min, 30 min, 2 h, 5 h,
+// When a failed webhook attempt is made again (docs/protocol.md §25): 5 s, 5 min, 30 min, 2 h, 5 h,
 // 10 h and 10 h after the attempts that failed, each stretched by up to 10 % of jitter (so
 // a receiver that comes back is not hit by every event at once) and never sooner than a
 // Retry-After the endpoint sent; after the eighth attempt the delivery has failed.

@@ -1,4 +1,4 @@
-// Delivers the webhook outbox (spec §18) apart from the request threads: a loop thread
+// Delivers the webhook outbox (docs/protocol.md §25) apart from the request threads: a loop thread
 // claims due deliveries (at most as many as it has idle workers) every poll interval, and
 // workers make each attempt through the outgoing client (its SSRF checks, no redirects, a
 // 15 s budget, 64 KiB of answer) and record its outcome. A slow or dead receiver holds a
@@ -34,7 +34,7 @@ struct WebhookCounters {
   std::atomic<int64_t> oldest_pending_at{0};
 };
 
-// An endpoint whose deliveries have all failed this long is disabled (spec §18).
+// An endpoint whose deliveries have all failed this long is disabled (docs/protocol.md §25).
 inline constexpr int64_t kWebhookFailingDisablesAfterMs = 5LL * 86'400'000;
 // A claim outlives the attempt's 15 s budget and the recording of its outcome.
 inline constexpr int64_t kWebhookClaimMs = 60'000;

@@ -74,6 +74,28 @@ Result<int64_t> sweep_entitlements(Store& store, UnixMillis now) {
   }
 }
 
+// activation.offline_expiring for each of the license's offline files ending within
+// kOfflineExpiringMs, once per file: a renewal's new file (a new id) is reported again.
+Result<int64_t> offline_files_of(StoreTx& tx, const License& l, UnixMillis now) {
+  int64_t written = 0;
+  ASSIGN_OR_RETURN(const auto activations, tx.list_activations(l.id));
+  for (const Activation& a : activations) {
+    if (!a.offline() || a.deactivated() || *a.offline_until <= now ||
+        *a.offline_until > now + kOfflineExpiringMs) {
+      continue;
+    }
+    const std::string mark = std::string(webhook_event::kOfflineExpiring) + ":" + l.key + ":" +
+                             a.machine_id + ":" + a.offline_file_id.value_or("");
+    boost::json::object machine{{"id", a.machine_id},
+                                {"offline", true},
+                                {"offlineUntil", format_timestamp(*a.offline_until)}};
+    ASSIGN_OR_RETURN(const bool wrote, once(tx, mark, webhook_event::kOfflineExpiring, l, now,
+                                            {{"machine", std::move(machine)}}));
+    written += wrote ? 1 : 0;
+  }
+  return written;
+}
+
 }  // namespace
 
 Result<int64_t> run_webhook_sweeps(Store& store, UnixMillis now) {
@@ -86,8 +108,23 @@ Result<int64_t> run_webhook_sweeps(Store& store, UnixMillis now) {
   return soon + expired + entitlements + offline;
 }
 
-Result<int64_t> sweep_offline_expiring(Store&, UnixMillis) {
-  return int64_t{0};
+Result<int64_t> sweep_offline_expiring(Store& store, UnixMillis now) {
+  int64_t written = 0;
+  int64_t after_id = 0;
+  for (;;) {
+    auto page = run_blocking(store, TxKind::kWrite, [&](StoreTx& tx) -> Result<int64_t> {
+      ASSIGN_OR_RETURN(const auto found, tx.licenses_with_offline_ending_between(
+                                             now, now + kOfflineExpiringMs, after_id, kPage));
+      for (const License& l : found) {
+        ASSIGN_OR_RETURN(const int64_t n, offline_files_of(tx, l, now));
+        written += n;
+        after_id = l.id;
+      }
+      return static_cast<int64_t>(found.size());
+    });
+    if (!page.ok()) return page.error();
+    if (page.value() < kPage) return written;
+  }
 }
 
 Result<int64_t> prune_webhook_outbox(Store& store, UnixMillis now) {

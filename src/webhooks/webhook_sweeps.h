@@ -1,9 +1,8 @@
-// The webhook events no request makes (spec §18), written by a sweep the server runs every
-// minute: license.expiring_soon (7 days before expiresAt), license.expired and
+// The webhook events no request makes (docs/protocol.md §25), written by a sweep the server runs
+// every minute: license.expiring_soon (7 days before expiresAt), license.expired and
 // license.entitlement_expired, each once per license and expiry (per entitlement code) across
 // restarts and instances, since a mark in the store, taken in the event's own transaction,
-// decides; and the outbox's pruning. activation.offline_expiring waits for offline
-// activation (another branch): sweep_offline_expiring is its hook.
+// decides; activation.offline_expiring once per offline file; and the outbox's pruning.
 #pragma once
 
 #include <cstdint>
@@ -24,9 +23,9 @@ inline constexpr int64_t kWebhookAllKeptMs = 30LL * 86'400'000;
 // One round at `now`: answers how many events it wrote.
 Result<int64_t> run_webhook_sweeps(Store& store, UnixMillis now);
 
-// activation.offline_expiring (14 days before an offline file's expiresAt): offline
-// activation is not on this branch yet, so there is nothing to report; the sweep calls it
-// so that the event lands here when it is.
+// activation.offline_expiring: within 14 days of an offline file's expiresAt (the
+// activation's offline_until), once per file; a deactivated one is not reported.
+inline constexpr int64_t kOfflineExpiringMs = 14LL * 86'400'000;
 Result<int64_t> sweep_offline_expiring(Store& store, UnixMillis now);
 
 // Forgets what the retention allows; answers how many events it forgot.

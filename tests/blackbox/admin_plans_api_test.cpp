@@ -62,7 +62,7 @@ TEST_F(AdminPlansApi, PlansAreCreatedListedChangedAndDeleted) {
   const HttpResponse made = Api(
       "POST", "/products/reverb/plans", kPlans,
       R"({"code":"pro","name":"Reverb Pro","max":3,"validFor":"365d","validFrom":"creation",)"
-      R"("maxBorrow":"7d","offlineRelease":86400,"entitlements":[{"code":"updates","validFor":"365d"},)"
+      R"("maxBorrow":"7d","offlineRelease":"deactivation","entitlements":[{"code":"updates","validFor":"365d"},)"
       R"({"code":"voices","value":64}]})");
   ASSERT_EQ(made.status, 201) << made.Describe();
   EXPECT_EQ(Str(BodyJson(made), "validFor"), "365d");

@@ -1,4 +1,4 @@
-// The claim page, GET /claim/{storeId}/{id} (spec §20-21), against the real server: after
+// The claim page, GET /claim/{storeId}/{id} (docs/protocol.md §23), against the real server: after
 // a signed Stripe sale the page of its Checkout session shows the order's keys; every
 // answer is uncached, sends no Referer and carries the dashboard's security headers;
 // whatever finds nothing (an unknown store, an id of the wrong shape, another store's

@@ -253,7 +253,7 @@ TEST_F(HttpLimits, ATransferCodingOtherThanChunkedIs501AndWhatFollowsIsNeverServ
     const HttpResponse r = c.Read();
     ExpectRouteError(r, 501, "NOT_IMPLEMENTED");
     EXPECT_EQ(r.header("Connection"), "close");
-    // A License API answer, as 413 and 431, bound to "-" like them (spec 21).
+    // A License API answer, as 413 and 431, bound to "-" like them (docs/protocol.md §13.5).
     EXPECT_TRUE(SignedFor(r, public_key, std::nullopt));
     EXPECT_FALSE(nonce.empty());
     EXPECT_TRUE(c.ClosedByPeer(5s)) << "the bytes after the header were answered";

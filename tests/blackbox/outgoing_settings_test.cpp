@@ -1,4 +1,4 @@
-// The serve settings of outgoing connections (spec §21-22): --webhook-allow-http and
+// The serve settings of outgoing connections (docs/protocol.md §24): --webhook-allow-http and
 // --webhook-allow-private as flags, variables and TOML booleans, and --outgoing-ca-file;
 // a value the server cannot use stops it at start (exit 2) naming where it came from.
 #include <gtest/gtest.h>

@@ -156,6 +156,34 @@ TEST_F(Plans, ValidUntilIsTheEarlierOfExpiryAndGraceAndNullWhenUseIsNotAllowed) 
   EXPECT_EQ(Int(admin().Show(plain), "offlineGrace"), 86400);
 }
 
+// An absurd duration once overflowed `now + grace` into a signed validUntil thousands of
+// years before 1970. Every duration an admin sets is at most 100 years, by every way in.
+TEST_F(Plans, EveryDurationAnAdminSetsIsRefusedBeyondAHundredYears) {
+  Start();
+  const std::string plain = NewLicense(2);
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"license", "create", "--product", std::string(kProduct), "--max", "2",
+            "--offline-grace", "9223372036854775s"},
+           {"license", "create", "--product", std::string(kProduct), "--max", "2", "--machine-ttl",
+            "36501d"},
+           {"license", "set", plain, "offlineGrace", "9223372036854775s"},
+           {"license", "set", plain, "offlineGrace", "4600000000000000"},
+           {"license", "set-machine-ttl", plain, "106751991167d"},
+           {"plan", "create", "--product", std::string(kProduct), "--code", "forever", "--name",
+            "Forever", "--max", "1", "--valid-for", "36501d"},
+           {"plan", "create", "--product", std::string(kProduct), "--code", "forever", "--name",
+            "Forever", "--max", "1", "--entitlement", "updates@9223372036854775s"}}) {
+    const CommandResult r = admin().Run(args);
+    EXPECT_NE(r.exit_code, 0) << r.Describe();
+  }
+  EXPECT_EQ(Int(admin().Show(plain), "offlineGrace"), 14 * 86400) << "unchanged";
+  // A hundred years is still taken, and the answer's validUntil is that far ahead.
+  admin().RunOk({"license", "set", plain, "offlineGrace", "36500d"});
+  const HttpResponse a = Activate(plain, "grace-machine-02");
+  ASSERT_OK(a);
+  EXPECT_EQ(Str(BodyJson(a), "validUntil").substr(0, 2), "21") << a.body;
+}
+
 class Trials : public BlackboxTest {
  protected:
   void OfferTrials(int days = 14) {

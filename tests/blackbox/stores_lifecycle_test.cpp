@@ -1,5 +1,5 @@
 // What later Stripe events do to a sale's licenses over HTTP, against the real server
-// (spec §21's lifecycle table; docs/stores.md "Lifecycle"): a full refund makes the
+// (docs/protocol.md §22.7; docs/stores.md "Lifecycle"): a full refund makes the
 // session's licenses REFUNDED, audited with actor store, found through the payment intent
 // the sale listed; a partial refund changes nothing; a dispute suspends them and its win
 // restores them. And test mode: a livemode:false sale makes licenses only in a store with

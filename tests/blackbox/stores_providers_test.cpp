@@ -1,13 +1,12 @@
-// Store fulfilment over HTTP for every provider but Stripe (spec §20-21, issue 20), against
-// the real server: Paddle, FastSpring, the FastSpring generator, Lemon Squeezy and
-// Gumroad. Each store is made through the admin API with its look-ups pointed at a
-// provider API stand-in (tests/support/provider_stand_in.h); each delivery is shaped like
-// the fixtures under tests/fixtures/<provider>/ and signed here with the provider's own
-// scheme (tests/support/stores.h). A sale makes its licenses once with customer and
-// source; every failed check is an empty 400 (413 over 1 MiB), listed and counted. Then
-// what only the FastSpring generator (keys as text) and FastSpring webhooks (several
-// events per delivery, manual retries) do. Runs on SQLite, and as scale.* on PostgreSQL
-// with Redis.
+// Store fulfilment over HTTP for every provider but Stripe (docs/protocol.md §22, issue 20),
+// against the real server: Paddle, FastSpring, the FastSpring generator, Lemon Squeezy and Gumroad.
+// Each store is made through the admin API with its look-ups pointed at a provider API stand-in
+// (tests/support/provider_stand_in.h); each delivery is shaped like the fixtures under
+// tests/fixtures/<provider>/ and signed here with the provider's own scheme
+// (tests/support/stores.h). A sale makes its licenses once with customer and source; every failed
+// check is an empty 400 (413 over 1 MiB), listed and counted. Then what only the FastSpring
+// generator (keys as text) and FastSpring webhooks (several events per delivery, manual retries)
+// do. Runs on SQLite, and as scale.* on PostgreSQL with Redis.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -266,7 +265,8 @@ const ProviderCase& Case(std::string_view provider) {
   throw std::runtime_error("no case for " + std::string(provider));
 }
 
-// The stand-in is on loopback over plain HTTP: the operator's switches allow it (§22).
+// The stand-in is on loopback over plain HTTP: the operator's switches allow it (docs/protocol.md
+// §24).
 ServerOptions WithStandInAllowed() {
   ServerOptions options;
   options.args = {"--webhook-allow-private", "--webhook-allow-http"};

@@ -1,4 +1,4 @@
-// Store fulfilment over HTTP with Stripe (spec §20-21), against the real server: stores
+// Store fulfilment over HTTP with Stripe (docs/protocol.md §22), against the real server: stores
 // made, shown, changed and deleted through the admin API; a delivery signed with the
 // store's secret (Stripe-Signature computed here, HMAC-SHA256 over "<t>.<body>") makes
 // the order's licenses once, however often and however concurrently it comes; every
@@ -215,8 +215,8 @@ TEST_F(StoresStripe, ASaleWhoseLineItemsComeFromStripesApiMakesItsLicenses) {
   EXPECT_EQ(stripe.Received().size(), 1u);
 }
 
-// Without the operator's switches the same store API on loopback is refused (spec §21's
-// SSRF ranges): the delivery answers 503 and Stripe retries; nothing connects.
+// Without the operator's switches the same store API on loopback is refused (docs/protocol.md
+// §24): the delivery answers 503 and Stripe retries; nothing connects.
 TEST_F(StoresStripe, AStoreApiOnALoopbackAddressIsNotCalledWithoutTheSwitches) {
   ProviderStandIn stripe;
   StartWithPlan();

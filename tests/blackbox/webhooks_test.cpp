@@ -1,5 +1,5 @@
-// Webhooks against the real server (spec §18, docs/webhooks.md): an endpoint made through
-// the admin API hears of a change, signed as Standard Webhooks says, checked by an
+// Webhooks against the real server (docs/protocol.md §25, docs/webhooks.md): an endpoint made
+// through the admin API hears of a change, signed as Standard Webhooks says, checked by an
 // independent implementation (Python's hmac), during a rotation too; a receiver that
 // answers 410 disables its endpoint; a receiver that never answers delays no activation;
 // one that is down at first gets the event once it is back; the CLI makes and lists

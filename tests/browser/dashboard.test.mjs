@@ -1,19 +1,21 @@
 // Browser tests of the customer dashboard and the support view: Debian's chromium,
 // driven by playwright-core, against the real licensed binary (started on port 0, its
 // address read from the ready line), with licenses made by `licensed admin`.
-// LICENSED_BINARY names the binary; LICENSED_SCREENSHOT_DIR, when set, receives the
-// screenshots docs/ shows.
+// LICENSED_BINARY names the binary, LICENSECTL_BINARY licensectl (the offline studio
+// flow; skipped without it); LICENSED_SCREENSHOT_DIR, when set, receives the screenshots
+// docs/ shows.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const binary = process.env.LICENSED_BINARY;
 assert.ok(binary, 'set LICENSED_BINARY to the licensed binary');
+const licensectlBinary = process.env.LICENSECTL_BINARY;
 const shots = process.env.LICENSED_SCREENSHOT_DIR;
 const KEY_ID = 'browser-test';
 const SECRET = randomBytes(24).toString('hex');
@@ -76,6 +78,34 @@ async function signIn(page, key) {
   await page.goto(base + '/dashboard');
   await page.getByLabel('License key').fill(key);
   await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+// licensectl on a machine of its own: its own machine id and per-user directories, so
+// nothing it writes or reads is this computer's. Returns { status, stdout, stderr }.
+function licensectl(machineDir, args) {
+  mkdirSync(machineDir, { recursive: true });
+  try {
+    const stdout = execFileSync(licensectlBinary, ['--key-id', KEY_ID, ...args], {
+      encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LICENSE_SECRET: SECRET, XDG_CACHE_HOME: join(machineDir, 'cache'),
+             XDG_DATA_HOME: join(machineDir, 'data'), XDG_CONFIG_HOME: join(machineDir, 'config') },
+    });
+    return { status: 0, stdout, stderr: '' };
+  } catch (e) {
+    return { status: e.status, stdout: String(e.stdout), stderr: String(e.stderr) };
+  }
+}
+
+// The server's Ed25519 response key, as a plugin pins it.
+async function responseKey() {
+  const res = await fetch(base + '/api/v1/license/public-keys');
+  const keys = (await res.json()).keys;
+  return keys.find((k) => k.alg === 'Ed25519').publicKey;
+}
+
+// Store changes the admin CLI does not make yet (offlineRelease), as the server's tests do.
+function storeSql(sql) {
+  execFileSync('sqlite3', [join(dir, 'licensed.db'), sql]);
 }
 
 async function screenshot(page, name) {
@@ -188,6 +218,12 @@ test('a change without the CSRF token is refused', async () => {
                                         { data: { machine: handle }, headers });
     assert.equal(res.status(), 403);
     assert.equal((await res.json()).error, 'FORBIDDEN');
+  }
+  // The offline routes too, before the file is even read.
+  for (const route of ['offline-activate', 'offline-deactivate']) {
+    const res = await page.request.post(base + '/dashboard/api/' + route,
+                                        { data: { request: 'not a file' } });
+    assert.equal(res.status(), 403, route);
   }
   const signOut = await page.request.delete(base + '/dashboard/api/session');
   assert.equal(signOut.status(), 403);
@@ -309,6 +345,57 @@ test('support: sign in with an admin token, search, see activations and audit, c
   // The plugin sees it at once.
   const status = await licenseApi('status', { licenseKey: key });
   assert.equal(status.body.status, 'SUSPENDED');
+  await page.context().close();
+});
+
+test('support sees an offline machine with its end and frees its slot without a file, ' +
+     'after a warning that the file keeps working there',
+     { skip: !licensectlBinary && 'LICENSECTL_BINARY is not set' }, async () => {
+  const key = newLicense(1);
+  const studio = join(dir, 'support-studio');
+  const machine = 'support-studio-0001';
+  const requestFile = join(studio, 'request.txt');
+  const requested = licensectl(studio, ['--license-key', key, '--machine-id', machine,
+                                        'offline', 'request', '--out', requestFile]);
+  assert.equal(requested.status, 0, requested.stderr);
+  // Support turns the customer's request into a file, as by e-mail.
+  admin('license', 'offline-activate', key, requestFile, '--out', join(studio, 'activation.lic'),
+        '--signing-key', `${KEY_ID}=${SECRET}`);
+  const until = adminJson('license', 'show', key).activations[0].offlineUntil;
+  assert.ok(until, 'the admin answer shows the offline end');
+
+  const token = adminJson('token', 'create', '--name', 'support-offline').token;
+  const page = await newPage();
+  await page.goto(base + '/dashboard/support');
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('License key').fill(key);
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.getByRole('button', { name: `Open license ${key}` }).click();
+  const row = page.locator('#activations tr', { hasText: machine });
+  await row.waitFor();
+  const shownEnd = await page.evaluate((iso) => new Date(iso).toLocaleString(), until);
+  assert.ok((await row.textContent()).includes('offline until ' + shownEnd),
+            await row.textContent());
+  await screenshot(page, 'support-offline.png');
+
+  // Support can free it (the customer cannot without its deactivation file), and is told
+  // what that does not undo.
+  await row.getByRole('button', { name: `Deactivate ${machine}` }).click();
+  const warning = page.locator('#confirm-text');
+  await warning.waitFor();
+  assert.ok((await warning.textContent())
+                .includes('its activation file keeps working on that machine until ' + shownEnd),
+            await warning.textContent());
+  await page.getByRole('button', { name: 'Deactivate', exact: true }).click();
+  await page.locator('#license-message', { hasText: 'Freed the slot' }).waitFor();
+  assert.equal(await page.locator('#activations tr').count(), 0);
+  const freed = adminJson('audit', key).filter((r) => r.action === 'license.deactivate');
+  assert.equal(freed.length, 1);
+  assert.equal(freed[0].actor, 'admin');
+  // The slot is free for another machine.
+  const other = await licenseApi('activate', { licenseKey: key, machineId: 'support-studio-0002' });
+  assert.equal(other.status, 200, JSON.stringify(other.body));
   await page.context().close();
 });
 
@@ -476,6 +563,145 @@ test('support finds a sale by the buyer\'s email in any case and by its order id
 });
 
 // Last: it spends this client's sign-in budget on the shared server.
+test('the offline studio flow: a licensectl request pasted in the dashboard, activation.lic ' +
+     'verified, then its deactivation file frees the slot',
+     { skip: !licensectlBinary && 'LICENSECTL_BINARY is not set' }, async () => {
+  const key = newLicense(1);
+  // Freed at once by a deactivation file (the default, "expiry", keeps the slot counted
+  // until the file's end: checked below with a second license).
+  storeSql(`UPDATE licenses SET offline_release = 'deactivation' WHERE license_key = '${key}'`);
+  const studio = join(dir, 'studio-rack');
+  const machine = 'studio-rack-0001';
+  const requestFile = join(studio, 'request.txt');
+  const requested = licensectl(studio, ['--license-key', key, '--machine-id', machine,
+                                        'offline', 'request',
+                                        '--out', requestFile]);
+  assert.equal(requested.status, 0, requested.stderr);
+  const requestText = readFileSync(requestFile, 'utf8');
+  assert.ok(requestText.startsWith('-----BEGIN LICENSE ACTIVATION REQUEST-----'), requestText);
+
+  const page = await newPage();
+  await signIn(page, key);
+  await page.locator('#usage').waitFor();
+  await page.getByLabel('Activation request').fill(requestText);
+  await screenshot(page, 'offline-request.png');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Activate', exact: true }).click(),
+  ]);
+  assert.equal(download.suggestedFilename(), 'activation.lic');
+  const activation = join(studio, 'activation.lic');
+  await download.saveAs(activation);
+  const result = page.locator('#offline-result-text');
+  await result.waitFor();
+  assert.match(await result.textContent(), /^Activated .* until .*activation\.lic was downloaded/);
+
+  // The machines list shows it offline with its end, and offers no plain Deactivate.
+  const row = page.locator('#machines tr', { hasText: 'offline until' });
+  await row.waitFor();
+  assert.equal(await page.locator('#usage').textContent(), '1 of 1 in use');
+  assert.equal(await row.getByRole('button').count(), 0);
+  assert.ok((await row.textContent()).includes('Needs its deactivation file'));
+  await screenshot(page, 'offline-activated.png');
+
+  // Back on the studio machine: the file verifies there with the pinned key, no network.
+  const publicKey = await responseKey();
+  const verified = licensectl(studio, ['--public-key', publicKey, '--machine-id', machine,
+                                       'offline', 'verify', activation, '--product', 'reverb']);
+  assert.equal(verified.status, 0, verified.stdout + verified.stderr);
+  // The activation is the customer's, offline, in the audit.
+  const activations = adminJson('audit', key).filter((r) => r.action === 'license.activate');
+  assert.equal(activations.length, 1);
+  assert.equal(activations[0].actor, 'customer');
+  assert.equal(activations[0].offline, true);
+
+  // Moving machines: the deactivation file (the activation file deleted first).
+  const deactivationFile = join(studio, 'deactivation.txt');
+  const deactivated = licensectl(studio, ['--public-key', publicKey, '--machine-id', machine,
+                                          'offline', 'deactivate', '--activation-file',
+                                          activation, '--out', deactivationFile]);
+  assert.equal(deactivated.status, 0, deactivated.stderr);
+  await page.getByLabel('Deactivation file', { exact: true })
+            .fill(readFileSync(deactivationFile, 'utf8'));
+  await page.getByRole('button', { name: 'Deactivate offline machine' }).click();
+  await page.locator('#notice', { hasText: 'The offline machine is deactivated' }).waitFor();
+  assert.equal(await page.locator('#usage').textContent(), '0 of 1 in use');
+  await page.locator('#no-machines').waitFor();
+  await screenshot(page, 'offline-deactivated.png');
+  // The slot is free: another machine activates at once.
+  const other = await licenseApi('activate', { licenseKey: key, machineId: 'studio-rack-0002' });
+  assert.equal(other.status, 200, JSON.stringify(other.body));
+
+  // The same file again: that activation is gone (1707).
+  await page.getByLabel('Deactivation file', { exact: true })
+            .fill(readFileSync(deactivationFile, 'utf8'));
+  await page.getByRole('button', { name: 'Deactivate offline machine' }).click();
+  await page.locator('#deactivation-error', { hasText: /./ }).waitFor();
+  await page.context().close();
+});
+
+test('a #request= link fills the form on a phone; another license\'s request is refused; ' +
+     'under "expiry" a deactivated machine keeps its slot until the file\'s end',
+     { skip: !licensectlBinary && 'LICENSECTL_BINARY is not set' }, async () => {
+  const mine = newLicense(1);
+  const other = newLicense(1);
+  const laptop = join(dir, 'tour-laptop');
+  const requestFile = join(laptop, 'request.txt');
+  const requested = licensectl(laptop, ['--license-key', other, '--machine-id', 'tour-laptop-01',
+                                        'offline', 'request', '--out', requestFile]);
+  assert.equal(requested.status, 0, requested.stderr);
+  const requestText = readFileSync(requestFile, 'utf8');
+
+  // A phone that scanned the plugin's QR code opens the dashboard with the request.
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 },
+                                             isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  await page.goto(base + '/dashboard#request=' + encodeURIComponent(requestText));
+  await page.getByLabel('License key').fill(mine);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const field = page.getByLabel('Activation request');
+  await field.waitFor();
+  assert.equal(await field.inputValue(), requestText);
+  assert.equal(new URL(page.url()).hash, '', 'the request leaves the address');
+  // The page fits the phone's width: nothing scrolls sideways but the tables.
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(overflow <= 390, `the page is ${overflow}px wide`);
+
+  // Signed in with another license than the request's: refused, nothing activated.
+  await page.getByRole('button', { name: 'Activate', exact: true }).click();
+  const error = page.locator('#offline-error');
+  await error.filter({ hasText: 'another license' }).waitFor();
+  assert.equal(adminJson('license', 'show', other).activations.length, 0);
+  await context.close();
+
+  // The request's own license takes it; its deactivation under "expiry" (the default)
+  // marks the machine but keeps the slot counted until the file's end.
+  const owner = await newPage();
+  await signIn(owner, other);
+  await owner.getByLabel('Activation request').fill(requestText);
+  const [download] = await Promise.all([
+    owner.waitForEvent('download'),
+    owner.getByRole('button', { name: 'Activate', exact: true }).click(),
+  ]);
+  const activation = join(laptop, 'activation.lic');
+  await download.saveAs(activation);
+  const deactivationFile = join(laptop, 'deactivation.txt');
+  const deactivated = licensectl(laptop, ['--public-key', await responseKey(), '--machine-id',
+                                          'tour-laptop-01', 'offline', 'deactivate',
+                                          '--activation-file', activation,
+                                          '--out', deactivationFile]);
+  assert.equal(deactivated.status, 0, deactivated.stderr);
+  await owner.getByLabel('Deactivation file', { exact: true })
+             .fill(readFileSync(deactivationFile, 'utf8'));
+  await owner.getByRole('button', { name: 'Deactivate offline machine' }).click();
+  await owner.locator('#notice', { hasText: 'The offline machine is deactivated' }).waitFor();
+  await owner.locator('#machines tr', { hasText: 'deactivated; slot counted until' }).waitFor();
+  assert.equal(await owner.locator('#usage').textContent(), '1 of 1 in use');
+  const refused = await licenseApi('activate', { licenseKey: other, machineId: 'tour-laptop-02' });
+  assert.equal(refused.status, 409, JSON.stringify(refused.body));
+  await owner.context().close();
+});
+
 test('sign-ins are rate limited per client IP', async () => {
   let refused;
   for (let i = 0; i < 30 && !refused; ++i) {

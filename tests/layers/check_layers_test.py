@@ -10,7 +10,8 @@ import unittest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CHECK = ROOT / "scripts" / "check_layers.py"
 CMAKE = """
-licensed_layer(core LIBS Boost::json)
+licensed_layer(core LIBS Boost::json licensed_signing)
+licensed_layer(auth USES core)
 licensed_layer(store USES core
                LIBS SQLite::SQLite3)
 licensed_layer(http USES core store EXTRA_SOURCES x.cpp)
@@ -61,6 +62,13 @@ class CheckLayers(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         self.assertIn("client/src/a.cpp:2", result.stdout)
         self.assertNotIn("client/src/a.cpp:1", result.stdout)
+
+    def test_a_layer_linking_licensed_signing_may_include_its_headers_only(self):
+        root = tree({"src/core/x.cpp": '#include "auth/offline_file.h"\n#include "auth/key_ring.h"\n'})
+        result = check(root)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("src/core/x.cpp:2: layer core includes auth/", result.stdout)
+        self.assertNotIn("src/core/x.cpp:1", result.stdout)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ class CiFarm : public ::testing::TestWithParam<std::string> {
 
   licensed::RequestResult<boost::json::object> Call(Endpoint e,
                                                     std::optional<std::string> machine) {
-    licensed::LicenseRequest req{key_, std::move(machine), std::nullopt, {}, {}};
+    licensed::LicenseRequest req{key_, std::move(machine), std::nullopt, {}, {}, {}, {}};
     return Write([&](StoreTx& tx) {
       licensed::OperationContext ctx;
       ctx.now = clock_.now_ms();

@@ -1,4 +1,4 @@
-// Support finds a sale (spec §20, "Support finds licenses by customer email and order id"):
+// Support finds a sale (docs/protocol.md §22.10):
 // the admin API's license list filters by `?email=` (ASCII case ignored) and `?orderId=`
 // (exact), alone or beside the other filters, on SQLite and on PostgreSQL alike.
 #include <gtest/gtest.h>

@@ -59,7 +59,7 @@ class PlansTrialsConformance : public ::testing::TestWithParam<std::string> {
     p.machine_ttl_seconds = 600;
     p.offline_grace_seconds = 7 * 86400;
     p.offline_lease_seconds = 30 * 86400;
-    p.offline_release_seconds = 86400;
+    p.offline_release = licensed::OfflineRelease::kDeactivation;
     p.max_concurrent = 2;
     p.lease_ttl_seconds = 900;
     p.max_deactivations = 5;

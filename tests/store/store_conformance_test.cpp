@@ -155,10 +155,14 @@ TEST_P(StoreConformance, ActivationsAreCountedListedUpdatedAndDeleted) {
   });
   ASSERT_TRUE(written.ok()) << written.error().message;
 
-  auto all = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
+  auto all = Read([&](StoreTx& tx) {
+    return tx.count_activations(l.id, licensed::Freshness{std::nullopt, kT0});
+  });
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all.value(), 4);
-  auto recent = Read([&](StoreTx& tx) { return tx.count_activations(l.id, kT0 + 200); });
+  auto recent = Read([&](StoreTx& tx) {
+    return tx.count_activations(l.id, licensed::Freshness{kT0 + 200, kT0});
+  });
   ASSERT_TRUE(recent.ok());
   EXPECT_EQ(recent.value(), 2);
 
@@ -186,7 +190,7 @@ TEST_P(StoreConformance, ActivationsAreCountedListedUpdatedAndDeleted) {
   // (kT0+999) and machine-3 are not.
   auto reclaimed = Write([&](StoreTx& tx) -> Result<std::vector<std::string>> {
     ASSIGN_OR_RETURN(auto locked, tx.lock_license(l.key));
-    return tx.delete_stale_activations(*locked, kT0 + 250);
+    return tx.delete_stale_activations(*locked, licensed::Freshness{kT0 + 250, kT0});
   });
   ASSERT_TRUE(reclaimed.ok());
   std::vector<std::string> ids = reclaimed.value();
@@ -202,7 +206,9 @@ TEST_P(StoreConformance, ActivationsAreCountedListedUpdatedAndDeleted) {
   auto none = Read([&](StoreTx& tx) { return tx.find_activation(l.id, "machine-3"); });
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
-  auto left = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
+  auto left = Read([&](StoreTx& tx) {
+    return tx.count_activations(l.id, licensed::Freshness{std::nullopt, kT0});
+  });
   EXPECT_EQ(left.value(), 1);  // machine-1
 }
 
@@ -384,7 +390,9 @@ TEST_P(StoreConformance, AJobThatReturnsFalseLeavesNothingBehind) {
                      },
                      [&](const std::optional<licensed::Error>& f) { done.set_value(f); }});
   EXPECT_FALSE(done.get_future().get().has_value());
-  auto count = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
+  auto count = Read([&](StoreTx& tx) {
+    return tx.count_activations(l.id, licensed::Freshness{std::nullopt, kT0});
+  });
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(count.value(), 0);
 }
@@ -462,7 +470,9 @@ TEST_P(StoreConformance, TheCapHoldsUnderConcurrentWriteJobs) {
   EXPECT_EQ(ok.load(), 5);
   EXPECT_EQ(limit.load(), kJobs - 5);
   EXPECT_EQ(other.load(), 0);
-  auto count = Read([&](StoreTx& tx) { return tx.count_activations(l.id, std::nullopt); });
+  auto count = Read([&](StoreTx& tx) {
+    return tx.count_activations(l.id, licensed::Freshness{std::nullopt, kT0});
+  });
   ASSERT_TRUE(count.ok());
   EXPECT_EQ(count.value(), 5);
   auto audit = Read([&](StoreTx& tx) {

@@ -1,4 +1,4 @@
-// The store lifecycle (spec §20-21 "Stores", "Order:"; §22) on SQLite and on PostgreSQL
+// The store lifecycle (docs/protocol.md §22.7) on SQLite and on PostgreSQL
 // alike, through apply_store_event as the inbound handler calls it: refunds, disputes,
 // renewals, cancellations and failed payments change the licenses of the order an event
 // cites (by its id or any reference the sale listed), each change audited with `changes`,
@@ -327,7 +327,7 @@ TEST_P(StoreLifecycle,
     const auto audit = Audit(key);
     ASSERT_EQ(audit.size(), 2u);
     EXPECT_EQ(audit[1].changes, R"({"status":{"from":"ACTIVE","to":"SUSPENDED"}})");
-    EXPECT_EQ(audit[1].actor, Actor::kSystem) << "the sweep, spec §8";
+    EXPECT_EQ(audit[1].actor, Actor::kSystem) << "the sweep, docs/protocol.md §17";
     EXPECT_EQ(audit[1].source, SourceOf(s, "cs_1"));
     EXPECT_EQ(audit[1].at, clock.now_ms());
   }

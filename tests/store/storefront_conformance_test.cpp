@@ -1,4 +1,4 @@
-// The Store contract for store fulfilment (spec §20-21), on SQLite and on PostgreSQL
+// The Store contract for store fulfilment (docs/protocol.md §22), on SQLite and on PostgreSQL
 // alike: stores keep their secrets (in order, at most 3) and SKU mappings, an event key
 // and a unit are recorded once, licenses keep customer and source and their audit the
 // source; fulfil_order makes one license per unit or one for the line, and of 64

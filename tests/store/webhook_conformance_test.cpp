@@ -1,6 +1,6 @@
-// The Store contract for webhooks (spec §18), on SQLite and on PostgreSQL alike: an event is
-// written with the change it reports (and rolled back with it), only for endpoints that take
-// its type; endpoints keep their secrets through a rotation; a due delivery is claimed once,
+// The Store contract for webhooks (docs/protocol.md §25), on SQLite and on PostgreSQL alike: an
+// event is written with the change it reports (and rolled back with it), only for endpoints that
+// take its type; endpoints keep their secrets through a rotation; a due delivery is claimed once,
 // by one of two stores on one database; attempts, retries, marks and pruning.
 #include <gtest/gtest.h>
 

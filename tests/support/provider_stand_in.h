@@ -19,7 +19,7 @@
 // A target is matched exactly (path and query) first, then by its path alone; anything
 // unmatched answers 404 with {"error": "no stand-in answer for <path>"}. One request per
 // connection (the answer closes it). The stand-in listens on 127.0.0.1 only, so the
-// server reaches it only with --webhook-allow-private (spec §22).
+// server reaches it only with --webhook-allow-private (docs/protocol.md §24).
 #pragma once
 
 #include <chrono>

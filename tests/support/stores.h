@@ -1,4 +1,4 @@
-// What the black-box tests of store fulfilment (spec §20-21) share: the providers'
+// What the black-box tests of store fulfilment (docs/protocol.md §22) share: the providers'
 // signatures computed from the contract alone (Stripe, Paddle, FastSpring, Lemon Squeezy,
 // the FastSpring generator's MD5 hash), Stripe sale bodies, the fixtures under
 // tests/fixtures/, and a fixture class that talks to the admin API about stores, their

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""An ES256 answer verifier written from the contract alone (license-api.md sections 13
-and 13.2), with python3-cryptography rather than the OpenSSL code the server and the SDK
-share: a black-box test (tests/blackbox/es256_signature_test.cpp) runs it on live answers.
+"""An ES256 answer verifier written from the protocol document alone
+(docs/protocol.md §13.1 and §13.4), with python3-cryptography rather than the OpenSSL
+code the server and the SDK share: a black-box test (tests/blackbox/es256_signature_test.cpp)
+runs it on live answers.
 
 Given the public-keys document, an answer's X-License-Response-Signature, the request
 signature it should be bound to, its status and its body, it rebuilds the v2-response

@@ -68,7 +68,7 @@ add_case utf8-body abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456
 jq -n --rawfile privateKeyPem "$work/key.pem" --arg publicKey "$public_key" --arg kid "$kid" \
   --slurpfile cases <(printf '%s\n' "${cases[@]}") \
   '{scheme: "v2-response",
-    note: ("Ed25519 over the UTF-8 signing string of spec section 13; signature and publicKey are "
+    note: ("Ed25519 over the UTF-8 signing string of docs/protocol.md §13.1; signature and publicKey are "
            + "standard padded base64; requestSignature null means the answer is bound to \"-\"; kid is \"ed25519-\" + the first 16 hex digits of the SHA-256 "
            + "of the raw public key. Made by make-response-signatures.sh with the openssl CLI."),
     privateKeyPem: $privateKeyPem, publicKey: $publicKey, kid: $kid, cases: $cases}'

@@ -50,8 +50,9 @@ typedef enum lc_status {
   LC_REFUSED = 6        /* 1700, 1701 after its one resend, 1702 */
 } lc_status;
 
-/* Where an answer came from. OFFLINE (an activation file) and LEASE (a borrowed lease
- * file) are the contract's names for answers this version does not make yet. */
+/* Where an answer came from. OFFLINE: an installed activation file (offline activation,
+ * lc_offline_*). LEASE (a borrowed lease file) is the contract's name for answers this
+ * version does not make yet. */
 typedef enum lc_source {
   LC_SOURCE_NONE = 0,
   LC_SOURCE_NETWORK = 1,
@@ -100,6 +101,12 @@ typedef struct lc_options {
    * key_id salts the id (a new key id then means new ids, new slots) and the folder is
    * "licensed-client". Set it once and never change it. */
   const char* vendor;
+  /* Where activation files are installed and read (UTF-8). NULL: the vendor's
+   * machine-wide directory, shared by every user, host and plugin format: Windows
+   * %PROGRAMDATA%\<vendor>; macOS /Library/Application Support/<vendor> (else the user's
+   * ~/Library/Application Support/<vendor>); Linux /var/lib/<vendor> when an installer made
+   * it writable, else $XDG_DATA_HOME/<vendor> (~/.local/share/<vendor>). */
+  const char* offline_dir;
 } lc_options;
 
 /* Options with every field at its default and struct_size set. */
@@ -159,6 +166,27 @@ LICENSE_CLIENT_API lc_status lc_check_at_startup(lc_client* client, lc_result** 
 /* What is known without the network, at once: the process's answer or the cache, else
  * LC_UNAVAILABLE with error NO_ANSWER_YET. For constructors and plugin scans. */
 LICENSE_CLIENT_API lc_status lc_check_cached(lc_client* client, lc_result** result);
+
+/* Offline activation (docs/sdk.md, "Offline activation"). None of these touches the
+ * network; each answers at once (a small file read or written). The file's armoured text
+ * is lc_result_file_text.
+ * lc_offline_request: the request file to carry to a machine that is online (signed now,
+ *   under 1 KiB, pasteable into the dashboard or `licensectl offline submit`).
+ * lc_offline_install_file / _text: checks an activation file (signature by the pinned
+ *   public_key, this machine, license key and product, the clock) and installs it in the
+ *   machine-wide directory; LC_NOT_USABLE with the reason in lc_result_message when it is
+ *   not valid here, LC_USAGE without a pinned key. From then on lc_check_at_startup and
+ *   lc_check_cached answer from it (source LC_SOURCE_OFFLINE, validity until the file's
+ *   end in lc_result_valid_until, entitlements from the file) with no network, and
+ *   lc_result_warning says so from 14 days before the end.
+ * lc_offline_deactivate: deletes the installed activation file FIRST, then gives the
+ *   deactivation file that frees the slot when submitted. */
+LICENSE_CLIENT_API lc_status lc_offline_request(lc_client* client, lc_result** result);
+LICENSE_CLIENT_API lc_status lc_offline_install_file(lc_client* client, const char* path,
+                                                     lc_result** result);
+LICENSE_CLIENT_API lc_status lc_offline_install_text(lc_client* client, const char* text,
+                                                     lc_result** result);
+LICENSE_CLIENT_API lc_status lc_offline_deactivate(lc_client* client, lc_result** result);
 
 /* The asynchronous start-up check. `callback` (may be NULL: then poll) is called once,
  * on a thread of the SDK's own, with the result, which it may read during the call only
@@ -220,6 +248,12 @@ LICENSE_CLIENT_API int lc_result_trial(const lc_result* result);
 LICENSE_CLIENT_API int64_t lc_result_days_left(const lc_result* result);
 /* The license key the answer names; NULL when it names none. */
 LICENSE_CLIENT_API const char* lc_result_license_key(const lc_result* result);
+/* The armoured text of the request or deactivation file an lc_offline_* call wrote (or of
+ * the activation file installed); NULL when none. */
+LICENSE_CLIENT_API const char* lc_result_file_text(const lc_result* result);
+/* A warning to show the user ("this computer's offline activation ends on 2026-12-20: make
+ * a new activation request before then"); NULL when none. */
+LICENSE_CLIENT_API const char* lc_result_warning(const lc_result* result);
 
 #ifdef __cplusplus
 }

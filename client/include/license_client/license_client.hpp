@@ -72,6 +72,9 @@ class Result {
   std::optional<std::string> license_key() const {
     return maybe(lc_result_license_key(r_.get()));
   }
+  // Offline activation: the file an lc_offline_* call wrote, and a warning to show.
+  std::optional<std::string> file_text() const { return maybe(lc_result_file_text(r_.get())); }
+  std::optional<std::string> warning() const { return maybe(lc_result_warning(r_.get())); }
 
  private:
   static std::string text(const char* s) { return s != nullptr ? s : ""; }
@@ -128,6 +131,19 @@ class Client {
   Result check_at_startup() { return call(&lc_check_at_startup); }
   // No network, no wait: for constructors and plugin scans.
   Result check_cached() { return call(&lc_check_cached); }
+  // Offline activation (no network): see lc_offline_request and the others.
+  Result offline_request() { return call(&lc_offline_request); }
+  Result install_activation_file(const std::string& path) {
+    lc_result* r = nullptr;
+    lc_offline_install_file(c_.get(), path.c_str(), &r);
+    return Result(r);
+  }
+  Result install_activation_text(const std::string& text) {
+    lc_result* r = nullptr;
+    lc_offline_install_text(c_.get(), text.c_str(), &r);
+    return Result(r);
+  }
+  Result offline_deactivate() { return call(&lc_offline_deactivate); }
   // The start-up check on the SDK's thread; `done` is called there once (empty: poll).
   std::unique_ptr<Call> check_at_startup_async(Call::Callback done = {}) {
     return std::make_unique<Call>(c_.get(), std::move(done));

@@ -52,8 +52,9 @@ bool rename_over(const std::filesystem::path& from, const std::filesystem::path&
 
 void sync_dir(const std::filesystem::path&) {}  // MOVEFILE_WRITE_THROUGH did it
 #else
-bool write_new_file(const std::filesystem::path& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+bool write_new_file(const std::filesystem::path& path, const std::string& text,
+                    mode_t mode = 0600) {
+  const int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode);
   if (fd < 0) return false;
   size_t done = 0;
   bool ok = true;
@@ -82,27 +83,53 @@ void sync_dir(const std::filesystem::path& dir) {
 
 }  // namespace
 
-bool make_private_dir(const std::filesystem::path& dir) {
+namespace {
+
+bool make_dir(const std::filesystem::path& dir, [[maybe_unused]] unsigned mode) {
   std::error_code ec;
 #if defined(_WIN32)
   std::filesystem::create_directories(dir, ec);
 #else
   if (dir.has_parent_path()) std::filesystem::create_directories(dir.parent_path(), ec);
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return false;
+  if (::mkdir(dir.c_str(), static_cast<mode_t>(mode)) != 0 && errno != EEXIST) return false;
 #endif
   return std::filesystem::is_directory(dir, ec);
 }
 
-bool replace_private_file(const std::filesystem::path& target, const std::string& text) {
+bool replace_file(const std::filesystem::path& target, const std::string& text,
+                  [[maybe_unused]] unsigned mode) {
   std::filesystem::path temp = target;
   temp += ".tmp-" + temporary_suffix();
   std::error_code ec;
-  if (!write_new_file(temp, text) || !rename_over(temp, target)) {
+#if defined(_WIN32)
+  const bool written = write_new_file(temp, text);
+#else
+  const bool written = write_new_file(temp, text, static_cast<mode_t>(mode));
+#endif
+  if (!written || !rename_over(temp, target)) {
     std::filesystem::remove(temp, ec);
     return false;
   }
   sync_dir(target.parent_path());
   return true;
+}
+
+}  // namespace
+
+bool make_private_dir(const std::filesystem::path& dir) {
+  return make_dir(dir, 0700);
+}
+
+bool replace_private_file(const std::filesystem::path& target, const std::string& text) {
+  return replace_file(target, text, 0600);
+}
+
+bool make_shared_dir(const std::filesystem::path& dir) {
+  return make_dir(dir, 0755);
+}
+
+bool replace_shared_file(const std::filesystem::path& target, const std::string& text) {
+  return replace_file(target, text, 0644);
 }
 
 std::optional<std::string> read_whole_file(const std::filesystem::path& path) {

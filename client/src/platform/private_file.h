@@ -20,6 +20,12 @@ bool make_private_dir(const std::filesystem::path& dir);
 // Windows). False on any I/O error, with nothing left behind.
 bool replace_private_file(const std::filesystem::path& target, const std::string& text);
 
+// The same for files every user of the computer may read (0644 on POSIX, in a directory
+// made 0755): the machine-wide activation files (docs/protocol.md §21.8). On Windows the directory
+// under %PROGRAMDATA% inherits its access from there.
+bool make_shared_dir(const std::filesystem::path& dir);
+bool replace_shared_file(const std::filesystem::path& target, const std::string& text);
+
 // The whole content of `path`, or nullopt when it cannot be read.
 std::optional<std::string> read_whole_file(const std::filesystem::path& path);
 

@@ -50,4 +50,27 @@ std::filesystem::path default_cache_dir(std::string_view folder) {
   return {};
 }
 
+std::vector<std::filesystem::path> machine_file_dirs(std::string_view folder) {
+  const std::filesystem::path name = path_from_utf8(folder);
+  std::vector<std::filesystem::path> out;
+#if defined(_WIN32)
+  const auto program_data = path_from_environment(L"PROGRAMDATA");
+  if (program_data.is_absolute()) out.push_back(program_data / name);
+#elif defined(__APPLE__)
+  out.push_back(std::filesystem::path("/Library/Application Support") / name);
+  const auto home = path_from_environment("HOME");
+  if (home.is_absolute()) out.push_back(home / "Library" / "Application Support" / name);
+#else
+  out.push_back(std::filesystem::path("/var/lib") / name);
+  const auto xdg = path_from_environment("XDG_DATA_HOME");
+  const auto home = path_from_environment("HOME");
+  if (xdg.is_absolute()) {
+    out.push_back(xdg / name);
+  } else if (home.is_absolute()) {
+    out.push_back(home / ".local" / "share" / name);
+  }
+#endif
+  return out;
+}
+
 }  // namespace licensed::client

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string_view>
+#include <vector>
 
 namespace licensed::client {
 
@@ -13,6 +14,18 @@ namespace licensed::client {
 // so this is the container's Caches: writable without an entitlement); Windows
 // %LOCALAPPDATA%\<folder>, read as wide characters. "" when the environment names none.
 std::filesystem::path default_cache_dir(std::string_view folder);
+
+// The machine-wide directories of `folder` (the vendor's name) for activation and lease
+// files (docs/protocol.md §21.8): one per vendor, shared by every user, host and plugin format,
+// in the order the SDK looks in them and tries to install into them:
+// Windows %PROGRAMDATA%\<folder> (read as wide characters);
+// macOS /Library/Application Support/<folder>, then $HOME/Library/Application
+//   Support/<folder> for a user who may not write the first (or a sandboxed host);
+// Linux and other POSIX systems /var/lib/<folder>, then $XDG_DATA_HOME/<folder> when that
+//   is absolute, else $HOME/.local/share/<folder>: /var/lib/<folder> is machine-wide only
+//   when an installer made it writable (as root), so without one the file is per user.
+// Entries the environment cannot name are left out.
+std::vector<std::filesystem::path> machine_file_dirs(std::string_view folder);
 
 // A path given as UTF-8 text (the C ABI's encoding), on Windows too, where a narrow
 // string would otherwise be read in the ANSI code page.

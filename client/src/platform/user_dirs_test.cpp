@@ -26,6 +26,13 @@ TEST(UserDirs, WindowsCacheIsTheVendorsFolderInLocalAppData) {
   EXPECT_EQ(dir.wstring(), std::wstring(L"C:\\Users\\Jos\u00e9\\AppData\\Local\\acme-audio"));
 }
 
+TEST(UserDirs, WindowsActivationFilesAreMachineWideInProgramData) {
+  const ScopedEnv data("PROGRAMDATA", "C:\\ProgramData");
+  const auto dirs = machine_file_dirs("acme-audio");
+  ASSERT_EQ(dirs.size(), 1u);
+  EXPECT_EQ(dirs[0].wstring(), std::wstring(L"C:\\ProgramData\\acme-audio"));
+}
+
 TEST(UserDirs, WindowsWithoutLocalAppDataHasNoCacheDir) {
   const ScopedEnv local("LOCALAPPDATA", std::nullopt);
   EXPECT_EQ(default_cache_dir("acme-audio"), std::filesystem::path());
@@ -36,7 +43,30 @@ TEST(UserDirs, MacCacheIsTheVendorsFolderInLibraryCaches) {
   EXPECT_EQ(default_cache_dir("acme-audio"),
             std::filesystem::path("/Users/jose/Library/Caches/acme-audio"));
 }
+
+TEST(UserDirs, MacActivationFilesAreInLibraryApplicationSupportThenTheUsers) {
+  const ScopedEnv home("HOME", "/Users/jose");
+  const std::vector<std::filesystem::path> expected{
+      "/Library/Application Support/acme-audio",
+      "/Users/jose/Library/Application Support/acme-audio"};
+  EXPECT_EQ(machine_file_dirs("acme-audio"), expected);
+}
 #else
+TEST(UserDirs, LinuxActivationFilesAreInVarLibThenXdgDataHome) {
+  const ScopedEnv xdg("XDG_DATA_HOME", "/tmp/xdg-data-for-test");
+  const std::vector<std::filesystem::path> expected{"/var/lib/acme-audio",
+                                                    "/tmp/xdg-data-for-test/acme-audio"};
+  EXPECT_EQ(machine_file_dirs("acme-audio"), expected);
+}
+
+TEST(UserDirs, LinuxActivationFilesFallBackToDotLocalShareWithoutXdgDataHome) {
+  const ScopedEnv xdg("XDG_DATA_HOME", "relative/data");
+  const ScopedEnv home("HOME", "/home/jose");
+  const std::vector<std::filesystem::path> expected{"/var/lib/acme",
+                                                    "/home/jose/.local/share/acme"};
+  EXPECT_EQ(machine_file_dirs("acme"), expected);
+}
+
 TEST(UserDirs, LinuxCacheIsTheVendorsFolderInXdgCacheHome) {
   const ScopedEnv xdg("XDG_CACHE_HOME", "/tmp/xdg-for-test");
   EXPECT_EQ(default_cache_dir("acme-audio"), std::filesystem::path("/tmp/xdg-for-test/acme-audio"));

@@ -20,13 +20,23 @@ window.dash = (() => {
   }
 
   // A machine's row: name, id (as given: masked for customers), first and last seen.
+  // An offline machine never heartbeats: its file's end is what matters, so that end
+  // takes the last-seen column (docs/offline.md).
   function machineRow(machine, id) {
     const row = document.createElement('tr');
     cell(row, machine.name || '(unnamed)');
     cell(row, id, 'mono');
     cell(row, when(machine.activatedAt));
-    cell(row, when(machine.lastSeenAt) + (machine.stale ? ' (inactive)' : ''));
+    cell(row, machine.offline ? offlineText(machine)
+                              : when(machine.lastSeenAt) + (machine.stale ? ' (inactive)' : ''));
     return row;
+  }
+
+  // "offline until <end>", or, once its deactivation file came with offlineRelease
+  // "expiry", that the slot stays counted until that end.
+  function offlineText(machine) {
+    return machine.deactivatedAt ? 'deactivated; slot counted until ' + when(machine.offlineUntil)
+                                 : 'offline until ' + when(machine.offlineUntil);
   }
 
   // A small button in its own cell of `row`; `label` is what a screen reader announces.

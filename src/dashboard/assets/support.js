@@ -57,7 +57,7 @@
       if (res.ok) items = [body];
     } else {
       const q = new URLSearchParams({ limit: '100' });
-      // A sale is found by its buyer's email or the store's order id (spec §20).
+      // A sale is found by its buyer's email or the store's order id (docs/protocol.md §22.10).
       if ($('search-email').value.trim()) q.set('email', $('search-email').value.trim());
       if ($('search-order').value.trim()) q.set('orderId', $('search-order').value.trim());
       if ($('search-product').value.trim()) q.set('product', $('search-product').value.trim());
@@ -131,10 +131,18 @@
     $('license-title').focus();
   }
 
+  // Support may free any slot, an offline one too (docs/offline.md): the confirmation
+  // says that an offline machine's file keeps working there until its end, since the
+  // server cannot reach that machine to take it back.
   async function freeSlot(key, machine) {
+    const offlineWarning = machine.offline && !machine.deactivatedAt
+        ? ' It is offline: its activation file keeps working on that machine until ' +
+              when(machine.offlineUntil) + '.'
+        : '';
     if (!await confirmDialog('Free this slot?',
                              'The slot of ' + (machine.name || machine.id) + ' (' + machine.id +
-                             ') on license ' + key + ' is freed.', 'Deactivate')) {
+                             ') on license ' + key + ' is freed.' + offlineWarning,
+                             'Deactivate')) {
       return;
     }
     const res = await api('DELETE', '/licenses/' + encodeURIComponent(key) + '/activations/' +

@@ -1,8 +1,8 @@
-// PgTx's part for stores a vendor sells through (spec §20). Exactly once under concurrency
-// rests on the primary keys of storefront_events and storefront_units with ON CONFLICT DO
-// NOTHING: under READ COMMITTED a second insert of a key another transaction has just
-// inserted waits for that transaction, then inserts nothing (it committed) or inserts
-// (it rolled back). RETURNING tells which.
+// PgTx's part for stores a vendor sells through (docs/protocol.md §22). Exactly once under
+// concurrency rests on the primary keys of storefront_events and storefront_units with ON CONFLICT
+// DO NOTHING: under READ COMMITTED a second insert of a key another transaction has just inserted
+// waits for that transaction, then inserts nothing (it committed) or inserts (it rolled back).
+// RETURNING tells which.
 #include <algorithm>
 #include <string>
 

@@ -25,8 +25,7 @@ const std::string kSelectAdminTokens =
 // Only the license row is locked: products are never changed by a request.
 const std::string kSelectLicenseForUpdate = kSelectLicense + " FOR UPDATE OF l";
 
-const std::string kSelectActivation =
-    "SELECT machine_id, machine_name, activated_at, last_seen_at FROM activations";
+const std::string& kSelectActivation = kSelectActivationSql;
 
 Product read_product(const PgResult& r, int row, int first) {
   Product p{r.int64(row, first), r.text(row, first + 1), r.text(row, first + 2), {}, {}};
@@ -73,6 +72,11 @@ Result<License> read_license(const PgResult& r, int row = 0) {
     l.source = LicenseSource{std::move(*provider), r.optional_int64(row, 22).value_or(0),
                              r.optional_text(row, 23).value_or("")};
   }
+  l.offline_lease_seconds = r.optional_int64(row, 24);
+  const auto release = parse_offline_release(r.text(row, 25));
+  if (!release) return Error::internal("read license offline_release: unknown value in the store");
+  l.offline_release = *release;
+  l.max_deactivations = r.optional_int64(row, 26);
   return l;
 }
 
@@ -82,7 +86,17 @@ AdminToken read_admin_token(const PgResult& r, int row) {
 }
 
 Activation read_activation(const PgResult& r, int row) {
-  return Activation{r.text(row, 0), r.optional_text(row, 1), r.int64(row, 2), r.int64(row, 3)};
+  Activation a;
+  a.machine_id = r.text(row, 0);
+  a.machine_name = r.optional_text(row, 1);
+  a.activated_at = r.int64(row, 2);
+  a.last_seen_at = r.int64(row, 3);
+  a.offline_until = r.optional_int64(row, 4);
+  a.offline_file_id = r.optional_text(row, 5);
+  a.offline_nonce = r.optional_text(row, 6);
+  a.offline_payload = r.optional_text(row, 7);
+  a.deactivated_at = r.optional_int64(row, 8);
+  return a;
 }
 
 }  // namespace
@@ -143,13 +157,15 @@ Result<License> PgTx::insert_license(const NewLicense& n) {
   p.add(n.source ? std::optional<std::string>(n.source->provider) : std::nullopt);
   p.add(n.source ? std::optional<int64_t>(n.source->store_id) : std::nullopt);
   p.add(n.source ? std::optional<std::string>(n.source->order_id) : std::nullopt);
+  p.add(n.offline_lease_seconds).add(to_string(n.offline_release)).add(n.max_deactivations);
   RETURN_IF_ERROR(
       conn_.run("INSERT INTO licenses (license_key, product_id, status,"
                 " max_activations, expires_at, machine_ttl, created_at, plan, entitlements,"
                 " offline_grace, trial, valid_for_pending, customer_email, customer_name,"
-                " source_provider, source_store_id, source_order_id)"
+                " source_provider, source_store_id, source_order_id, offline_lease,"
+                " offline_release, max_deactivations)"
                 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-                " $16, $17)",
+                " $16, $17, $18, $19, $20)",
                 p, "insert license"));
   ASSIGN_OR_RETURN(auto found, find_license(n.key));
   if (!found) return Error::internal("insert license: the new row is not found");
@@ -162,10 +178,12 @@ Status PgTx::update_license(const License& l) {
   p.add(l.deleted_at).add(l.id).add(l.plan);
   p.add(std::string_view(entitlements_to_store(l.entitlements))).add(l.offline_grace_seconds);
   p.add(l.valid_for_pending_seconds);
+  p.add(l.offline_lease_seconds).add(to_string(l.offline_release)).add(l.max_deactivations);
   return conn_.run(
       "UPDATE licenses SET status = $1, max_activations = $2, expires_at = $3,"
       " machine_ttl = $4, deleted_at = $5, plan = $7, entitlements = $8, offline_grace = $9,"
-      " valid_for_pending = $10 WHERE id = $6",
+      " valid_for_pending = $10, offline_lease = $11, offline_release = $12,"
+      " max_deactivations = $13 WHERE id = $6",
       p, "update license");
 }
 
@@ -216,6 +234,19 @@ Result<std::vector<License>> PgTx::licenses_with_entitlements(int64_t after_id, 
   return read_licenses(sql, PgParams().add(after_id).add(limit), "licenses with entitlements");
 }
 
+Result<std::vector<License>> PgTx::licenses_with_offline_ending_between(UnixMillis from,
+                                                                        UnixMillis to,
+                                                                        int64_t after_id,
+                                                                        int64_t limit) {
+  static const std::string sql =
+      kSelectLicensesSql +
+      " WHERE l.deleted_at IS NULL AND l.id > $1 AND EXISTS (SELECT 1 FROM activations a"
+      " WHERE a.license_id = l.id AND a.deactivated_at IS NULL AND a.offline_until > $2"
+      " AND a.offline_until <= $3) ORDER BY l.id LIMIT $4";
+  return read_licenses(sql, PgParams().add(after_id).add(from).add(to).add(limit),
+                       "licenses with offline files ending");
+}
+
 Result<std::optional<Activation>> PgTx::find_activation(int64_t license_id,
                                                         std::string_view machine_id) {
   ASSIGN_OR_RETURN(auto r,
@@ -225,11 +256,14 @@ Result<std::optional<Activation>> PgTx::find_activation(int64_t license_id,
   return std::optional<Activation>(read_activation(r, 0));
 }
 
-Result<int64_t> PgTx::count_activations(int64_t license_id, std::optional<UnixMillis> seen_since) {
+// holds_slot (core/license.h) in SQL; see sqlite_tx.cpp.
+Result<int64_t> PgTx::count_activations(int64_t license_id, const Freshness& fresh) {
   ASSIGN_OR_RETURN(auto r,
-                   conn_.query("SELECT COUNT(*) FROM activations"
-                               " WHERE license_id = $1 AND last_seen_at >= $2",
-                               PgParams().add(license_id).add(seen_since.value_or(INT64_MIN)),
+                   conn_.query("SELECT COUNT(*) FROM activations WHERE license_id = $1"
+                               " AND CASE WHEN offline_until IS NOT NULL"
+                               " THEN offline_until > $2"
+                               " ELSE ($3::bigint IS NULL OR last_seen_at >= $3) END",
+                               PgParams().add(license_id).add(fresh.now).add(fresh.seen_since),
                                "count activations"));
   return r.int64(0, 0);
 }
@@ -250,12 +284,55 @@ Result<std::vector<Activation>> PgTx::list_activations(int64_t license_id) {
 Status PgTx::insert_activation(const LockedLicense& license, const Activation& a) {
   PgParams p;
   p.add(license->id).add(std::string_view(a.machine_id)).add(a.machine_name);
-  p.add(a.activated_at).add(a.last_seen_at);
+  p.add(a.activated_at).add(a.last_seen_at).add(a.offline_until).add(a.offline_file_id);
+  p.add(a.offline_nonce).add(a.offline_payload).add(a.deactivated_at);
   conn_.defer(
       "INSERT INTO activations (license_id, machine_id, machine_name,"
-      " activated_at, last_seen_at) VALUES ($1, $2, $3, $4, $5)",
+      " activated_at, last_seen_at, offline_until, offline_file_id, offline_nonce,"
+      " offline_payload, deactivated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
       p, "insert activation");
   return Ok{};
+}
+
+Status PgTx::update_offline_activation(const LockedLicense& license, const Activation& a) {
+  PgParams p;
+  p.add(a.machine_name).add(a.last_seen_at).add(a.offline_until).add(a.offline_file_id);
+  p.add(a.offline_nonce).add(a.offline_payload).add(a.deactivated_at).add(license->id);
+  p.add(std::string_view(a.machine_id));
+  return conn_.run(
+      "UPDATE activations SET machine_name = $1, last_seen_at = $2, offline_until = $3,"
+      " offline_file_id = $4, offline_nonce = $5, offline_payload = $6, deactivated_at = $7"
+      " WHERE license_id = $8 AND machine_id = $9",
+      p, "update offline activation");
+}
+
+Status PgTx::append_deactivation(const LockedLicense& license, std::string_view machine_id,
+                                 UnixMillis at, bool counted, bool offline) {
+  return conn_.run(
+      "INSERT INTO deactivations (license_id, machine_id, at, counted, offline)"
+      " VALUES ($1, $2, $3, $4, $5)",
+      PgParams().add(license->id).add(machine_id).add(at).add(counted).add(offline),
+      "append deactivation");
+}
+
+Result<std::vector<UnixMillis>> PgTx::counted_deactivations_since(const LockedLicense& license,
+                                                                  UnixMillis since) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT at FROM deactivations WHERE license_id = $1"
+                               " AND counted AND at >= $2 ORDER BY at",
+                               PgParams().add(license->id).add(since), "count deactivations"));
+  std::vector<UnixMillis> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(r.int64(i, 0));
+  return out;
+}
+
+Result<std::optional<UnixMillis>> PgTx::latest_deactivation(int64_t license_id,
+                                                            std::string_view machine_id) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT MAX(at) FROM deactivations"
+                               " WHERE license_id = $1 AND machine_id = $2",
+                               PgParams().add(license_id).add(machine_id), "latest deactivation"));
+  return r.optional_int64(0, 0);
 }
 
 Status PgTx::update_activation(int64_t license_id, const Activation& a) {
@@ -276,11 +353,15 @@ Result<bool> PgTx::delete_activation(int64_t license_id, std::string_view machin
 }
 
 Result<std::vector<std::string>> PgTx::delete_stale_activations(const LockedLicense& license,
-                                                                UnixMillis before) {
-  ASSIGN_OR_RETURN(
-      auto r, conn_.query("DELETE FROM activations WHERE license_id = $1"
-                          " AND last_seen_at < $2 RETURNING machine_id",
-                          PgParams().add(license->id).add(before), "reclaim stale activations"));
+                                                                const Freshness& fresh) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("DELETE FROM activations WHERE license_id = $1"
+                               " AND CASE WHEN offline_until IS NOT NULL"
+                               " THEN offline_until <= $2"
+                               " ELSE ($3::bigint IS NOT NULL AND last_seen_at < $3) END"
+                               " RETURNING machine_id",
+                               PgParams().add(license->id).add(fresh.now).add(fresh.seen_since),
+                               "reclaim stale activations"));
   std::vector<std::string> out;
   for (int i = 0; i < r.rows(); ++i) out.push_back(r.text(i, 0));
   return out;
@@ -290,11 +371,11 @@ Status PgTx::insert_audit(const AuditEntry& e) {
   PgParams p;
   p.add(e.at).add(std::string_view(e.action)).add(std::string_view(e.license_key));
   p.add(e.machine_id).add(e.refresh).add(to_string(e.actor)).add(e.actor_name).add(e.ip);
-  p.add(e.key_id).add(e.request_id).add(e.changes).add(e.reason).add(e.source);
+  p.add(e.key_id).add(e.request_id).add(e.changes).add(e.reason).add(e.source).add(e.offline);
   conn_.defer(
       "INSERT INTO audit_log (at, action, license_key, machine_id, refresh, actor,"
-      " actor_name, ip, key_id, request_id, changes, reason, source)"
-      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+      " actor_name, ip, key_id, request_id, changes, reason, source, offline)"
+      " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
       p, "append audit record");
   return Ok{};
 }
@@ -318,6 +399,7 @@ AuditEntry read_audit_entry(const PgResult& r, int i) {
   e.changes = r.optional_text(i, 11);
   e.reason = r.optional_text(i, 12);
   e.source = r.optional_text(i, 13);
+  e.offline = r.boolean(i, 14);
   return e;
 }
 
@@ -328,13 +410,15 @@ Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, A
   // Both walk the index on (license_key, id) from the bound, in the page's order.
   static const std::string kOldestFirst =
       "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
-      " key_id, request_id, changes, reason, source FROM audit_log WHERE license_key = $1 AND id > "
+      " key_id, request_id, changes, reason, source, offline FROM audit_log WHERE license_key = $1 "
+      "AND id > "
       "$2"
       " ORDER BY id"
       " LIMIT $3";
   static const std::string kNewestFirst =
       "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
-      " key_id, request_id, changes, reason, source FROM audit_log WHERE license_key = $1 AND id < "
+      " key_id, request_id, changes, reason, source, offline FROM audit_log WHERE license_key = $1 "
+      "AND id < "
       "$2"
       " ORDER BY id DESC LIMIT $3";
   ASSIGN_OR_RETURN(
@@ -350,17 +434,18 @@ Result<std::vector<AuditEntry>> PgTx::list_audit(std::string_view license_key, A
 Result<std::vector<AuditEntry>> PgTx::list_keyless_audit(std::string_view action,
                                                          std::string_view source, int64_t past_id,
                                                          int64_t limit) {
-  ASSIGN_OR_RETURN(auto r,
-                   conn_.query("SELECT id, at, action, license_key, machine_id, refresh, actor,"
-                               " actor_name, ip, key_id, request_id, changes, reason, source"
-                               " FROM audit_log WHERE license_key = '' AND id < $1 AND action = $2"
-                               " AND source = $3 ORDER BY id DESC LIMIT $4",
-                               PgParams()
-                                   .add(audit_id_bound(AuditOrder::kNewestFirst, past_id))
-                                   .add(action)
-                                   .add(source)
-                                   .add(limit),
-                               "list keyless audit records"));
+  ASSIGN_OR_RETURN(
+      auto r,
+      conn_.query("SELECT id, at, action, license_key, machine_id, refresh, actor,"
+                  " actor_name, ip, key_id, request_id, changes, reason, source,"
+                  " offline FROM audit_log WHERE license_key = '' AND id < $1 AND action = $2"
+                  " AND source = $3 ORDER BY id DESC LIMIT $4",
+                  PgParams()
+                      .add(audit_id_bound(AuditOrder::kNewestFirst, past_id))
+                      .add(action)
+                      .add(source)
+                      .add(limit),
+                  "list keyless audit records"));
   std::vector<AuditEntry> out;
   for (int i = 0; i < r.rows(); ++i) out.push_back(read_audit_entry(r, i));
   return out;

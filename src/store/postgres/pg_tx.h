@@ -44,14 +44,21 @@ class PgTx final : public StoreTx {
   Status update_license(const License& license) override;
   Result<std::optional<Activation>> find_activation(int64_t license_id,
                                                     std::string_view machine_id) override;
-  Result<int64_t> count_activations(int64_t license_id,
-                                    std::optional<UnixMillis> seen_since) override;
+  Result<int64_t> count_activations(int64_t license_id, const Freshness& fresh) override;
   Result<std::vector<Activation>> list_activations(int64_t license_id) override;
   Status insert_activation(const LockedLicense& license, const Activation& activation) override;
   Status update_activation(int64_t license_id, const Activation& activation) override;
   Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) override;
   Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
-                                                            UnixMillis before) override;
+                                                            const Freshness& fresh) override;
+  Status update_offline_activation(const LockedLicense& license,
+                                   const Activation& activation) override;
+  Status append_deactivation(const LockedLicense& license, std::string_view machine_id,
+                             UnixMillis at, bool counted, bool offline) override;
+  Result<std::vector<UnixMillis>> counted_deactivations_since(const LockedLicense& license,
+                                                              UnixMillis since) override;
+  Result<std::optional<UnixMillis>> latest_deactivation(int64_t license_id,
+                                                        std::string_view machine_id) override;
   Status insert_audit(const AuditEntry& entry) override;
   Result<std::vector<AuditEntry>> list_keyless_audit(std::string_view action,
                                                      std::string_view source, int64_t past_id,
@@ -130,6 +137,9 @@ class PgTx final : public StoreTx {
   Result<std::vector<License>> licenses_expiring_between(UnixMillis from, UnixMillis to,
                                                          int64_t after_id, int64_t limit) override;
   Result<std::vector<License>> licenses_with_entitlements(int64_t after_id, int64_t limit) override;
+  Result<std::vector<License>> licenses_with_offline_ending_between(UnixMillis from, UnixMillis to,
+                                                                    int64_t after_id,
+                                                                    int64_t limit) override;
   Result<std::vector<DumpRow>> dump_rows(const DumpTable& table) override;
   Result<bool> table_is_empty(const DumpTable& table) override;
   Status restore_row(const DumpTable& table, const DumpRow& row) override;

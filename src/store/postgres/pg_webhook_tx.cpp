@@ -1,5 +1,5 @@
-// PgTx's part for webhooks (spec §18). Two instances on one database claim deliveries with
-// FOR UPDATE SKIP LOCKED: each takes rows the other has not locked, and a claimed row's
+// PgTx's part for webhooks (docs/protocol.md §25). Two instances on one database claim deliveries
+// with FOR UPDATE SKIP LOCKED: each takes rows the other has not locked, and a claimed row's
 // next_attempt_at moves past its attempt, so no other instance attempts it meanwhile.
 // An event and its deliveries are one statement (a data-modifying WITH) sent with the
 // transaction's next round trip, so reporting a change costs no round trip of its own.

@@ -130,7 +130,7 @@ CREATE TABLE server_secrets (
   created_at  INTEGER NOT NULL
 ) WITHOUT ROWID;
 )sql"},
-    // Store fulfilment (docs/protocol.md §20, spec §20-21): the stores a vendor sells
+    // Store fulfilment (docs/protocol.md §22): the stores a vendor sells
     // through (C++: Storefront, so as not to be confused with the database), their
     // secrets (kept as given: they key the providers' HMACs) and SKU mappings, every
     // inbound event by (store, event key) and every fulfilled unit by (store, order,
@@ -186,8 +186,8 @@ CREATE TABLE storefront_units (
   PRIMARY KEY (store_id, order_id, line, unit)
 ) WITHOUT ROWID;
 )sql"},
-    // The store lifecycle (spec §20-21): the ids later events cite an order by (its own,
-    // a payment intent, a subscription), filled for orders fulfilled before; which store
+    // The store lifecycle (docs/protocol.md §22.7): the ids later events cite an order by (its
+    // own, a payment intent, a subscription), filled for orders fulfilled before; which store
     // event set a license's status, so a won dispute or a payment restores only its own;
     // the latest subscription period per order, so an older one never moves expiresAt;
     // failed payments waiting out their store's paymentGrace.
@@ -220,10 +220,36 @@ CREATE TABLE storefront_payment_failures (
   PRIMARY KEY (store_id, order_id)
 ) WITHOUT ROWID;
 )sql"},
-    // Webhooks (spec §18): endpoints with their secrets (two sign during a rotation, the
-    // old one until retires_at), the outbox of events written by the transaction of the
-    // change each reports with one delivery row per endpoint, and the marks that keep a
-    // sweep's event once. Numbered 9: the offline branch adds 8.
+    // Offline activation (docs/protocol.md §21): a license's lease, release rule and
+    // deactivation quota; an activation's file (its id, the request nonce that made it, the
+    // payload, answered again for the same nonce), its end, and when it was deactivated; the
+    // log of deactivations the quota counts over a rolling 30 days.
+    {8, R"sql(
+ALTER TABLE licenses ADD COLUMN offline_lease INTEGER CHECK (offline_lease IS NULL OR offline_lease > 0);
+ALTER TABLE licenses ADD COLUMN offline_release TEXT NOT NULL DEFAULT 'expiry'
+  CHECK (offline_release IN ('expiry','deactivation'));
+ALTER TABLE licenses ADD COLUMN max_deactivations INTEGER
+  CHECK (max_deactivations IS NULL OR max_deactivations >= 0);
+ALTER TABLE activations ADD COLUMN offline_until INTEGER;
+ALTER TABLE activations ADD COLUMN offline_file_id TEXT;
+ALTER TABLE activations ADD COLUMN offline_nonce TEXT;
+ALTER TABLE activations ADD COLUMN offline_payload TEXT;
+ALTER TABLE activations ADD COLUMN deactivated_at INTEGER;
+CREATE TABLE deactivations (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  license_id  INTEGER NOT NULL REFERENCES licenses(id),
+  machine_id  TEXT NOT NULL,
+  at          INTEGER NOT NULL,
+  counted     INTEGER NOT NULL CHECK (counted IN (0, 1)),
+  offline     INTEGER NOT NULL CHECK (offline IN (0, 1))
+);
+CREATE INDEX deactivations_by_license ON deactivations (license_id, at);
+ALTER TABLE audit_log ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
+)sql"},
+    // Webhooks (docs/protocol.md §25): endpoints with their secrets (two sign during a
+    // rotation, the old one until retires_at), the outbox of events written by the transaction
+    // of the change each reports with one delivery row per endpoint, and the marks that keep a
+    // sweep's event once.
     {9, R"sql(
 CREATE TABLE webhook_endpoints (
   id               INTEGER PRIMARY KEY AUTOINCREMENT,

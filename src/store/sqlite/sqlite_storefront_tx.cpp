@@ -1,5 +1,5 @@
-// SqliteTx's part for stores a vendor sells through (spec §20): the stores, their secrets
-// and mappings, and the exactly-once records of events and fulfilled units. Every write
+// SqliteTx's part for stores a vendor sells through (docs/protocol.md §22): the stores, their
+// secrets and mappings, and the exactly-once records of events and fulfilled units. Every write
 // runs on the single writer, so a record's "new or not" is decided in series.
 #include <algorithm>
 #include <string>

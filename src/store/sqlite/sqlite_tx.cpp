@@ -68,6 +68,11 @@ Result<License> read_license(const Statement& s) {
     l.source = LicenseSource{std::move(*provider), s.optional_int64(22).value_or(0),
                              s.optional_text(23).value_or("")};
   }
+  l.offline_lease_seconds = s.optional_int64(24);
+  const auto release = parse_offline_release(s.text(25));
+  if (!release) return s.failure(SQLITE_CORRUPT, "read license offline_release");
+  l.offline_release = *release;
+  l.max_deactivations = s.optional_int64(26);
   return l;
 }
 
@@ -77,7 +82,17 @@ AdminToken read_admin_token(const Statement& s) {
 }
 
 Activation read_activation(const Statement& s) {
-  return Activation{s.text(0), s.optional_text(1), s.int64(2), s.int64(3)};
+  Activation a;
+  a.machine_id = s.text(0);
+  a.machine_name = s.optional_text(1);
+  a.activated_at = s.int64(2);
+  a.last_seen_at = s.int64(3);
+  a.offline_until = s.optional_int64(4);
+  a.offline_file_id = s.optional_text(5);
+  a.offline_nonce = s.optional_text(6);
+  a.offline_payload = s.optional_text(7);
+  a.deactivated_at = s.optional_int64(8);
+  return a;
 }
 
 }  // namespace
@@ -133,8 +148,10 @@ Result<License> SqliteTx::insert_license(const NewLicense& n) {
                                  " max_activations, expires_at, machine_ttl, created_at, plan,"
                                  " entitlements, offline_grace, trial, valid_for_pending,"
                                  " customer_email, customer_name, source_provider,"
-                                 " source_store_id, source_order_id)"
-                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                 " source_store_id, source_order_id, offline_lease,"
+                                 " offline_release, max_deactivations)"
+                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+                                 " ?, ?, ?)"));
   s->bind(1, std::string_view(n.key)).bind(2, n.product_id).bind(3, to_string(n.status));
   s->bind(4, n.max).bind(5, n.expires_at).bind(6, n.machine_ttl_seconds).bind(7, n.created_at);
   s->bind(8, n.plan).bind(9, std::string_view(entitlements_to_store(n.entitlements)));
@@ -149,6 +166,8 @@ Result<License> SqliteTx::insert_license(const NewLicense& n) {
     s->bind(15, std::optional<std::string>()).bind(16, std::optional<int64_t>());
     s->bind(17, std::optional<std::string>());
   }
+  s->bind(18, n.offline_lease_seconds).bind(19, to_string(n.offline_release));
+  s->bind(20, n.max_deactivations);
   RETURN_IF_ERROR(s->run("insert license"));
   ASSIGN_OR_RETURN(auto found, find_license(n.key));
   if (!found) return Error::internal("insert license: the new row is not found");
@@ -159,11 +178,15 @@ Status SqliteTx::update_license(const License& l) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare("UPDATE licenses SET status = ?, max_activations = ?,"
                                          " expires_at = ?, machine_ttl = ?, deleted_at = ?,"
                                          " plan = ?, entitlements = ?, offline_grace = ?,"
-                                         " valid_for_pending = ? WHERE id = ?"));
+                                         " valid_for_pending = ?, offline_lease = ?,"
+                                         " offline_release = ?, max_deactivations = ?"
+                                         " WHERE id = ?"));
   s->bind(1, to_string(l.status)).bind(2, l.max).bind(3, l.expires_at);
   s->bind(4, l.machine_ttl_seconds).bind(5, l.deleted_at).bind(6, l.plan);
   s->bind(7, std::string_view(entitlements_to_store(l.entitlements)));
-  s->bind(8, l.offline_grace_seconds).bind(9, l.valid_for_pending_seconds).bind(10, l.id);
+  s->bind(8, l.offline_grace_seconds).bind(9, l.valid_for_pending_seconds);
+  s->bind(10, l.offline_lease_seconds).bind(11, to_string(l.offline_release));
+  s->bind(12, l.max_deactivations).bind(13, l.id);
   return s->run("update license");
 }
 
@@ -223,11 +246,24 @@ Result<std::vector<License>> SqliteTx::licenses_with_entitlements(int64_t after_
   return read_licenses(sql.c_str(), "licenses with entitlements", {after_id, limit});
 }
 
+Result<std::vector<License>> SqliteTx::licenses_with_offline_ending_between(UnixMillis from,
+                                                                            UnixMillis to,
+                                                                            int64_t after_id,
+                                                                            int64_t limit) {
+  static const std::string sql =
+      kSelectLicensesSql +
+      " WHERE l.deleted_at IS NULL AND l.id > ?1 AND EXISTS (SELECT 1 FROM activations a"
+      " WHERE a.license_id = l.id AND a.deactivated_at IS NULL AND a.offline_until > ?2"
+      " AND a.offline_until <= ?3) ORDER BY l.id LIMIT ?4";
+  return read_licenses(sql.c_str(), "licenses with offline files ending",
+                       {after_id, from, to, limit});
+}
+
 Result<std::optional<Activation>> SqliteTx::find_activation(int64_t license_id,
                                                             std::string_view machine_id) {
-  ASSIGN_OR_RETURN(auto s,
-                   conn_.prepare("SELECT machine_id, machine_name, activated_at, last_seen_at"
-                                 " FROM activations WHERE license_id = ? AND machine_id = ?"));
+  ASSIGN_OR_RETURN(
+      auto s,
+      conn_.prepare((kSelectActivationSql + " WHERE license_id = ? AND machine_id = ?").c_str()));
   s->bind(1, license_id).bind(2, machine_id);
   const int rc = s->step();
   if (rc == SQLITE_DONE) return std::optional<Activation>();
@@ -235,21 +271,23 @@ Result<std::optional<Activation>> SqliteTx::find_activation(int64_t license_id,
   return std::optional<Activation>(read_activation(*s));
 }
 
-Result<int64_t> SqliteTx::count_activations(int64_t license_id,
-                                            std::optional<UnixMillis> seen_since) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT COUNT(*) FROM activations"
-                                         " WHERE license_id = ? AND last_seen_at >= ?"));
-  s->bind(1, license_id).bind(2, seen_since.value_or(INT64_MIN));
+// holds_slot (core/license.h) in SQL: an offline activation until its end, an online one
+// while seen since ?3 (any time when NULL).
+Result<int64_t> SqliteTx::count_activations(int64_t license_id, const Freshness& fresh) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT COUNT(*) FROM activations WHERE license_id = ?1"
+                                         " AND CASE WHEN offline_until IS NOT NULL"
+                                         " THEN offline_until > ?2"
+                                         " ELSE (?3 IS NULL OR last_seen_at >= ?3) END"));
+  s->bind(1, license_id).bind(2, fresh.now).bind(3, fresh.seen_since);
   const int rc = s->step();
   if (rc != SQLITE_ROW) return s->failure(rc, "count activations");
   return s->int64(0);
 }
 
 Result<std::vector<Activation>> SqliteTx::list_activations(int64_t license_id) {
-  ASSIGN_OR_RETURN(auto s,
-                   conn_.prepare("SELECT machine_id, machine_name, activated_at, last_seen_at"
-                                 " FROM activations WHERE license_id = ?"
-                                 " ORDER BY activated_at, machine_id"));
+  ASSIGN_OR_RETURN(auto s, conn_.prepare((kSelectActivationSql +
+                                          " WHERE license_id = ? ORDER BY activated_at, machine_id")
+                                             .c_str()));
   s->bind(1, license_id);
   std::vector<Activation> out;
   int rc;
@@ -261,10 +299,58 @@ Result<std::vector<Activation>> SqliteTx::list_activations(int64_t license_id) {
 Status SqliteTx::insert_activation(const LockedLicense& license, const Activation& a) {
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare("INSERT INTO activations (license_id, machine_id, machine_name,"
-                                 " activated_at, last_seen_at) VALUES (?, ?, ?, ?, ?)"));
+                                 " activated_at, last_seen_at, offline_until, offline_file_id,"
+                                 " offline_nonce, offline_payload, deactivated_at)"
+                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   s->bind(1, license->id).bind(2, std::string_view(a.machine_id)).bind(3, a.machine_name);
-  s->bind(4, a.activated_at).bind(5, a.last_seen_at);
+  s->bind(4, a.activated_at).bind(5, a.last_seen_at).bind(6, a.offline_until);
+  s->bind(7, a.offline_file_id).bind(8, a.offline_nonce).bind(9, a.offline_payload);
+  s->bind(10, a.deactivated_at);
   return s->run("insert activation");
+}
+
+Status SqliteTx::update_offline_activation(const LockedLicense& license, const Activation& a) {
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("UPDATE activations SET machine_name = ?, last_seen_at = ?,"
+                                 " offline_until = ?, offline_file_id = ?,"
+                                 " offline_nonce = ?, offline_payload = ?,"
+                                 " deactivated_at = ?"
+                                 " WHERE license_id = ? AND machine_id = ?"));
+  s->bind(1, a.machine_name).bind(2, a.last_seen_at).bind(3, a.offline_until);
+  s->bind(4, a.offline_file_id).bind(5, a.offline_nonce).bind(6, a.offline_payload);
+  s->bind(7, a.deactivated_at).bind(8, license->id).bind(9, std::string_view(a.machine_id));
+  return s->run("update offline activation");
+}
+
+Status SqliteTx::append_deactivation(const LockedLicense& license, std::string_view machine_id,
+                                     UnixMillis at, bool counted, bool offline) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO deactivations (license_id, machine_id, at,"
+                                         " counted, offline) VALUES (?, ?, ?, ?, ?)"));
+  s->bind(1, license->id).bind(2, machine_id).bind(3, at);
+  s->bind(4, static_cast<int64_t>(counted ? 1 : 0)).bind(5, static_cast<int64_t>(offline ? 1 : 0));
+  return s->run("append deactivation");
+}
+
+Result<std::vector<UnixMillis>> SqliteTx::counted_deactivations_since(const LockedLicense& license,
+                                                                      UnixMillis since) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT at FROM deactivations WHERE license_id = ?"
+                                         " AND counted = 1 AND at >= ? ORDER BY at"));
+  s->bind(1, license->id).bind(2, since);
+  std::vector<UnixMillis> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(s->int64(0));
+  if (rc != SQLITE_DONE) return s->failure(rc, "count deactivations");
+  return out;
+}
+
+Result<std::optional<UnixMillis>> SqliteTx::latest_deactivation(int64_t license_id,
+                                                                std::string_view machine_id) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT MAX(at) FROM deactivations"
+                                         " WHERE license_id = ? AND machine_id = ?"));
+  s->bind(1, license_id).bind(2, machine_id);
+  const int rc = s->step();
+  if (rc != SQLITE_ROW) return s->failure(rc, "latest deactivation");
+  return s->optional_int64(0);
 }
 
 Status SqliteTx::update_activation(int64_t license_id, const Activation& a) {
@@ -283,10 +369,13 @@ Result<bool> SqliteTx::delete_activation(int64_t license_id, std::string_view ma
 }
 
 Result<std::vector<std::string>> SqliteTx::delete_stale_activations(const LockedLicense& license,
-                                                                    UnixMillis before) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM activations WHERE license_id = ?"
-                                         " AND last_seen_at < ? RETURNING machine_id"));
-  s->bind(1, license->id).bind(2, before);
+                                                                    const Freshness& fresh) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM activations WHERE license_id = ?1"
+                                         " AND CASE WHEN offline_until IS NOT NULL"
+                                         " THEN offline_until <= ?2"
+                                         " ELSE (?3 IS NOT NULL AND last_seen_at < ?3) END"
+                                         " RETURNING machine_id"));
+  s->bind(1, license->id).bind(2, fresh.now).bind(3, fresh.seen_since);
   std::vector<std::string> out;
   int rc;
   while ((rc = s->step()) == SQLITE_ROW) out.push_back(s->text(0));
@@ -298,12 +387,13 @@ Status SqliteTx::insert_audit(const AuditEntry& e) {
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare("INSERT INTO audit_log (at, action, license_key, machine_id,"
                                  " refresh, actor, actor_name, ip, key_id, request_id,"
-                                 " changes, reason, source)"
-                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
+                                 " changes, reason, source, offline)"
+                                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"));
   s->bind(1, e.at).bind(2, std::string_view(e.action)).bind(3, std::string_view(e.license_key));
   s->bind(4, e.machine_id).bind(5, static_cast<int64_t>(e.refresh ? 1 : 0));
   s->bind(6, to_string(e.actor)).bind(7, e.actor_name).bind(8, e.ip).bind(9, e.key_id);
   s->bind(10, e.request_id).bind(11, e.changes).bind(12, e.reason).bind(13, e.source);
+  s->bind(14, static_cast<int64_t>(e.offline ? 1 : 0));
   return s->run("append audit record");
 }
 
@@ -326,6 +416,7 @@ AuditEntry read_audit_entry(const Statement& s) {
   e.changes = s.optional_text(11);
   e.reason = s.optional_text(12);
   e.source = s.optional_text(13);
+  e.offline = s.int64(14) != 0;
   return e;
 }
 
@@ -336,11 +427,13 @@ Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_ke
   // Both walk the index on (license_key, id) from the bound, in the page's order.
   static constexpr const char* kOldestFirst =
       "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
-      " key_id, request_id, changes, reason, source FROM audit_log WHERE license_key = ? AND id > ?"
+      " key_id, request_id, changes, reason, source, offline FROM audit_log WHERE license_key = ? "
+      "AND id > ?"
       " ORDER BY id LIMIT ?";
   static constexpr const char* kNewestFirst =
       "SELECT id, at, action, license_key, machine_id, refresh, actor, actor_name, ip,"
-      " key_id, request_id, changes, reason, source FROM audit_log WHERE license_key = ? AND id < ?"
+      " key_id, request_id, changes, reason, source, offline FROM audit_log WHERE license_key = ? "
+      "AND id < ?"
       " ORDER BY id DESC LIMIT ?";
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare(order == AuditOrder::kOldestFirst ? kOldestFirst : kNewestFirst));
@@ -355,11 +448,12 @@ Result<std::vector<AuditEntry>> SqliteTx::list_audit(std::string_view license_ke
 Result<std::vector<AuditEntry>> SqliteTx::list_keyless_audit(std::string_view action,
                                                              std::string_view source,
                                                              int64_t past_id, int64_t limit) {
-  ASSIGN_OR_RETURN(auto s,
-                   conn_.prepare("SELECT id, at, action, license_key, machine_id, refresh, actor,"
-                                 " actor_name, ip, key_id, request_id, changes, reason, source"
-                                 " FROM audit_log WHERE license_key = '' AND id < ? AND action = ?"
-                                 " AND source = ? ORDER BY id DESC LIMIT ?"));
+  ASSIGN_OR_RETURN(
+      auto s,
+      conn_.prepare("SELECT id, at, action, license_key, machine_id, refresh, actor,"
+                    " actor_name, ip, key_id, request_id, changes, reason, source,"
+                    " offline FROM audit_log WHERE license_key = '' AND id < ? AND action = ?"
+                    " AND source = ? ORDER BY id DESC LIMIT ?"));
   s->bind(1, audit_id_bound(AuditOrder::kNewestFirst, past_id))
       .bind(2, action)
       .bind(3, source)

@@ -1,4 +1,4 @@
-// SqliteTx's part for webhooks (spec §18): endpoints and their secrets, the outbox of
+// SqliteTx's part for webhooks (docs/protocol.md §25): endpoints and their secrets, the outbox of
 // events and deliveries, and the marks that keep a sweep's event once. Every write runs on
 // the single writer (in this process or another: BEGIN IMMEDIATE locks the file), so a
 // claim is never made twice.
