@@ -495,9 +495,12 @@ int serve(const ServeConfig& config) {
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
   // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
+  // Store deliveries' look-ups wait on a provider's API, and a webhook URL given to the
+  // admin API is resolved: on workers of their own, never a network or store thread.
+  RedisWorkers store_api_workers(kStoreApiWorkers);
   const AdminApiHandler admin_api(
       {store_ptr, &clock, &failed_admin_auth, reporter.get(), config.public_url.value_or(""),
-       outgoing_policy(config),
+       outgoing_policy(config), &store_api_workers,
        OfflineSubmission{&keys,
                          {config.offline_request_max_age, config.offline_request_max_skew},
                          &response_signer}});
@@ -519,9 +522,6 @@ int serve(const ServeConfig& config) {
   dashboard_config.response_signer = &response_signer;
   dashboard_config.dashboard_url = config.dashboard_url;
   const DashboardHandler dashboard(dashboard_config);
-  // Store deliveries' look-ups wait on a provider's API: on workers of their own, never a
-  // network or store thread.
-  RedisWorkers store_api_workers(kStoreApiWorkers);
   OutgoingStoreApiCaller store_api_caller(outgoing_policy(config));
   StoreInboundConfig inbound_config;
   inbound_config.store = store_ptr;

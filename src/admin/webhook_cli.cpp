@@ -36,10 +36,9 @@ json::object create_body(const WebhookArgs& a) {
 int run_create(const WebhookArgs& a, const std::string& store) {
   return with_store(store, [&](Store& s) {
     const AdminContext ctx{SystemClock().now_ms(), std::nullopt};
-    const OutgoingPolicy policy = a.policy;
-    const WebhookUrlCheck check = [policy](std::string_view url) {
-      return check_outgoing_destination(url, policy);
-    };
+    // Resolved here, before the transaction: never while it holds the store's writer.
+    const WebhookUrlCheck check =
+        checked_beforehand(a.url, check_outgoing_destination(a.url, a.policy));
     auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
       return create_webhook(tx, create_body(a), check, ctx);
     });

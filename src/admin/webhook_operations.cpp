@@ -1,6 +1,7 @@
 #include "admin/webhook_operations.h"
 
 #include <algorithm>
+#include <boost/json/parse.hpp>
 #include <charconv>
 
 #include "auth/webhook_signature.h"
@@ -73,6 +74,22 @@ Result<WebhookEndpoint> load(StoreTx& tx, int64_t id, UnixMillis now) {
 }
 
 }  // namespace
+
+std::optional<std::string> webhook_body_url(std::string_view body) {
+  boost::system::error_code ec;
+  const json::value v = json::parse(body, ec);
+  if (ec || !v.is_object()) return std::nullopt;
+  const auto* url = v.get_object().if_contains("url");
+  if (url == nullptr || !url->is_string()) return std::nullopt;
+  return std::string(url->get_string());
+}
+
+WebhookUrlCheck checked_beforehand(std::string url, Status verdict) {
+  return [url = std::move(url), verdict = std::move(verdict)](std::string_view given) -> Status {
+    if (given != url) return refused("url", "the url was not checked");
+    return verdict;
+  };
+}
 
 std::optional<int64_t> parse_webhook_id(std::string_view text) {
   if (text.starts_with("evt_")) text.remove_prefix(4);  // an event id as deliveries show it

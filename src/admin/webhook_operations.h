@@ -24,6 +24,15 @@ inline constexpr int64_t kDefaultKeepOldSecretSeconds = 24 * 3600;
 // again when it connects). kInvalidArgument with subject "url".
 using WebhookUrlCheck = std::function<Status(std::string_view url)>;
 
+// The URL a create or patch body names, when it names one as a string: what is resolved
+// and checked before the store transaction, never inside it (on SQLite that transaction
+// holds the one writer; docs/protocol.md §25.1). nullopt when the body names none or does
+// not parse (the call itself then refuses it).
+std::optional<std::string> webhook_body_url(std::string_view body);
+// The check a transaction runs with: `verdict`, what checking `url` came to beforehand;
+// another URL is refused, since no one checked it.
+WebhookUrlCheck checked_beforehand(std::string url, Status verdict);
+
 // An endpoint and, when just created or rotated, its new secret.
 struct WebhookEndpointShown {
   WebhookEndpoint endpoint;

@@ -6,6 +6,7 @@
 
 #include "admin/admin_api.h"
 #include "admin/admin_tokens.h"
+#include "admin/webhook_operations.h"
 #include "core/request_body.h"
 #include "http/admin_api_error.h"
 #include "http/routes.h"
@@ -287,6 +288,59 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
   std::optional<std::string> token = bearer_token(req);
   if (!token) return refuse_token(ctx, reply);
 
+  ApiResult<AdminCall> parsed = parse_call(admin_route, req);
+  if (parsed.ok()) {
+    parsed.value().public_url = config_.public_url;
+    // The URL's own checks only: a URL to resolve is resolved before the transaction.
+    parsed.value().check_webhook_url = [policy = config_.outgoing_policy](std::string_view url) {
+      return check_outgoing_url(url, policy);
+    };
+    parsed.value().offline = &config_.offline;
+    if (admin_route == AdminRoute::kCreateWebhook || admin_route == AdminRoute::kPatchWebhook) {
+      if (auto url = webhook_body_url(parsed.value().body)) {
+        return check_url_then_run(admin_route, std::move(parsed.value()), std::move(*url),
+                                  std::move(*token), ctx, std::move(reply));
+      }
+    }
+  }
+  run_call(admin_route, std::move(parsed), std::move(*token), ctx, std::move(reply));
+}
+
+void AdminApiHandler::check_url_then_run(AdminRoute route, AdminCall call, std::string url,
+                                         std::string token, const RequestContext& ctx,
+                                         HttpReply reply) const {
+  auto shared = std::make_shared<AdminCall>(std::move(call));
+  const AdminApiHandler* self = this;
+  submit_call<bool>(
+      *config_.store, TxKind::kRead,
+      [token](StoreTx& tx) -> Result<bool> {
+        ASSIGN_OR_RETURN(const auto found, find_admin_token_by_value(tx, token));
+        return found && !found->read_only;
+      },
+      [self, route, shared, url = std::move(url), token, reply = std::move(reply),
+       client_ip = std::string(ctx.client_ip),
+       request_id = std::string(ctx.request_id)](const Result<bool>& may_write) mutable {
+        const RequestContext owned{{}, client_ip, request_id, {}};
+        // Anyone else is answered by the call's own flow (refused token, 403, 503) with no
+        // look-up made for them.
+        if (!may_write.ok() || !may_write.value()) {
+          return self->run_call(route, std::move(*shared), token, owned, std::move(reply));
+        }
+        auto resolve = [self, route, shared, url, token, reply = std::move(reply), client_ip,
+                        request_id]() mutable {
+          shared->check_webhook_url = checked_beforehand(
+              url, check_outgoing_destination(url, self->config_.outgoing_policy));
+          self->run_call(route, std::move(*shared), token,
+                         RequestContext{{}, client_ip, request_id, {}}, std::move(reply));
+        };
+        if (self->config_.workers == nullptr) return resolve();
+        self->config_.workers->submit(std::move(resolve));
+      });
+}
+
+void AdminApiHandler::run_call(AdminRoute admin_route, ApiResult<AdminCall> parsed,
+                               std::string token_value, const RequestContext& ctx,
+                               HttpReply reply) const {
   // What the call came to inside its transaction, besides its answer: a token no one
   // holds (answered apart, counted as a guess), and a read's token whose last use is
   // old (touched afterwards, in a write of its own).
@@ -295,14 +349,7 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
     std::optional<int64_t> touch_token_id;
     AdminAnswer answer;
   };
-  ApiResult<AdminCall> parsed = parse_call(admin_route, req);
-  if (parsed.ok()) {
-    parsed.value().public_url = config_.public_url;
-    parsed.value().check_webhook_url = [policy = config_.outgoing_policy](std::string_view url) {
-      return check_outgoing_destination(url, policy);
-    };
-    parsed.value().offline = &config_.offline;
-  }
+  std::optional<std::string> token(std::move(token_value));
   auto call = std::make_shared<const ApiResult<AdminCall>>(std::move(parsed));
   const bool writes = changes_data(admin_route);
   const Clock* clock = config_.clock;

@@ -45,6 +45,10 @@ struct OutgoingLimits {
   std::chrono::milliseconds connect_timeout{1000};
   std::chrono::milliseconds total_timeout{1500};  // name lookup and connect included
   size_t max_answer_bytes = 1024 * 1024;
+  // What an answer past max_answer_bytes is. False: a failure (a store look-up needs the
+  // whole body). True: the answer stands, its body cut at max_answer_bytes and the rest
+  // left unread (a webhook delivery, where only the status counts: docs/protocol.md §25.3).
+  bool cut_long_answers = false;
 };
 
 struct OutgoingRequest {
@@ -88,7 +92,7 @@ class OutgoingClient {
   // a store transaction. Thread-safe: each call has its own libcurl handle.
   // Errors: kInvalidArgument (subject "url") for a URL or address the policy refuses;
   // kUnavailable for anything that may pass (no answer in time, a refused connection,
-  // a certificate not verified, an answer over the size limit).
+  // a certificate not verified, an answer over the size limit unless cut_long_answers).
   Result<OutgoingAnswer> send(const OutgoingRequest& request) const;
 
   const OutgoingPolicy& policy() const { return policy_; }

@@ -7,6 +7,7 @@
 #include "admin/admin_operations.h"
 #include "store/store.h"
 #include "support/http_receiver.h"
+#include "support/provider_stand_in.h"
 #include "support/temp_dir.h"
 #include "webhooks/retry_schedule.h"
 #include "webhooks/webhook_dispatcher.h"
@@ -164,6 +165,36 @@ TEST_F(WebhookDispatch, ASuccessClearsTheFailingTime) {
   EXPECT_FALSE(Shown(id).failing_since.has_value());
   EXPECT_TRUE(Deliveries(id)[0].delivered_at.has_value());
   EXPECT_EQ(up.Received().size(), 1u);
+}
+
+// docs/protocol.md §25.3: answers beyond 64 KiB are not read; the status alone decides.
+TEST_F(WebhookDispatch, A2xxWithABodyOver64KiBDelivers) {
+  bb::ProviderStandIn receiver;
+  receiver.Answer("/hook", {.status = 200,
+                            .body = std::string(200 * 1024, 'x'),
+                            .headers = {},
+                            .delay = {},
+                            .chunked = false});
+  receiver.Answer("/chunked", {.status = 204,
+                               .body = std::string(200 * 1024, 'y'),
+                               .headers = {},
+                               .delay = {},
+                               .chunked = true});
+  const int64_t id = Endpoint(receiver.port());
+  WebhookEndpoint chunked = Shown(id);
+  chunked.url = "http://127.0.0.1:" + std::to_string(receiver.port()) + "/chunked";
+  const int64_t other = Endpoint(receiver.port());
+  chunked.id = other;
+  ASSERT_TRUE(Write([&](StoreTx& tx) { return tx.update_webhook_endpoint(chunked); }).ok());
+  Change(kT0);
+  EXPECT_EQ(Round(), 2u);
+  for (const int64_t endpoint : {id, other}) {
+    const auto d = Deliveries(endpoint);
+    ASSERT_EQ(d.size(), 1u);
+    EXPECT_TRUE(d[0].delivered_at.has_value()) << d[0].last_error.value_or("");
+    EXPECT_FALSE(d[0].next_attempt_at.has_value());
+  }
+  EXPECT_EQ(receiver.Received().size(), 2u);
 }
 
 TEST_F(WebhookDispatch, EachExpiryIsReportedOnceAcrossSweeps) {

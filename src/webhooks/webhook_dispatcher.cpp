@@ -51,6 +51,9 @@ AttemptResult send_attempt(const OutgoingClient& client, const OutgoingLimits& l
                      {"User-Agent", "licensed-webhooks"}};
   request.body = a.event.body;
   request.limits = limits;
+  // Answers beyond the size limit are not read, and only the status counts: a 2xx with a
+  // long body still delivers (docs/protocol.md §25.3).
+  request.limits.cut_long_answers = true;
   auto answer = client.send(request);
   if (!answer.ok()) return AttemptResult{std::nullopt, answer.error().message, std::nullopt};
   AttemptResult out{answer->status, std::nullopt, std::nullopt};
