@@ -51,7 +51,8 @@ class AdminWebhookUrl : public ::testing::Test {
     req.set("Content-Type", "application/json");
     req.body() = R"({"url":"http://127.0.0.1:9/hook","events":["*"]})";
     req.prepare_payload();
-    handler.serve(route.value(), req, RequestContext{"/api/v1/admin/webhooks", "127.0.0.1", "r1", {}},
+    handler.serve(route.value(), req,
+                  RequestContext{"/api/v1/admin/webhooks", "127.0.0.1", "r1", {}},
                   [answer](HttpResponse r) { answer->set_value(std::move(r)); });
     return answered;
   }
@@ -81,8 +82,9 @@ TEST_F(AdminWebhookUrl, TheLookUpWaitsOnAWorkerWhileTheStoreKeepsWriting) {
   LicenseSpec spec;
   spec.product_slug = "reverb";
   spec.max = 1;
-  const auto written = run_blocking(
-      *store_, TxKind::kWrite, [&](StoreTx& tx) { return create_license(tx, spec, AdminContext{kT0}); });
+  const auto written = run_blocking(*store_, TxKind::kWrite, [&](StoreTx& tx) {
+    return create_license(tx, spec, AdminContext{kT0});
+  });
   EXPECT_TRUE(written.ok());
   EXPECT_NE(created.wait_for(std::chrono::seconds(0)), std::future_status::ready)
       << "answered before its URL was checked";
@@ -90,8 +92,8 @@ TEST_F(AdminWebhookUrl, TheLookUpWaitsOnAWorkerWhileTheStoreKeepsWriting) {
   ASSERT_EQ(created.wait_for(std::chrono::seconds(30)), std::future_status::ready);
   const HttpResponse r = created.get();
   EXPECT_EQ(r.result_int(), 201) << r.body();
-  const auto listed =
-      run_blocking(*store_, TxKind::kRead, [](StoreTx& tx) { return tx.list_webhook_endpoints(kT0); });
+  const auto listed = run_blocking(*store_, TxKind::kRead,
+                                   [](StoreTx& tx) { return tx.list_webhook_endpoints(kT0); });
   ASSERT_TRUE(listed.ok());
   EXPECT_EQ(listed->size(), 1u);
 }
