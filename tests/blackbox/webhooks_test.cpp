@@ -27,15 +27,7 @@ class Webhooks : public BlackboxTest {
   }
 
   HttpResponse Api(const std::string& method, const std::string& target, std::string body = "") {
-    HttpRequest request;
-    request.method = method;
-    request.target = "/api/v1/admin" + target;
-    request.Set("Authorization", "Bearer " + token_);
-    if (!body.empty()) {
-      request.Set("Content-Type", "application/json");
-      request.body = std::move(body);
-    }
-    return Send(request);
+    return Send(AdminApiRequest(token_, method, target, std::move(body)));
   }
 
   // An endpoint for the receiver; its answer (id and secret).
