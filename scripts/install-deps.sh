@@ -14,6 +14,7 @@ packages=(
   g++-mingw-w64-x86-64-posix wine wine64 osslsigncode
   "$@"
   libpq-dev postgresql-15
+  juce-modules-source lv2-dev liblilv-dev lilv-utils jalv jackd2 xvfb xauth
 )
 missing=()
 for p in "${packages[@]}"; do

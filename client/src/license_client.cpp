@@ -537,7 +537,7 @@ bool Client::answer_allows_use(std::string_view endpoint, const std::string& bod
   return activation_is_about(body, config_.license_key, config_.machine_id, config_.product);
 }
 
-std::optional<Answer> Client::cached_answer() const {
+std::optional<Client::VerifiedCacheEntry> Client::verified_cache_entry() const {
   if (pinned_.empty()) return std::nullopt;  // offline grace needs a pinned key
   const auto entry = cache_.load(config_.license_key, config_.machine_id);
   if (!entry || entry->status != 200) return std::nullopt;
@@ -560,15 +560,41 @@ std::optional<Answer> Client::cached_answer() const {
   if (latest && now < *latest - kFutureSkewSeconds) return std::nullopt;
   if (*signed_at - now > kFutureSkewSeconds) return std::nullopt;
   cache_.remember_time(now);
+  return VerifiedCacheEntry{*entry, *signed_at, status};
+}
+
+std::optional<Answer> Client::cached_answer() const {
+  const auto kept = verified_cache_entry();
+  if (!kept) return std::nullopt;
   // Never past validUntil, expiresAt or the grace, by the latest time seen: a clock set
   // back (within the 24 h tolerated) does not make an expired answer good again.
-  const auto until = offline_until(entry->body, *signed_at, config_.grace);
+  const auto until = offline_until(kept->entry.body, kept->signed_at, config_.grace);
   if (!until || trusted_now() >= *until) return std::nullopt;
-  Answer a = classify_answer(entry->status, entry->body, status);
+  Answer a = classify_answer(kept->entry.status, kept->entry.body, kept->status);
   a.valid = true;
   a.source = Source::kCache;
-  a.signed_at = *signed_at;
+  a.signed_at = kept->signed_at;
   a.valid_until = *until;
+  return a;
+}
+
+std::optional<Answer> Client::cached_expiry() const {
+  const auto kept = verified_cache_entry();
+  if (!kept) return std::nullopt;
+  Answer a = classify_answer(kept->entry.status, kept->entry.body, kept->status);
+  // Only the license's own end is a "no" the signed answer already holds; a grace or a
+  // validUntil that ran out says nothing about the license (no answer, as before).
+  if (!a.expires_at || trusted_now() < *a.expires_at) return std::nullopt;
+  a.outcome = Outcome::kNotUsable;
+  a.source = Source::kCache;
+  a.valid = false;
+  a.license_status = "EXPIRED";
+  a.error = "EXPIRED";
+  a.signed_at = kept->signed_at;
+  a.valid_until.reset();  // never grants use (docs/protocol.md §20: null in an answer that does not
+                          // allow use)
+  a.entitlements.clear();
+  if (a.trial) a.days_left = 0;
   return a;
 }
 

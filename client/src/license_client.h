@@ -106,10 +106,12 @@ class Client : public std::enable_shared_from_this<Client> {
   // 3. else the status request, one per process, waited for at most `startup_budget`;
   //    after a wait that ran out, or a failure, later checks answer at once for
   //    `retry_after_failure`. `source` says where the answer came from.
+  // 4. with no answer from 1-3, a cached signed answer whose license `expiresAt` has
+  //    passed answers kNotUsable, license status EXPIRED, source cache (never usable).
   Answer check_at_startup(std::stop_token stop = {});
   // What the process and the cache know, without any network and without waiting: for
   // a plugin's constructor and a host's plugin scan. An answer nobody has yet is
-  // NO_ANSWER_YET (unavailable).
+  // NO_ANSWER_YET (unavailable); a cached answer past the license's expiry, EXPIRED.
   Answer check_cached();
 
   // Offline activation (docs/protocol.md §21; offline_activation.cpp). None touches the network.
@@ -174,8 +176,23 @@ class Client : public std::enable_shared_from_this<Client> {
   // True when a 200 of `endpoint` (status or activate) says this machine may use the
   // license: status_is_about or activation_is_about with this client's configuration.
   bool answer_allows_use(std::string_view endpoint, const std::string& body) const;
+  // The kept answer, verified again (signature, our request, this license and machine,
+  // the clock rules of docs/protocol.md §15), whatever its validUntil says.
+  struct VerifiedCacheEntry {
+    SignedAnswer entry;
+    int64_t signed_at = 0;
+    bool status = false;  // a status answer (else an activate answer)
+  };
+  std::optional<VerifiedCacheEntry> verified_cache_entry() const;
   // The kept answer, verified again, while it is still good (docs/protocol.md §15).
   std::optional<Answer> cached_answer() const;
+  // The kept answer, verified again, when the license's `expiresAt` it names has passed
+  // (by trusted_now()): a known "expired" (kNotUsable, license status EXPIRED, source
+  // cache, no valid_until), for a check that has no other answer. nullopt otherwise.
+  std::optional<Answer> cached_expiry() const;
+  // Replaces "no answer" (kUnavailable, not a cancellation) by cached_expiry() when
+  // there is one: the start-up check offline says "expired", not "not confirmed".
+  void or_known_expiry(Answer& a) const;
   // The installed activation file's text and path, whichever directory holds it.
   std::optional<std::pair<std::string, std::filesystem::path>> installed_activation_file() const;
   std::vector<std::filesystem::path> offline_dirs() const;

@@ -88,6 +88,7 @@ std::string Client::identity() const {
 Answer Client::check_at_startup(std::stop_token stop) {
   std::optional<Answer> known = known_answer(/*may_refresh=*/true);
   Answer a = known ? std::move(*known) : wait_for_network_check(stop);
+  or_known_expiry(a);
   explain(a);
   return a;
 }
@@ -96,8 +97,17 @@ Answer Client::check_cached() {
   Answer a = known_answer(/*may_refresh=*/false)
                  .value_or(no_answer_yet("no license answer is kept on this computer yet: the "
                                          "start-up check will ask the license server"));
+  or_known_expiry(a);
   explain(a);
   return a;
+}
+
+void Client::or_known_expiry(Answer& a) const {
+  // The server's word (when it answered) wins: a renewed license is picked up then. Only
+  // "no answer" gives way to what the signed, cached answer already says: the license's
+  // expiresAt has passed. A caller that cancelled hears that it did.
+  if (a.outcome != Outcome::kUnavailable || a.error == "CANCELLED") return;
+  if (auto expired = cached_expiry()) a = std::move(*expired);
 }
 
 std::optional<Answer> Client::known_answer(bool may_refresh) {

@@ -379,7 +379,7 @@ class LicensectlOffline : public SdkOffline {
     return bb::RunCommand(argv, {{"LICENSE_SECRET", "test-secret"}}, std::chrono::seconds(30));
   }
   std::string Write(const std::string& name, const std::string& text) const {
-    const std::string path = (dir_ / name).string();
+    std::string path = (dir_ / name).string();
     std::ofstream(path) << text;
     return path;
   }

@@ -456,8 +456,51 @@ TEST_F(SdkOfflineTruth, ACachedAnswerIsNeverUsedPastTheLicensesExpiry) {
   const Answer before = StartAt(c, 23);
   EXPECT_TRUE(before.ok()) << Describe(before);
   EXPECT_EQ(before.valid_until, expires);
-  EXPECT_EQ(StartAt(c, 25).source, Source::kNone);
-  EXPECT_EQ(StartAt(c, 72).source, Source::kNone) << "the +72 h of the issue";
+  for (const int hours_later : {25, 72}) {  // 72: the +72 h of the issue
+    const Answer after = StartAt(c, hours_later);
+    EXPECT_FALSE(after.ok()) << hours_later << " h: " << Describe(after);
+    EXPECT_FALSE(after.valid) << hours_later << " h";
+    EXPECT_FALSE(after.valid_until.has_value()) << hours_later << " h";
+  }
+}
+
+// Past the license's expiry the kept answer is no "yes", but it is a signed "expired":
+// offline, the start-up check and check_cached say so (with the reason) instead of "no
+// answer", and never grant use.
+TEST_F(SdkOfflineTruth, ACachedAnswerPastTheLicensesExpiryIsReportedExpiredAndNotUsable) {
+  const ClientConfig c = Offline("expires-at-0003");
+  const int64_t expires = clock_->now_seconds() + 24 * 3600;
+  KeepSignedStatus(c, Quoted(expires), Quoted(expires));
+  ASSERT_TRUE(StartAt(c, 23).ok());
+  for (const int hours_later : {24, 25, 24 * 30}) {
+    clock_->set(start_ms_ + HoursMs(hours_later));
+    auto client = Make(c);
+    const Answer cached = client->check_cached();
+    const Answer startup = client->check_at_startup();
+    client->stop_background();
+    EXPECT_TRUE(client->wait_for_background(seconds(10)));
+    for (const Answer& a : {cached, startup}) {
+      EXPECT_EQ(a.outcome, Outcome::kNotUsable) << hours_later << " h: " << Describe(a);
+      EXPECT_EQ(a.source, Source::kCache) << hours_later << " h";
+      EXPECT_EQ(a.license_status, "EXPIRED") << hours_later << " h";
+      EXPECT_EQ(a.error, "EXPIRED");
+      EXPECT_EQ(a.message, "this license has expired: renew it to go on using the plugin");
+      EXPECT_FALSE(a.valid);
+      EXPECT_FALSE(a.valid_until.has_value()) << "no use granted";
+      EXPECT_EQ(a.expires_at, expires);
+    }
+  }
+}
+
+// A validUntil (grace) that ran out before the license's expiry says nothing about the
+// license: still no answer, as before.
+TEST_F(SdkOfflineTruth, AGraceThatRanOutBeforeTheLicensesExpiryIsStillNoAnswer) {
+  const ClientConfig c = Offline("expires-at-0004");
+  const int64_t now = clock_->now_seconds();
+  KeepSignedStatus(c, Quoted(now + 3600), Quoted(now + 30 * 24 * 3600));
+  const Answer a = StartAt(c, 2);
+  EXPECT_EQ(a.outcome, Outcome::kUnavailable) << Describe(a);
+  EXPECT_EQ(a.source, Source::kNone);
 }
 
 // Set back by less than the 24 h tolerated, the clock still does not make an answer
@@ -466,8 +509,13 @@ TEST_F(SdkOfflineTruth, AClockSetBackDoesNotBringAnExpiredAnswerBack) {
   const ClientConfig c = Offline("expires-at-0002");
   const int64_t expires = clock_->now_seconds() + 24 * 3600;
   KeepSignedStatus(c, Quoted(expires + 10 * 24 * 3600), Quoted(expires));
-  EXPECT_EQ(StartAt(c, 30).source, Source::kNone);
-  EXPECT_EQ(StartAt(c, 20).source, Source::kNone) << "the clock set back 10 hours";
+  for (const int hours_from_start : {30, 20}) {  // 20: the clock set back 10 hours
+    const Answer a = StartAt(c, hours_from_start);
+    EXPECT_FALSE(a.ok()) << hours_from_start << " h: " << Describe(a);
+    EXPECT_EQ(a.license_status, "EXPIRED") << hours_from_start << " h: measured by the latest "
+                                           << "time seen";
+    EXPECT_FALSE(a.valid_until.has_value());
+  }
 }
 
 // The real server signs validUntil (its default offlineGrace, 14 days, here before

@@ -90,7 +90,7 @@ Result<boost::json::object> sign_activation_file_member(const ResponseSigner* si
   if (signer == nullptr) return Error::internal("offline activation: no response key");
   auto file = sign_activation_file(*signer, algorithm, payload->as_string());
   if (!file) return Error::internal("offline activation: the activation file was not signed");
-  *payload = std::move(*file);
+  payload->emplace_string() = *file;
   return body;
 }
 

@@ -53,7 +53,7 @@ ApiResult<OfflineFile> parse_offline_file(std::string_view text, OfflineFileKind
 // same HMAC work as a known one), the timestamp (too_old, too_far_ahead), the signature
 // (signature_mismatch), over POST /api/v1/license/activate (or deactivate). The nonce is
 // neither checked nor consumed. The key that signed it, or the refusal.
-ApiResult<const SigningKey*> check_offline_file(const KeyRing& keys, const OfflineFile& file,
+ApiResult<const SigningKey*> check_offline_file(const KeyRing& keys, const OfflineFile& offline,
                                                 int64_t now_seconds,
                                                 const OfflineFileLimits& limits);
 

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "auth/key_ring.h"
 #include "auth/offline_files.h"
@@ -61,7 +62,7 @@ bool is_dashboard_path(std::string_view path);
 
 class DashboardHandler final : public HttpService {
  public:
-  explicit DashboardHandler(DashboardConfig config) : config_(config) {}
+  explicit DashboardHandler(DashboardConfig config) : config_(std::move(config)) {}
 
   ApiResult<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,

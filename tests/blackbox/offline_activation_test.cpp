@@ -475,7 +475,7 @@ TEST_F(AdminApiOffline, OfflineLeaseReleaseAndQuotaAreLicenseFieldsCopiedFromThe
 class AdminCliOffline : public OfflineActivation {
  protected:
   std::string WriteRequest(const RequestFile& f, const std::string& name) const {
-    const std::string path = (dir().path() / name).string();
+    std::string path = (dir().path() / name).string();
     std::ofstream(path, std::ios::trunc) << MakeFile(f);
     return path;
   }

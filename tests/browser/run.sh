@@ -13,4 +13,4 @@ if [[ ! -d node_modules/playwright-core ]] || [[ package-lock.json -nt node_modu
 fi
 export LICENSED_BINARY="$binary"
 [[ -n "$shots" ]] && export LICENSED_SCREENSHOT_DIR="$shots"
-exec node --test --test-reporter=spec dashboard.test.mjs
+exec node --test --test-reporter=spec ./*.test.mjs
