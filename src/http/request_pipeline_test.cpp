@@ -252,7 +252,7 @@ TEST_F(PipelineTest, OnItsConnectionsThreadAnInMemoryPipelineAnswersBeforeItRetu
   boost::asio::post(io, [&] {
     std::optional<std::string> answer;
     run_pipeline(ctx_, Endpoint::kStatus, in, io.get_executor(),
-                 [&answer](PipelineOutcome o) { answer = verdict(o); });
+                 [&answer](const PipelineOutcome& o) { answer = verdict(o); });
     answered_before_return = answer;
   });
   io.run();

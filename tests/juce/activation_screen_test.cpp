@@ -68,7 +68,7 @@ class JuceActivationScreen : public bb::BlackboxTest {
   }
   fs::path BrowserLog() const { return dir().path() / "browser.log"; }
 
-  bb::CommandResult Drive(const std::string& scenario, bb::EnvVars env) const {
+  bb::CommandResult Drive(const std::string& scenario, const bb::EnvVars& env) const {
     return bb::RunCommand({"/usr/bin/xvfb-run", "-a", "-s", "-screen 0 1024x768x24",
                            (kExample / "juce_gain_screen_driver").string(), scenario},
                           env, std::chrono::seconds(120));
