@@ -116,9 +116,9 @@ Status record_limit_reached(LicenseTx& tx, const License& license, std::string_v
 }
 
 Status record_license_event(LicenseTx& tx, std::string_view type, const License& license,
-                            UnixMillis at, Actor actor, boost::json::object extra) {
+                            UnixMillis at, Actor actor, const boost::json::object& extra) {
   boost::json::object data = license_event_data(license, at, actor);
-  for (auto& [k, v] : extra) data[k] = std::move(v);
+  for (const auto& member : extra) data[member.key()] = member.value();
   return tx.insert_webhook_event(type, at, webhook_body(type, at, std::move(data)));
 }
 

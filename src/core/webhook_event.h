@@ -65,6 +65,6 @@ Status record_limit_reached(LicenseTx& tx, const License& license, std::string_v
                             int64_t code, UnixMillis now, Actor actor);
 // Any other event of one license, with extra members in `data` (an order, a trial).
 Status record_license_event(LicenseTx& tx, std::string_view type, const License& license,
-                            UnixMillis at, Actor actor, boost::json::object extra = {});
+                            UnixMillis at, Actor actor, const boost::json::object& extra = {});
 
 }  // namespace licensed

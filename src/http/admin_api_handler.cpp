@@ -298,16 +298,16 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
     parsed.value().offline = &config_.offline;
     if (admin_route == AdminRoute::kCreateWebhook || admin_route == AdminRoute::kPatchWebhook) {
       if (auto url = webhook_body_url(parsed.value().body)) {
-        return check_url_then_run(admin_route, std::move(parsed.value()), std::move(*url),
-                                  std::move(*token), ctx, std::move(reply));
+        return check_url_then_run(admin_route, std::move(parsed.value()), std::move(*url), *token,
+                                  ctx, std::move(reply));
       }
     }
   }
-  run_call(admin_route, std::move(parsed), std::move(*token), ctx, std::move(reply));
+  run_call(admin_route, std::move(parsed), std::move(*token), ctx, reply);
 }
 
 void AdminApiHandler::check_url_then_run(AdminRoute route, AdminCall call, std::string url,
-                                         std::string token, const RequestContext& ctx,
+                                         const std::string& token, const RequestContext& ctx,
                                          HttpReply reply) const {
   auto shared = std::make_shared<AdminCall>(std::move(call));
   const AdminApiHandler* self = this;
@@ -324,14 +324,14 @@ void AdminApiHandler::check_url_then_run(AdminRoute route, AdminCall call, std::
         // Anyone else is answered by the call's own flow (refused token, 403, 503) with no
         // look-up made for them.
         if (!may_write.ok() || !may_write.value()) {
-          return self->run_call(route, std::move(*shared), token, owned, std::move(reply));
+          return self->run_call(route, std::move(*shared), token, owned, reply);
         }
         auto resolve = [self, route, shared, url, token, reply = std::move(reply), client_ip,
                         request_id]() mutable {
           shared->check_webhook_url = checked_beforehand(
               url, check_outgoing_destination(url, self->config_.outgoing_policy));
           self->run_call(route, std::move(*shared), token,
-                         RequestContext{{}, client_ip, request_id, {}}, std::move(reply));
+                         RequestContext{{}, client_ip, request_id, {}}, reply);
         };
         if (self->config_.workers == nullptr) return resolve();
         self->config_.workers->submit(std::move(resolve));
@@ -340,7 +340,7 @@ void AdminApiHandler::check_url_then_run(AdminRoute route, AdminCall call, std::
 
 void AdminApiHandler::run_call(AdminRoute admin_route, ApiResult<AdminCall> parsed,
                                std::string token_value, const RequestContext& ctx,
-                               HttpReply reply) const {
+                               const HttpReply& reply) const {
   // What the call came to inside its transaction, besides its answer: a token no one
   // holds (answered apart, counted as a guess), and a read's token whose last use is
   // old (touched afterwards, in a write of its own).

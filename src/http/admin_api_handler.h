@@ -55,11 +55,12 @@ class AdminApiHandler final : public HttpService {
  private:
   // The call in its transaction, from the token's check to the answer.
   void run_call(AdminRoute route, ApiResult<AdminCall> parsed, std::string token,
-                const RequestContext& ctx, HttpReply reply) const;
+                const RequestContext& ctx, const HttpReply& reply) const;
   // For a webhook URL: once a read checked that the token may write, the URL is resolved
   // and checked on a worker, and then the call runs with that verdict.
-  void check_url_then_run(AdminRoute route, AdminCall call, std::string url, std::string token,
-                          const RequestContext& ctx, HttpReply reply) const;
+  void check_url_then_run(AdminRoute route, AdminCall call, std::string url,
+                          const std::string& token, const RequestContext& ctx,
+                          HttpReply reply) const;
   void refuse_token(const RequestContext& ctx, const HttpReply& reply) const;
   // The 429 while the client's failed-token bucket is empty; nullopt otherwise.
   std::optional<HttpResponse> locked_out(const RequestContext& ctx) const;

@@ -152,7 +152,7 @@ void attempt_webhook(Store& store, const Clock& clock, const OutgoingClient& cli
 
 WebhookDispatcher::WebhookDispatcher(Store& store, const Clock& clock, OutgoingPolicy policy,
                                      WebhookDispatchOptions options)
-    : store_(store), clock_(clock), client_(std::move(policy)), options_(std::move(options)) {
+    : store_(store), clock_(clock), client_(std::move(policy)), options_(options) {
   {
     MutexLock lock(mu_);
     idle_ = options_.workers;

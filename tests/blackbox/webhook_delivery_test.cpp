@@ -43,8 +43,7 @@ class WebhookDelivery : public BlackboxTest {
 
   // The endpoint's id.
   std::string CreateEndpoint(const std::string& url) {
-    const HttpResponse r =
-        Api("POST", "/webhooks", R"({"url":")" + url + R"(","events":["*"]})");
+    const HttpResponse r = Api("POST", "/webhooks", R"({"url":")" + url + R"(","events":["*"]})");
     EXPECT_EQ(r.status, 201) << r.Describe();
     return std::to_string(Int(ParseJson(r.body), "id"));
   }
@@ -107,12 +106,13 @@ Seen WaitForDistinct(Receiver& receiver, size_t count, std::chrono::seconds dead
 
 TEST_F(WebhookDelivery, ATlsReceiverWithItsOwnCaIsReachedOnlyWhenTheServerIsGivenThatCa) {
   ProviderStandIn receiver(ProviderStandIn::Tls::kOwnCa);
-  receiver.Answer("/hook", {.status = 200, .body = "{}", .headers = {}, .delay = {}, .chunked = false});
+  receiver.Answer("/hook",
+                  {.status = 200, .body = "{}", .headers = {}, .delay = {}, .chunked = false});
   StartWith({"--webhook-allow-private"});  // https only
   const std::string endpoint = CreateEndpoint(receiver.base_url() + "/hook");
   const std::string license = NewLicense(1);
-  json::array items = DeliveriesOnceAll(
-      endpoint, 1, [](const json::value& d) { return Int(d, "attempts") >= 1; });
+  json::array items =
+      DeliveriesOnceAll(endpoint, 1, [](const json::value& d) { return Int(d, "attempts") >= 1; });
   ASSERT_EQ(items.size(), 1u);
   EXPECT_TRUE(items[0].at("deliveredAt").is_null());
   EXPECT_TRUE(items[0].at("lastStatus").is_null());
@@ -138,12 +138,11 @@ TEST_F(WebhookDelivery, ATlsReceiverWithItsOwnCaIsReachedOnlyWhenTheServerIsGive
 TEST_F(WebhookDelivery, AReceiverThatWasDownGetsEverythingOnceItIsBack) {
   const std::uint16_t port = FreeLoopbackPort();  // nobody listens: connections are refused
   StartWith(PlainLoopback());
-  const std::string endpoint =
-      CreateEndpoint("http://127.0.0.1:" + std::to_string(port) + "/hook");
+  const std::string endpoint = CreateEndpoint("http://127.0.0.1:" + std::to_string(port) + "/hook");
   std::set<std::string> licenses;
   for (int i = 0; i < 4; ++i) licenses.insert(NewLicense(1));
-  const json::array failed = DeliveriesOnceAll(
-      endpoint, 4, [](const json::value& d) { return Int(d, "attempts") >= 1; });
+  const json::array failed =
+      DeliveriesOnceAll(endpoint, 4, [](const json::value& d) { return Int(d, "attempts") >= 1; });
   ASSERT_EQ(failed.size(), 4u);
   for (const auto& d : failed) {
     EXPECT_TRUE(d.at("deliveredAt").is_null());
@@ -152,7 +151,8 @@ TEST_F(WebhookDelivery, AReceiverThatWasDownGetsEverythingOnceItIsBack) {
 
   // Back on the same port: the schedule's next attempt (5 s after the first) reaches it.
   ProviderStandIn receiver(ProviderStandIn::Tls::kOff, port);
-  receiver.Answer("/hook", {.status = 200, .body = "", .headers = {}, .delay = {}, .chunked = false});
+  receiver.Answer("/hook",
+                  {.status = 200, .body = "", .headers = {}, .delay = {}, .chunked = false});
   const Seen seen = WaitForDistinct(receiver, 4, std::chrono::seconds(60));
   std::set<std::string> reported;
   for (const auto& [id, what] : seen.by_id) {
@@ -187,9 +187,9 @@ TEST_F(WebhookDelivery, EveryCommittedChangeIsDeliveredAfterASigkillInTheMiddleO
       for (int m = 0; m < 30 && !killed.load(); ++m) {
         const std::string& license = licenses[static_cast<size_t>(t + m) % licenses.size()];
         const std::string machine = "burst-t" + std::to_string(t) + "-m" + std::to_string(m);
-        const auto r = bb::Send(
-            p, SignedRequest(kPluginKey, Endpoint("activate"), Body(license, machine)),
-            std::chrono::seconds(30));
+        const auto r =
+            bb::Send(p, SignedRequest(kPluginKey, Endpoint("activate"), Body(license, machine)),
+                     std::chrono::seconds(30));
         if (r.status != 0) ++answered;
       }
     });
@@ -199,7 +199,7 @@ TEST_F(WebhookDelivery, EveryCommittedChangeIsDeliveredAfterASigkillInTheMiddleO
       const std::string& license = licenses[static_cast<size_t>(i) % licenses.size()];
       const auto r = bb::Send(p,
                               AdminApiRequest(token_, "PATCH", "/licenses/" + license,
-                                         R"({"max":)" + std::to_string(101 + i) + "}"),
+                                              R"({"max":)" + std::to_string(101 + i) + "}"),
                               std::chrono::seconds(30));
       if (r.status != 0) ++answered;
     }
@@ -247,10 +247,11 @@ TEST_F(WebhookDelivery, TwoInstancesOnOnePostgresqlMakeEachAttemptOnce) {
   const std::string b = NewLicense(50);
   for (int i = 0; i < 40; ++i) {
     const std::uint16_t to = i % 2 == 0 ? port() : other->port();
-    const auto r = bb::Send(to,
-                            SignedRequest(kPluginKey, Endpoint("activate"),
-                                          Body(i % 4 < 2 ? a : b, "twin-machine-" + std::to_string(i))),
-                            std::chrono::seconds(30));
+    const auto r =
+        bb::Send(to,
+                 SignedRequest(kPluginKey, Endpoint("activate"),
+                               Body(i % 4 < 2 ? a : b, "twin-machine-" + std::to_string(i))),
+                 std::chrono::seconds(30));
     ASSERT_EQ(r.status, 200) << r.Describe();
   }
   const Seen seen = WaitForDistinct(receiver, 42, std::chrono::seconds(60));

@@ -78,17 +78,19 @@ Result<bool> PgTx::take_webhook_mark(std::string_view mark, UnixMillis now,
   return r.rows() > 0;
 }
 
-Result<WebhookEndpoint> PgTx::insert_webhook_endpoint(const WebhookEndpoint& w) {
+Result<WebhookEndpoint> PgTx::insert_webhook_endpoint(const WebhookEndpoint& endpoint) {
   PgParams p;
-  p.add(std::string_view(w.url)).add(std::string_view(w.description));
-  p.add(std::string_view(webhook_events_to_store(w.events))).add(w.enabled).add(w.created_at);
+  p.add(std::string_view(endpoint.url)).add(std::string_view(endpoint.description));
+  p.add(std::string_view(webhook_events_to_store(endpoint.events)))
+      .add(endpoint.enabled)
+      .add(endpoint.created_at);
   ASSIGN_OR_RETURN(auto r, conn_.query("INSERT INTO webhook_endpoints (url, description, events,"
                                        " enabled, created_at) VALUES ($1, $2, $3, $4, $5)"
                                        " RETURNING id",
                                        p, "insert webhook endpoint"));
-  WebhookEndpoint out = w;
+  WebhookEndpoint out = endpoint;
   out.id = r.int64(0, 0);
-  for (const auto& secret : w.secrets) {
+  for (const auto& secret : endpoint.secrets) {
     PgParams k;
     k.add(out.id).add(std::string_view(secret.secret)).add(secret.created_at);
     k.add(secret.retires_at);
@@ -100,14 +102,15 @@ Result<WebhookEndpoint> PgTx::insert_webhook_endpoint(const WebhookEndpoint& w) 
   return out;
 }
 
-Status PgTx::load_webhook_secrets(WebhookEndpoint& w, UnixMillis now) {
-  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT secret, created_at, retires_at FROM webhook_secrets"
-                                       " WHERE endpoint_id = $1"
-                                       " AND (retires_at IS NULL OR retires_at > $2)"
-                                       " ORDER BY created_at DESC, secret COLLATE \"C\"",
-                                       PgParams().add(w.id).add(now), "read webhook secrets"));
+Status PgTx::load_webhook_secrets(WebhookEndpoint& endpoint, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("SELECT secret, created_at, retires_at FROM webhook_secrets"
+                               " WHERE endpoint_id = $1"
+                               " AND (retires_at IS NULL OR retires_at > $2)"
+                               " ORDER BY created_at DESC, secret COLLATE \"C\"",
+                               PgParams().add(endpoint.id).add(now), "read webhook secrets"));
   for (int i = 0; i < r.rows(); ++i) {
-    w.secrets.push_back(WebhookSecret{r.text(i, 0), r.int64(i, 1), r.optional_int64(i, 2)});
+    endpoint.secrets.push_back(WebhookSecret{r.text(i, 0), r.int64(i, 1), r.optional_int64(i, 2)});
   }
   return Ok{};
 }
@@ -130,11 +133,11 @@ Result<std::vector<WebhookEndpoint>> PgTx::list_webhook_endpoints(UnixMillis now
   return out;
 }
 
-Status PgTx::update_webhook_endpoint(const WebhookEndpoint& w) {
+Status PgTx::update_webhook_endpoint(const WebhookEndpoint& endpoint) {
   PgParams p;
-  p.add(std::string_view(w.url)).add(std::string_view(w.description));
-  p.add(std::string_view(webhook_events_to_store(w.events))).add(w.enabled);
-  p.add(w.failing_since).add(w.disabled_reason).add(w.id);
+  p.add(std::string_view(endpoint.url)).add(std::string_view(endpoint.description));
+  p.add(std::string_view(webhook_events_to_store(endpoint.events))).add(endpoint.enabled);
+  p.add(endpoint.failing_since).add(endpoint.disabled_reason).add(endpoint.id);
   return conn_.run(
       "UPDATE webhook_endpoints SET url = $1, description = $2, events = $3,"
       " enabled = $4, failing_since = $5, disabled_reason = $6 WHERE id = $7",

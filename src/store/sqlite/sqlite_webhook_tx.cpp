@@ -84,16 +84,16 @@ Result<bool> SqliteTx::take_webhook_mark(std::string_view mark, UnixMillis now,
   return sqlite3_changes(conn_.handle()) > 0;
 }
 
-Result<WebhookEndpoint> SqliteTx::insert_webhook_endpoint(const WebhookEndpoint& w) {
+Result<WebhookEndpoint> SqliteTx::insert_webhook_endpoint(const WebhookEndpoint& endpoint) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare("INSERT INTO webhook_endpoints (url, description,"
                                          " events, enabled, created_at) VALUES (?, ?, ?, ?, ?)"));
-  s->bind(1, std::string_view(w.url)).bind(2, std::string_view(w.description));
-  s->bind(3, std::string_view(webhook_events_to_store(w.events)));
-  s->bind(4, static_cast<int64_t>(w.enabled ? 1 : 0)).bind(5, w.created_at);
+  s->bind(1, std::string_view(endpoint.url)).bind(2, std::string_view(endpoint.description));
+  s->bind(3, std::string_view(webhook_events_to_store(endpoint.events)));
+  s->bind(4, static_cast<int64_t>(endpoint.enabled ? 1 : 0)).bind(5, endpoint.created_at);
   RETURN_IF_ERROR(s->run("insert webhook endpoint"));
-  WebhookEndpoint out = w;
+  WebhookEndpoint out = endpoint;
   out.id = sqlite3_last_insert_rowid(conn_.handle());
-  for (const auto& secret : w.secrets) {
+  for (const auto& secret : endpoint.secrets) {
     ASSIGN_OR_RETURN(auto k, conn_.prepare("INSERT INTO webhook_secrets (endpoint_id, secret,"
                                            " created_at, retires_at) VALUES (?, ?, ?, ?)"));
     k->bind(1, out.id).bind(2, std::string_view(secret.secret)).bind(3, secret.created_at);
@@ -103,15 +103,15 @@ Result<WebhookEndpoint> SqliteTx::insert_webhook_endpoint(const WebhookEndpoint&
   return out;
 }
 
-Status SqliteTx::load_webhook_secrets(WebhookEndpoint& w, UnixMillis now) {
+Status SqliteTx::load_webhook_secrets(WebhookEndpoint& endpoint, UnixMillis now) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT secret, created_at, retires_at"
                                          " FROM webhook_secrets WHERE endpoint_id = ?"
                                          " AND (retires_at IS NULL OR retires_at > ?)"
                                          " ORDER BY created_at DESC, secret"));
-  s->bind(1, w.id).bind(2, now);
+  s->bind(1, endpoint.id).bind(2, now);
   int rc;
   while ((rc = s->step()) == SQLITE_ROW) {
-    w.secrets.push_back(WebhookSecret{s->text(0), s->int64(1), s->optional_int64(2)});
+    endpoint.secrets.push_back(WebhookSecret{s->text(0), s->int64(1), s->optional_int64(2)});
   }
   if (rc != SQLITE_DONE) return s->failure(rc, "read webhook secrets");
   return Ok{};
@@ -142,14 +142,14 @@ Result<std::vector<WebhookEndpoint>> SqliteTx::list_webhook_endpoints(UnixMillis
   return out;
 }
 
-Status SqliteTx::update_webhook_endpoint(const WebhookEndpoint& w) {
+Status SqliteTx::update_webhook_endpoint(const WebhookEndpoint& endpoint) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare("UPDATE webhook_endpoints SET url = ?, description = ?,"
                                          " events = ?, enabled = ?, failing_since = ?,"
                                          " disabled_reason = ? WHERE id = ?"));
-  s->bind(1, std::string_view(w.url)).bind(2, std::string_view(w.description));
-  s->bind(3, std::string_view(webhook_events_to_store(w.events)));
-  s->bind(4, static_cast<int64_t>(w.enabled ? 1 : 0)).bind(5, w.failing_since);
-  s->bind(6, w.disabled_reason).bind(7, w.id);
+  s->bind(1, std::string_view(endpoint.url)).bind(2, std::string_view(endpoint.description));
+  s->bind(3, std::string_view(webhook_events_to_store(endpoint.events)));
+  s->bind(4, static_cast<int64_t>(endpoint.enabled ? 1 : 0)).bind(5, endpoint.failing_since);
+  s->bind(6, endpoint.disabled_reason).bind(7, endpoint.id);
   return s->run("update webhook endpoint");
 }
 
