@@ -39,6 +39,8 @@
 #include "store/remembered_nonce_purge.h"
 #include "store/sqlite/sqlite_serve_lock.h"
 #include "store/store.h"
+#include "webhooks/webhook_dispatcher.h"
+#include "webhooks/webhook_sweeps.h"
 
 namespace {
 
@@ -65,6 +67,7 @@ constexpr int64_t kDashboardReadsPerIpMinute = 300;
 // Failed store payments are swept this often: a store's paymentGrace is counted in days
 // (default 7d), so a suspension comes at most a minute after its grace ends.
 constexpr std::chrono::minutes kPaymentGraceSweepInterval{1};
+constexpr std::chrono::minutes kWebhookSweepInterval{1};  // docs/protocol.md §25.4
 constexpr std::string_view kRedisPrefix = "licensed:";
 // Threads that make the Redis calls of parked requests, per network thread. A worker
 // mostly waits for Redis' answer; two per network thread make as many calls at once as
@@ -91,6 +94,40 @@ void sweep_store_payment_grace(Store& store, const Clock& clock) {
   } else if (swept.value() > 0) {
     spdlog::info("store payment grace: {} licenses suspended", swept.value());
   }
+}
+
+// docs/protocol.md §25.4: the sweep's events (expiring soon, expired, entitlement expired), once
+// each whichever instance sweeps first, and the outbox's pruning.
+void sweep_webhooks(Store& store, const Clock& clock) {
+  auto swept = run_webhook_sweeps(store, clock.now_ms());
+  if (!swept.ok()) spdlog::warn("webhook sweep not finished: {}", swept.error().message);
+  auto pruned = prune_webhook_outbox(store, clock.now_ms());
+  if (!pruned.ok()) spdlog::warn("webhook outbox not pruned: {}", pruned.error().message);
+}
+
+// /metrics: deliveries by outcome, pending deliveries, the age of the oldest pending one.
+void add_webhook_metrics(ServerMetrics& metrics, const WebhookCounters& c, const Clock& clock) {
+  const std::pair<const char*, const std::atomic<int64_t>*> outcomes[] = {
+      {"delivered", &c.delivered}, {"retried", &c.retried}, {"failed", &c.failed}};
+  for (const auto& [outcome, counter] : outcomes) {
+    const std::atomic<int64_t>* value = counter;
+    metrics.add_gauge(
+        {std::string("licensed_webhook_deliveries_total{outcome=\"") + outcome + "\"}",
+         "Webhook delivery attempts by outcome since start.",
+         [value] { return static_cast<double>(value->load()); }, "counter"});
+  }
+  metrics.add_gauge({"licensed_webhook_endpoints_disabled_total",
+                     "Webhook endpoints disabled since start (410, or 5 days of failures).",
+                     [&c] { return static_cast<double>(c.disabled.load()); }, "counter"});
+  metrics.add_gauge({"licensed_webhook_pending_deliveries",
+                     "Webhook deliveries neither delivered nor failed yet.",
+                     [&c] { return static_cast<double>(c.pending.load()); }});
+  metrics.add_gauge({"licensed_webhook_oldest_pending_age_seconds",
+                     "Age of the event of the oldest pending webhook delivery (0: none).",
+                     [&c, &clock] {
+                       const int64_t at = c.oldest_pending_at.load();
+                       return at == 0 ? 0.0 : static_cast<double>(clock.now_ms() - at) / 1000.0;
+                     }});
 }
 
 // Nonces of requests dated ahead of the clock, kept in the store by an earlier run,
@@ -393,6 +430,11 @@ int serve(const ServeConfig& config) {
   auto payment_grace_sweep = std::make_unique<PeriodicJob>(
       kPaymentGraceSweepInterval,
       [&sweep_store, &clock] { sweep_store_payment_grace(sweep_store, clock); });
+  auto webhook_dispatcher =
+      std::make_unique<WebhookDispatcher>(sweep_store, clock, outgoing_policy(config));
+  add_webhook_metrics(metrics, webhook_dispatcher->counters(), clock);
+  auto webhook_sweep = std::make_unique<PeriodicJob>(
+      kWebhookSweepInterval, [&sweep_store, &clock] { sweep_webhooks(sweep_store, clock); });
 
   if (auto kept = add_store_response_keys(response_keys, *store.value(), clock); !kept.ok()) {
     std::cerr << "licensed: cannot keep a response key in the store "
@@ -453,8 +495,12 @@ int serve(const ServeConfig& config) {
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
   // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
+  // Store deliveries' look-ups wait on a provider's API, and a webhook URL given to the
+  // admin API is resolved: on workers of their own, never a network or store thread.
+  RedisWorkers store_api_workers(kStoreApiWorkers);
   const AdminApiHandler admin_api(
       {store_ptr, &clock, &failed_admin_auth, reporter.get(), config.public_url.value_or(""),
+       outgoing_policy(config), &store_api_workers,
        OfflineSubmission{&keys,
                          {config.offline_request_max_age, config.offline_request_max_skew},
                          &response_signer}});
@@ -476,9 +522,6 @@ int serve(const ServeConfig& config) {
   dashboard_config.response_signer = &response_signer;
   dashboard_config.dashboard_url = config.dashboard_url;
   const DashboardHandler dashboard(dashboard_config);
-  // Store deliveries' look-ups wait on a provider's API: on workers of their own, never a
-  // network or store thread.
-  RedisWorkers store_api_workers(kStoreApiWorkers);
   OutgoingStoreApiCaller store_api_caller(outgoing_policy(config));
   StoreInboundConfig inbound_config;
   inbound_config.store = store_ptr;
@@ -549,6 +592,8 @@ int serve(const ServeConfig& config) {
   if (state.same_second_nonces) {
     keep_same_second_nonces(*store.value(), *state.same_second_nonces, clock);
   }
+  webhook_sweep.reset();
+  webhook_dispatcher.reset();
   payment_grace_sweep.reset();
   nonce_purge.reset();
   store.value().reset();

@@ -5,6 +5,7 @@
 #include "admin/list_page.h"
 #include "admin/plan_operations.h"
 #include "admin/storefront_operations.h"
+#include "admin/webhook_api.h"
 #include "core/license_json.h"
 #include "core/request_body.h"
 #include "core/text.h"
@@ -445,6 +446,9 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kListStores:
     case AdminRoute::kGetStore:
     case AdminRoute::kListStoreRejections:
+    case AdminRoute::kListWebhooks:
+    case AdminRoute::kGetWebhook:
+    case AdminRoute::kListWebhookDeliveries:
       return false;
     case AdminRoute::kPatchProduct:
     case AdminRoute::kCreatePlan:
@@ -459,11 +463,20 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kCreateStore:
     case AdminRoute::kPatchStore:
     case AdminRoute::kDeleteStore:
+    case AdminRoute::kCreateWebhook:
+    case AdminRoute::kPatchWebhook:
+    case AdminRoute::kDeleteWebhook:
+    case AdminRoute::kRotateWebhookSecret:
+    case AdminRoute::kRetryWebhookDelivery:
     case AdminRoute::kOfflineActivation:
     case AdminRoute::kOfflineDeactivation:
       return true;
   }
   return true;
+}
+
+Result<PageRequest> admin_page_of(const AdminCall& call) {
+  return parse_page(call);
 }
 
 RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
@@ -515,6 +528,15 @@ RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
     case AdminRoute::kDeleteStore:
     case AdminRoute::kListStoreRejections:
       return store_call(tx, call, ctx);
+    case AdminRoute::kListWebhooks:
+    case AdminRoute::kCreateWebhook:
+    case AdminRoute::kGetWebhook:
+    case AdminRoute::kPatchWebhook:
+    case AdminRoute::kDeleteWebhook:
+    case AdminRoute::kRotateWebhookSecret:
+    case AdminRoute::kListWebhookDeliveries:
+    case AdminRoute::kRetryWebhookDelivery:
+      return webhook_call(tx, call, ctx);
     case AdminRoute::kOfflineActivation:
     case AdminRoute::kOfflineDeactivation:
       return offline_call(tx, call, ctx);

@@ -13,6 +13,7 @@
 #include "admin/plan_operations.h"
 #include "admin/store_cli.h"
 #include "admin/store_transfer.h"
+#include "admin/webhook_cli.h"
 #include "auth/response_key.h"
 #include "core/license_json.h"
 #include "core/private_file.h"
@@ -349,6 +350,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   add_plan_commands(admin, *product, *license, &a->store, chosen);
   add_offline_commands(*license, &a->store, chosen);
   add_store_commands(admin, &a->store, chosen);
+  add_webhook_commands(admin, &a->store, chosen);
 
   auto* audit = admin.add_subcommand("audit", "a license's audit records, oldest first");
   audit->add_option("KEY", a->key, "license key")->required();

@@ -56,7 +56,7 @@ Status audit(StoreTx& tx, std::string_view action, const License& l, const Admin
              std::optional<std::string> machine_id = std::nullopt) {
   AuditEntry e = audit_entry(action, l, ctx);
   e.machine_id = std::move(machine_id);
-  return tx.append_audit(e);
+  return tx.append_audit(e, l);
 }
 
 // An audit record of one field's change, `changes` being {"<field>": {"from", "to"}}
@@ -66,7 +66,7 @@ Status audit_change(StoreTx& tx, std::string_view action, const License& l, cons
   AuditEntry e = audit_entry(action, l, ctx);
   boost::json::object change{{"from", std::move(from)}, {"to", std::move(to)}};
   e.changes = boost::json::serialize(boost::json::object{{field, std::move(change)}});
-  return tx.append_audit(e);
+  return tx.append_audit(e, l);
 }
 
 boost::json::value optional_json(const std::optional<int64_t>& v) {

@@ -6,6 +6,7 @@
 
 #include "admin/admin_operations.h"
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
 #include "admin/plan_operations.h"
 #include "core/license_json.h"
 #include "core/text.h"
@@ -49,20 +50,8 @@ constexpr MemberFlag kMemberFlags[] = {
     {"--max-borrow", "maxBorrow", false},
 };
 
-int report(const Error& e) {
-  std::cerr << "licensed admin: " << cli_error_text(e) << "\n";
-  return exit_code_of(e.code, CliStage::kRunning);
-}
-
-template <class Fn>
-int with_store(const std::string& url, Fn&& fn) {
-  auto store = open_store(url);
-  if (!store.ok()) {
-    std::cerr << "licensed admin: " << store.error().message << "\n";
-    return exit_code_of(store.error().code, CliStage::kRunning);
-  }
-  return fn(*store.value());
-}
+using admin_cli::report;
+using admin_cli::with_store;
 
 AdminContext now_context() {
   return AdminContext{SystemClock().now_ms(), std::nullopt};

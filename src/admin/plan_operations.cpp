@@ -129,7 +129,7 @@ Status audit_update(StoreTx& tx, const License& l, const AdminContext& ctx,
   e.ip = ctx.ip;
   e.reason = ctx.reason;
   e.changes = json::serialize(changes);
-  return tx.append_audit(e);
+  return tx.append_audit(e, l);
 }
 
 json::object change(json::value from, json::value to) {

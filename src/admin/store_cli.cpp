@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
 #include "admin/store_sample_cli.h"
 #include "admin/storefront_operations.h"
 #include "store/store.h"
@@ -21,20 +22,8 @@ struct StoreArgs {
   bool json_out = false;
 };
 
-int report(const Error& e) {
-  std::cerr << "licensed admin: " << cli_error_text(e) << "\n";
-  return exit_code_of(e.code, CliStage::kRunning);
-}
-
-template <class Fn>
-int with_store(const std::string& url, Fn&& fn) {
-  auto store = open_store(url);
-  if (!store.ok()) {
-    std::cerr << "licensed admin: " << store.error().message << "\n";
-    return exit_code_of(store.error().code, CliStage::kRunning);
-  }
-  return fn(*store.value());
-}
+using admin_cli::report;
+using admin_cli::with_store;
 
 // --map ITEM=PRODUCT:PLAN[:per-unit]; the item id is everything before the last '='
 // that precedes the product (Stripe price ids hold no '=').

@@ -115,9 +115,16 @@ std::string ServerMetrics::render_prometheus() const {
                          kStoreProviders[p], kStoreRejections[r], n);
     }
   }
+  // A name with labels ("x_total{outcome=\"a\"}") shares its family's HELP and TYPE with
+  // the gauges of the same family added right before it.
+  std::string_view family_done;
   for (const Gauge& g : gauges_) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", g.name, g.help, g.name, g.type,
-                       g.name, g.read());
+    const std::string_view family = std::string_view(g.name).substr(0, g.name.find('{'));
+    if (family != family_done) {
+      out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", family, g.help, family, g.type);
+    }
+    family_done = family;
+    out += fmt::format("{} {}\n", g.name, g.read());
   }
   return out;
 }

@@ -17,6 +17,7 @@
 #include "core/result.h"
 #include "store/dump_schema.h"
 #include "store/storefront.h"
+#include "store/webhook_records.h"
 
 namespace licensed {
 
@@ -187,6 +188,59 @@ class StoreTx : public LicenseTx {
   // Failures whose store's paymentGrace has passed at `now`, oldest first, at most `limit`.
   virtual Result<std::vector<PendingPaymentFailure>> due_payment_failures(UnixMillis now,
                                                                           int64_t limit) = 0;
+
+  // Webhook endpoints (docs/protocol.md §25). insert assigns the id and writes the secrets; find
+  // and list read the secrets not retired at `now` (newest first); update writes url, description,
+  // events, enabled, failing_since and disabled_reason. Deleting one forgets its secrets and
+  // deliveries. False when there was no such endpoint.
+  virtual Result<WebhookEndpoint> insert_webhook_endpoint(const WebhookEndpoint& endpoint) = 0;
+  virtual Result<std::optional<WebhookEndpoint>> find_webhook_endpoint(int64_t id,
+                                                                       UnixMillis now) = 0;
+  virtual Result<std::vector<WebhookEndpoint>> list_webhook_endpoints(UnixMillis now) = 0;
+  virtual Status update_webhook_endpoint(const WebhookEndpoint& endpoint) = 0;
+  virtual Result<bool> delete_webhook_endpoint(int64_t id) = 0;
+  // A rotation: the secrets signing now sign until `old_retire_at` (never later than they
+  // would have), those retired by `now` are forgotten, and `secret` is added.
+  virtual Status rotate_webhook_secret(int64_t id, std::string_view secret, UnixMillis now,
+                                       UnixMillis old_retire_at) = 0;
+
+  // The outbox. claim: at most `limit` deliveries due at `now` to enabled endpoints, each
+  // marked claimed until `claim_until` (its next_attempt_at), so no other instance attempts
+  // it meanwhile (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: its one writer); should the
+  // claimer die, the attempt is made again once the claim lapses.
+  virtual Result<std::vector<WebhookDelivery>> claim_webhook_deliveries(UnixMillis now,
+                                                                        UnixMillis claim_until,
+                                                                        int64_t limit) = 0;
+  virtual Result<std::optional<WebhookEventRecord>> find_webhook_event(int64_t event_id) = 0;
+  // Writes attempts, next_attempt_at, last_status, last_error, delivered_at and failed.
+  virtual Status record_webhook_attempt(const WebhookDelivery& delivery) = 0;
+  // One endpoint's deliveries, newest event first, with event ids below `before_event_id`
+  // (0: from the newest), at most `limit`.
+  virtual Result<std::vector<WebhookDelivery>> list_webhook_deliveries(int64_t endpoint_id,
+                                                                       int64_t before_event_id,
+                                                                       int64_t limit) = 0;
+  // Makes the delivery due at `now` again, failed or delivered; false when there is none.
+  virtual Result<bool> retry_webhook_delivery(int64_t endpoint_id, int64_t event_id,
+                                              UnixMillis now) = 0;
+  virtual Result<WebhookOutboxStats> webhook_outbox_stats() = 0;
+  // Forgets deliveries no longer pending of events older than `done_before`, every delivery
+  // of events older than `all_before`, events left with none, and marks taken before
+  // `all_before`. Answers how many events it forgot.
+  virtual Result<int64_t> prune_webhook_outbox(UnixMillis done_before, UnixMillis all_before) = 0;
+  // Live licenses (not deleted, stored ACTIVE) whose expiresAt is in (from, to], with ids
+  // above `after_id`, by id, at most `limit`: the expiry sweeps' candidates.
+  virtual Result<std::vector<License>> licenses_expiring_between(UnixMillis from, UnixMillis to,
+                                                                 int64_t after_id,
+                                                                 int64_t limit) = 0;
+  // Live licenses with any entitlement, ids above `after_id`, by id, at most `limit`.
+  virtual Result<std::vector<License>> licenses_with_entitlements(int64_t after_id,
+                                                                  int64_t limit) = 0;
+  // Live licenses with an offline activation, not deactivated, whose file ends in
+  // (from, to]; ids above `after_id`, by id, at most `limit`: the offline_expiring sweep's.
+  virtual Result<std::vector<License>> licenses_with_offline_ending_between(UnixMillis from,
+                                                                            UnixMillis to,
+                                                                            int64_t after_id,
+                                                                            int64_t limit) = 0;
 
   // Export and import (`licensed admin export|import`, src/admin/store_transfer.h):
   // every row of a table in key order; one row written with its ids as they were; and,

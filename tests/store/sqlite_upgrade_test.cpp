@@ -3,9 +3,11 @@
 // default offline grace, and the new tables take plans at once. The migrations run as
 // `serve` runs them at start (migrate_sqlite); the old schema is built from the first
 // four released steps, which are never edited. Likewise from version 5 (before store
-// fulfilment) and 6 (before the store lifecycle).
+// fulfilment), 6 (before the store lifecycle) and 7 (before offline activation, 8, and
+// webhooks, 9).
 #include <gtest/gtest.h>
 
+#include "admin/admin_operations.h"
 #include "admin/store_lifecycle.h"
 #include "store/sqlite/sqlite_connection.h"
 #include "store/sqlite/sqlite_migrations.h"
@@ -164,6 +166,58 @@ TEST(SqliteUpgrade, AVersion6StoreFindsItsFulfilledOrdersByIdAfterTheMigration) 
                                   [](StoreTx& tx) { return tx.find_license(kKey); });
   ASSERT_TRUE(found.ok() && found.value().has_value());
   EXPECT_EQ(found.value()->status, LicenseStatus::kRefunded);
+}
+
+// A store written before offline activation and webhooks (schema version 7) takes both
+// steps, 8 then 9: its activation reads as an online one, and a change to its license
+// writes a webhook event for an endpoint made afterwards.
+TEST(SqliteUpgrade, AVersion7StoreTakesOfflineActivationAndThenWebhooks) {
+  bb::TempDir dir;
+  const std::string path = (dir.path() / "v7.db").string();
+  {
+    auto conn = SqliteConnection::open(path, /*read_only=*/false, /*create=*/true);
+    ASSERT_TRUE(conn.ok()) << conn.error().message;
+    ASSERT_EQ(sqlite_migrations().size(), 9u);
+    ASSERT_EQ(sqlite_migrations()[6].version, 7);
+    ASSERT_EQ(sqlite_migrations()[7].version, 8);
+    ASSERT_EQ(sqlite_migrations()[8].version, 9);
+    ASSERT_TRUE(apply_sqlite_migrations(*conn.value(), sqlite_migrations().first(7)).ok());
+    const std::string rows =
+        "INSERT INTO products (id, slug, name, created_at) VALUES "
+        "(1, 'reverb', 'Reverb Pro', 1780000000000);"
+        "INSERT INTO licenses (id, license_key, product_id, status, max_activations, created_at)"
+        " VALUES (1, '" +
+        std::string(kKey) +
+        "', 1, 'ACTIVE', 2, 1780000000000);"
+        "INSERT INTO activations (license_id, machine_id, activated_at, last_seen_at)"
+        " VALUES (1, 'studio-mac-01', 1780000000000, 1780000000000);";
+    ASSERT_TRUE(conn.value()->exec(rows.c_str()).ok());
+  }
+  SqliteStoreOptions options;
+  options.path = path;
+  auto store = SqliteStore::open(options);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  const auto activations = run_blocking(*store.value(), TxKind::kRead,
+                                        [](StoreTx& tx) { return tx.list_activations(1); });
+  ASSERT_TRUE(activations.ok()) << activations.error().message;
+  ASSERT_EQ(activations.value().size(), 1u);
+  EXPECT_FALSE(activations.value()[0].offline());
+  const auto changed =
+      run_blocking(*store.value(), TxKind::kWrite, [](StoreTx& tx) -> Result<int64_t> {
+        WebhookEndpoint w;
+        w.url = "https://hooks.example.com/in";
+        w.created_at = 1780000100000;
+        w.secrets = {{"whsec_one", 1780000100000, std::nullopt}};
+        ASSIGN_OR_RETURN(const WebhookEndpoint made, tx.insert_webhook_endpoint(w));
+        ASSIGN_OR_RETURN(const auto updated,
+                         set_license_status(tx, kKey, LicenseStatus::kSuspended,
+                                            AdminContext{1780000100000, "ops"}));
+        (void)updated;
+        ASSIGN_OR_RETURN(const auto deliveries, tx.list_webhook_deliveries(made.id, 0, 10));
+        return static_cast<int64_t>(deliveries.size());
+      });
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  EXPECT_EQ(changed.value(), 1);
 }
 
 }  // namespace

@@ -338,6 +338,19 @@ std::vector<json::value> BlackboxTest::AuditRecords(const std::string& license,
   return out;
 }
 
+HttpRequest AdminApiRequest(const std::string& token, const std::string& method,
+                            const std::string& target, std::string body) {
+  HttpRequest request;
+  request.method = method;
+  request.target = "/api/v1/admin" + target;
+  request.Set("Authorization", "Bearer " + token);
+  if (!body.empty()) {
+    request.Set("Content-Type", "application/json");
+    request.body = std::move(body);
+  }
+  return request;
+}
+
 json::value BodyJson(const HttpResponse& r) {
   try {
     return ParseJson(r.body);

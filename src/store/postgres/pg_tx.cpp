@@ -206,6 +206,47 @@ Result<std::vector<License>> PgTx::list_licenses(const LicenseFilter& filter, in
   return out;
 }
 
+Result<std::vector<License>> PgTx::read_licenses(const std::string& sql, const PgParams& params,
+                                                 std::string_view what) {
+  ASSIGN_OR_RETURN(auto r, conn_.query(sql, params, what));
+  std::vector<License> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    ASSIGN_OR_RETURN(License l, read_license(r, i));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+Result<std::vector<License>> PgTx::licenses_expiring_between(UnixMillis from, UnixMillis to,
+                                                             int64_t after_id, int64_t limit) {
+  static const std::string sql =
+      kSelectLicensesSql +
+      " WHERE l.deleted_at IS NULL AND l.status = 'ACTIVE' AND l.expires_at > $1"
+      " AND l.expires_at <= $2 AND l.id > $3 ORDER BY l.id LIMIT $4";
+  return read_licenses(sql, PgParams().add(from).add(to).add(after_id).add(limit),
+                       "licenses expiring");
+}
+
+Result<std::vector<License>> PgTx::licenses_with_entitlements(int64_t after_id, int64_t limit) {
+  static const std::string sql = kSelectLicensesSql +
+                                 " WHERE l.deleted_at IS NULL AND l.entitlements IS NOT NULL"
+                                 " AND l.entitlements <> '[]' AND l.id > $1 ORDER BY l.id LIMIT $2";
+  return read_licenses(sql, PgParams().add(after_id).add(limit), "licenses with entitlements");
+}
+
+Result<std::vector<License>> PgTx::licenses_with_offline_ending_between(UnixMillis from,
+                                                                        UnixMillis to,
+                                                                        int64_t after_id,
+                                                                        int64_t limit) {
+  static const std::string sql =
+      kSelectLicensesSql +
+      " WHERE l.deleted_at IS NULL AND l.id > $1 AND EXISTS (SELECT 1 FROM activations a"
+      " WHERE a.license_id = l.id AND a.deactivated_at IS NULL AND a.offline_until > $2"
+      " AND a.offline_until <= $3) ORDER BY l.id LIMIT $4";
+  return read_licenses(sql, PgParams().add(after_id).add(from).add(to).add(limit),
+                       "licenses with offline files ending");
+}
+
 Result<std::optional<Activation>> PgTx::find_activation(int64_t license_id,
                                                         std::string_view machine_id) {
   ASSIGN_OR_RETURN(auto r,
@@ -326,7 +367,7 @@ Result<std::vector<std::string>> PgTx::delete_stale_activations(const LockedLice
   return out;
 }
 
-Status PgTx::append_audit(const AuditEntry& e) {
+Status PgTx::insert_audit(const AuditEntry& e) {
   PgParams p;
   p.add(e.at).add(std::string_view(e.action)).add(std::string_view(e.license_key));
   p.add(e.machine_id).add(e.refresh).add(to_string(e.actor)).add(e.actor_name).add(e.ip);

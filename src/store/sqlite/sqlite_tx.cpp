@@ -216,6 +216,49 @@ Result<std::vector<License>> SqliteTx::list_licenses(const LicenseFilter& filter
   return out;
 }
 
+Result<std::vector<License>> SqliteTx::read_licenses(const char* sql, std::string_view what,
+                                                     const std::vector<int64_t>& values) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(sql));
+  for (size_t i = 0; i < values.size(); ++i) s->bind(static_cast<int>(i + 1), values[i]);
+  std::vector<License> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) {
+    ASSIGN_OR_RETURN(License l, read_license(*s));
+    out.push_back(std::move(l));
+  }
+  if (rc != SQLITE_DONE) return s->failure(rc, what);
+  return out;
+}
+
+Result<std::vector<License>> SqliteTx::licenses_expiring_between(UnixMillis from, UnixMillis to,
+                                                                 int64_t after_id, int64_t limit) {
+  static const std::string sql =
+      kSelectLicensesSql +
+      " WHERE l.deleted_at IS NULL AND l.status = 'ACTIVE' AND l.expires_at > ?"
+      " AND l.expires_at <= ? AND l.id > ? ORDER BY l.id LIMIT ?";
+  return read_licenses(sql.c_str(), "licenses expiring", {from, to, after_id, limit});
+}
+
+Result<std::vector<License>> SqliteTx::licenses_with_entitlements(int64_t after_id, int64_t limit) {
+  static const std::string sql = kSelectLicensesSql +
+                                 " WHERE l.deleted_at IS NULL AND l.entitlements IS NOT NULL"
+                                 " AND l.entitlements <> '[]' AND l.id > ? ORDER BY l.id LIMIT ?";
+  return read_licenses(sql.c_str(), "licenses with entitlements", {after_id, limit});
+}
+
+Result<std::vector<License>> SqliteTx::licenses_with_offline_ending_between(UnixMillis from,
+                                                                            UnixMillis to,
+                                                                            int64_t after_id,
+                                                                            int64_t limit) {
+  static const std::string sql =
+      kSelectLicensesSql +
+      " WHERE l.deleted_at IS NULL AND l.id > ?1 AND EXISTS (SELECT 1 FROM activations a"
+      " WHERE a.license_id = l.id AND a.deactivated_at IS NULL AND a.offline_until > ?2"
+      " AND a.offline_until <= ?3) ORDER BY l.id LIMIT ?4";
+  return read_licenses(sql.c_str(), "licenses with offline files ending",
+                       {after_id, from, to, limit});
+}
+
 Result<std::optional<Activation>> SqliteTx::find_activation(int64_t license_id,
                                                             std::string_view machine_id) {
   ASSIGN_OR_RETURN(
@@ -340,7 +383,7 @@ Result<std::vector<std::string>> SqliteTx::delete_stale_activations(const Locked
   return out;
 }
 
-Status SqliteTx::append_audit(const AuditEntry& e) {
+Status SqliteTx::insert_audit(const AuditEntry& e) {
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare("INSERT INTO audit_log (at, action, license_key, machine_id,"
                                  " refresh, actor, actor_name, ip, key_id, request_id,"
