@@ -457,7 +457,8 @@ int serve(const ServeConfig& config) {
       {store_ptr, &clock, &failed_admin_auth, reporter.get(), config.public_url.value_or(""),
        OfflineSubmission{&keys,
                          {config.offline_request_max_age, config.offline_request_max_skew},
-                         &response_signer}});
+                         &response_signer},
+       trial_key.ok() ? trial_key.value().get() : nullptr});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
   DashboardConfig dashboard_config;
   dashboard_config.store = store_ptr;

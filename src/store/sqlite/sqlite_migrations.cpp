@@ -246,6 +246,26 @@ CREATE TABLE deactivations (
 CREATE INDEX deactivations_by_license ON deactivations (license_id, at);
 ALTER TABLE audit_log ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
 )sql"},
+    // 9 is the webhooks' (a branch of its own); this one is 10, so either can land first.
+    // The support console (docs/protocol.md §25): refused requests, kept 30 days and 1,000
+    // per license (not audit records: those record accepted changes); the audit index the
+    // overview's activations per day walk.
+    {10, R"sql(
+CREATE TABLE refusals (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  at            INTEGER NOT NULL,
+  code          INTEGER NOT NULL,
+  license_key   TEXT NOT NULL,
+  machine_id    TEXT,
+  machine_name  TEXT,
+  ip            TEXT,
+  key_id        TEXT,
+  request_id    TEXT
+);
+CREATE INDEX refusals_by_license ON refusals (license_key, id);
+CREATE INDEX refusals_by_time ON refusals (at);
+CREATE INDEX audit_log_by_action ON audit_log (action, at);
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {
