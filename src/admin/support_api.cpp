@@ -34,8 +34,8 @@ ApiResult<int64_t> bounded(const AdminCall& call, std::string_view name, int64_t
   int64_t n = 0;
   for (const char c : *text) {
     if (c < '0' || c > '9' || n > max) {
-      return errors::malformed(name, std::string(name) + " is a whole number from 1 to " +
-                                         std::to_string(max));
+      return errors::malformed(
+          name, std::string(name) + " is a whole number from 1 to " + std::to_string(max));
     }
     n = n * 10 + (c - '0');
   }
@@ -115,8 +115,8 @@ RequestResult<AdminAnswer> refusals_per_day(StoreTx& tx, const AdminCall& call,
   ASSIGN_OR_RETURN(const int64_t days, bounded(call, "days", kDefaultStatsDays, 30));
   const int64_t first = first_day(ctx.now, days);
   ASSIGN_OR_RETURN(const auto counts, tx.count_refusals_per_day(first * kDayMillis));
-  return AdminAnswer{200, per_day_json(counts, first, ctx.now / kDayMillis,
-                                       {"1705", "1710", "1711", "1712"})};
+  return AdminAnswer{
+      200, per_day_json(counts, first, ctx.now / kDayMillis, {"1705", "1710", "1711", "1712"})};
 }
 
 // A trial converted when its machine activated a license of the same product that is not
@@ -145,8 +145,7 @@ RequestResult<AdminAnswer> trials(StoreTx& tx, const AdminCall& call, const Admi
       counts.push_back(DayCount{t.created_at / kDayMillis, "converted", 1});
     }
   }
-  json::object answer =
-      per_day_json(counts, first, ctx.now / kDayMillis, {"started", "converted"});
+  json::object answer = per_day_json(counts, first, ctx.now / kDayMillis, {"started", "converted"});
   answer["started"] = static_cast<int64_t>(started.size());
   answer["converted"] = converted;
   return AdminAnswer{200, std::move(answer)};
@@ -154,8 +153,7 @@ RequestResult<AdminAnswer> trials(StoreTx& tx, const AdminCall& call, const Admi
 
 RequestResult<AdminAnswer> nearest_cap(StoreTx& tx, const AdminCall& call,
                                        const AdminContext& ctx) {
-  ASSIGN_OR_RETURN(const int64_t limit,
-                   bounded(call, "limit", kDefaultNearestCap, kMaxNearestCap));
+  ASSIGN_OR_RETURN(const int64_t limit, bounded(call, "limit", kDefaultNearestCap, kMaxNearestCap));
   ASSIGN_OR_RETURN(const auto rows, tx.licenses_nearest_cap(ctx.now, limit));
   json::array items;
   for (const CapUse& c : rows) {
@@ -200,8 +198,8 @@ RequestResult<AdminAnswer> stats_call(StoreTx& tx, const AdminCall& call, const 
 std::optional<std::vector<std::string_view>> known_query_names(AdminRoute route) {
   switch (route) {
     case AdminRoute::kListLicenses:
-      return std::vector<std::string_view>{"limit",   "cursor", "product", "status", "deleted",
-                                           "email",   "orderId", "key",     "machine"};
+      return std::vector<std::string_view>{"limit", "cursor",  "product", "status", "deleted",
+                                           "email", "orderId", "key",     "machine"};
     case AdminRoute::kListRefusals:
     case AdminRoute::kListAudit:
     case AdminRoute::kListActivations:

@@ -85,8 +85,7 @@ class SupportConsole : public StoreParamTest {
     return r.ok() ? r.value() : std::vector<Refusal>{};
   }
 
-  Result<AdminAnswer> Call(AdminRoute route,
-                           std::vector<std::pair<std::string, std::string>> query,
+  Result<AdminAnswer> Call(AdminRoute route, std::vector<std::pair<std::string, std::string>> query,
                            licensed::UnixMillis now = kT0) {
     AdminCall call;
     call.route = route;
@@ -191,8 +190,8 @@ TEST_P(SupportConsole, TheOverviewCountsStatusesRefusalsAndTheNearestCaps) {
   const std::string half = NewLicense(2);
   const std::string suspended = NewLicense(1);
   auto s = Write([&](StoreTx& tx) -> Result<bool> {
-    auto r = licensed::set_license_status(tx, suspended, licensed::LicenseStatus::kSuspended,
-                                          {kT0});
+    auto r =
+        licensed::set_license_status(tx, suspended, licensed::LicenseStatus::kSuspended, {kT0});
     if (!r.ok()) return r.error();
     return true;
   });

@@ -35,19 +35,20 @@ std::vector<DayCount> read_day_counts(const PgResult& r) {
 }  // namespace
 
 Status PgTx::insert_refusal(const Refusal& r) {
-  RETURN_IF_ERROR(conn_.run("INSERT INTO refusals (at, code, license_key, machine_id,"
-                            " machine_name, ip, key_id, request_id)"
-                            " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                            PgParams()
-                                .add(r.at)
-                                .add(int64_t{r.code})
-                                .add(std::string_view(r.license_key))
-                                .add(r.machine_id)
-                                .add(r.machine_name)
-                                .add(r.ip)
-                                .add(r.key_id)
-                                .add(r.request_id),
-                            "insert refusal"));
+  RETURN_IF_ERROR(
+      conn_.run("INSERT INTO refusals (at, code, license_key, machine_id,"
+                " machine_name, ip, key_id, request_id)"
+                " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                PgParams()
+                    .add(r.at)
+                    .add(int64_t{r.code})
+                    .add(std::string_view(r.license_key))
+                    .add(r.machine_id)
+                    .add(r.machine_name)
+                    .add(r.ip)
+                    .add(r.key_id)
+                    .add(r.request_id),
+                "insert refusal"));
   RETURN_IF_ERROR(conn_.run("DELETE FROM refusals WHERE at < $1",
                             PgParams().add(r.at - kRefusalsKeptMillis), "forget old refusals"));
   // NULL (fewer than the cap) deletes nothing.
@@ -87,11 +88,10 @@ Result<std::vector<std::pair<std::string, int64_t>>> PgTx::count_licenses_by_sta
 }
 
 Result<std::vector<DayCount>> PgTx::count_activations_per_day(UnixMillis since) {
-  ASSIGN_OR_RETURN(auto r,
-                   conn_.query("SELECT at / 86400000 AS day, 'activations', COUNT(*)"
-                               " FROM audit_log WHERE action = 'license.activate'"
-                               " AND at >= $1 AND NOT refresh GROUP BY day ORDER BY day",
-                               PgParams().add(since), "count activations per day"));
+  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT at / 86400000 AS day, 'activations', COUNT(*)"
+                                       " FROM audit_log WHERE action = 'license.activate'"
+                                       " AND at >= $1 AND NOT refresh GROUP BY day ORDER BY day",
+                                       PgParams().add(since), "count activations per day"));
   return read_day_counts(r);
 }
 

@@ -56,9 +56,8 @@ Status SqliteTx::insert_refusal(const Refusal& r) {
   return extra->run("forget refusals beyond the cap");
 }
 
-Result<std::vector<Refusal>> SqliteTx::list_refusals(std::string_view license_key,
-                                                     UnixMillis since, int64_t before_id,
-                                                     int64_t limit) {
+Result<std::vector<Refusal>> SqliteTx::list_refusals(std::string_view license_key, UnixMillis since,
+                                                     int64_t before_id, int64_t limit) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare((std::string(kSelectRefusals) +
                                           " WHERE license_key = ? AND id < ? AND at >= ?"
                                           " ORDER BY id DESC LIMIT ?")
@@ -116,9 +115,10 @@ Result<std::vector<TrialStart>> SqliteTx::list_trials_since(UnixMillis since) {
 }
 
 Result<std::vector<PaidActivation>> SqliteTx::list_paid_activations_since(UnixMillis since) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare("SELECT l.product_id, a.machine_id, a.activated_at"
-                                         " FROM activations a JOIN licenses l ON l.id ="
-                                         " a.license_id WHERE l.trial = 0 AND a.activated_at >= ?"));
+  ASSIGN_OR_RETURN(auto s,
+                   conn_.prepare("SELECT l.product_id, a.machine_id, a.activated_at"
+                                 " FROM activations a JOIN licenses l ON l.id ="
+                                 " a.license_id WHERE l.trial = 0 AND a.activated_at >= ?"));
   s->bind(1, since);
   std::vector<PaidActivation> out;
   int rc;
