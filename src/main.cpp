@@ -503,7 +503,8 @@ int serve(const ServeConfig& config) {
        outgoing_policy(config), &store_api_workers,
        OfflineSubmission{&keys,
                          {config.offline_request_max_age, config.offline_request_max_skew},
-                         &response_signer}});
+                         &response_signer},
+       trial_key.ok() ? trial_key.value().get() : nullptr});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
   DashboardConfig dashboard_config;
   dashboard_config.store = store_ptr;

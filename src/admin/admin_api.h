@@ -13,6 +13,7 @@
 #include "admin/admin_offline.h"
 #include "admin/admin_operations.h"
 #include "admin/list_page.h"
+#include "core/operations.h"
 #include "core/request_error.h"
 #include "store/store_tx.h"
 
@@ -54,6 +55,16 @@ enum class AdminRoute {
   // docs/protocol.md §21.7 and §21.5: a request (deactivation) file submitted by support.
   kOfflineActivation,
   kOfflineDeactivation,
+  // docs/protocol.md §26: the support console. The token's own name and rights (so the
+  // console hides what a read-only token may not do), a license's refused requests, and
+  // the vendor overview's figures under /api/v1/admin/stats/.
+  kTokenInfo,
+  kListRefusals,
+  kStatsLicenses,
+  kStatsActivations,
+  kStatsRefusals,
+  kStatsTrials,
+  kStatsNearestCap,
 };
 
 // True for the routes that change data: a read-only token may not call them.
@@ -79,6 +90,9 @@ struct AdminCall {
   // The keys an offline file is checked and its activation file signed with; null: the
   // offline routes answer 500 (the server always sets it).
   const OfflineSubmission* offline = nullptr;
+  // The HMAC trials keep machines by, for the overview's converted trials; null: none
+  // counts as converted.
+  const TrialIdentity* trial_identity = nullptr;
 };
 
 struct AdminAnswer {

@@ -47,6 +47,7 @@ AuditEntry audit_entry(std::string_view action, const License& l, const AdminCon
   e.actor = ctx.actor;
   e.actor_name = ctx.actor_name;
   e.ip = ctx.ip;
+  e.request_id = ctx.request_id;
   e.reason = ctx.reason;
   e.source = ctx.source;
   return e;

@@ -24,6 +24,9 @@ struct AdminContext {
   std::optional<std::string> actor_name;  // the admin token's name, when there is one
   Actor actor = Actor::kAdmin;
   std::optional<std::string> ip;  // the client's address, recorded where known
+  // The admin API request's X-Request-Id, kept in its audit records so support can find
+  // the request in the logs (docs/protocol.md §26).
+  std::optional<std::string> request_id;
   // Why, in the admin's words: kept in every audit record of the call (docs/protocol.md §17).
   std::optional<std::string> reason;
   // On changes a store event made (actor `store`, or `system` for the payment-grace

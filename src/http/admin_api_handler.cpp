@@ -85,6 +85,20 @@ std::string_view path_template(AdminRoute r) {
       return "/api/v1/admin/licenses/{key}/offline-activations";
     case AdminRoute::kOfflineDeactivation:
       return "/api/v1/admin/licenses/{key}/offline-deactivations";
+    case AdminRoute::kTokenInfo:
+      return "/api/v1/admin/token";
+    case AdminRoute::kListRefusals:
+      return "/api/v1/admin/licenses/{key}/refusals";
+    case AdminRoute::kStatsLicenses:
+      return "/api/v1/admin/stats/licenses";
+    case AdminRoute::kStatsActivations:
+      return "/api/v1/admin/stats/activations";
+    case AdminRoute::kStatsRefusals:
+      return "/api/v1/admin/stats/refusals";
+    case AdminRoute::kStatsTrials:
+      return "/api/v1/admin/stats/trials";
+    case AdminRoute::kStatsNearestCap:
+      return "/api/v1/admin/stats/nearest-cap";
   }
   return "/api/v1/admin/";
 }
@@ -165,10 +179,11 @@ ApiResult<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
   const bool store_path = segments.size() >= 4 && segments[3] == "stores";
   // /api/v1/admin/webhooks/{id}[/deliveries/{eventId}/retry]
   const bool webhook_path = segments.size() >= 4 && segments[3] == "webhooks";
+  const bool stats_path = segments.size() >= 4 && segments[3] == "stats";
   if (segments.size() >= 5 && webhook_path) call.webhook_id = segments[4];
   if (segments.size() >= 7 && webhook_path) call.event_id = segments[6];
   if (segments.size() >= 5 && store_path) call.store_id = segments[4];
-  if (segments.size() >= 5 && !store_path && !webhook_path) {
+  if (segments.size() >= 5 && !store_path && !webhook_path && !stats_path) {
     (product_path ? call.product_slug : call.license_key) = segments[4];
   }
   if (segments.size() >= 7 && !webhook_path) {
@@ -240,6 +255,16 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
     return pick(method, {{"GET", R::kListStoreRejections}});
   }
   if (s[0] == "webhooks") return route_webhook(method, s);
+  if (s.size() == 1 && s[0] == "token") return pick(method, {{"GET", R::kTokenInfo}});
+  if (s[0] == "stats" && s.size() == 2) {
+    for (const auto& [name, r] :
+         {std::pair{"licenses", R::kStatsLicenses}, std::pair{"activations", R::kStatsActivations},
+          std::pair{"refusals", R::kStatsRefusals}, std::pair{"trials", R::kStatsTrials},
+          std::pair{"nearest-cap", R::kStatsNearestCap}}) {
+      if (s[1] == name) return pick(method, {{"GET", r}});
+    }
+    return errors::route_not_found();
+  }
   if (s.empty() || s[0] != "licenses") return errors::route_not_found();
   if (s.size() == 1) return pick(method, {{"GET", R::kListLicenses}, {"POST", R::kCreateLicense}});
   if (s.size() == 2) {
@@ -250,6 +275,7 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
   if (s.size() == 3 && s[2] == "restore") return pick(method, {{"POST", R::kRestoreLicense}});
   if (s.size() == 3 && s[2] == "activations") return pick(method, {{"GET", R::kListActivations}});
   if (s.size() == 3 && s[2] == "audit") return pick(method, {{"GET", R::kListAudit}});
+  if (s.size() == 3 && s[2] == "refusals") return pick(method, {{"GET", R::kListRefusals}});
   if (s.size() == 3 && s[2] == "offline-activations") {
     return pick(method, {{"POST", R::kOfflineActivation}});
   }
@@ -296,6 +322,7 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
       return check_outgoing_url(url, policy);
     };
     parsed.value().offline = &config_.offline;
+    parsed.value().trial_identity = config_.trial_identity;
     if (admin_route == AdminRoute::kCreateWebhook || admin_route == AdminRoute::kPatchWebhook) {
       if (auto url = webhook_body_url(parsed.value().body)) {
         return check_url_then_run(admin_route, std::move(parsed.value()), std::move(*url), *token,
@@ -359,8 +386,8 @@ void AdminApiHandler::run_call(AdminRoute admin_route, ApiResult<AdminCall> pars
 
   submit_call<Outcome, RequestError>(
       *store, writes ? TxKind::kWrite : TxKind::kRead,
-      [call, token = std::move(*token), client_ip = std::string(ctx.client_ip), clock,
-       writes](StoreTx& tx) -> RequestResult<Outcome> {
+      [call, token = std::move(*token), client_ip = std::string(ctx.client_ip), clock, writes,
+       request_id = std::string(ctx.request_id)](StoreTx& tx) -> RequestResult<Outcome> {
         ASSIGN_OR_RETURN(const auto found, find_admin_token_by_value(tx, token));
         Outcome out;
         if (!found) {
@@ -379,9 +406,13 @@ void AdminApiHandler::run_call(AdminRoute admin_route, ApiResult<AdminCall> pars
             out.touch_token_id = t.id;
           }
         }
-        ASSIGN_OR_RETURN(
-            out.answer,
-            run_admin_call(tx, call->value(), AdminContext{now, t.name, Actor::kAdmin, client_ip}));
+        if (call->value().route == AdminRoute::kTokenInfo) {
+          out.answer.body = {{"name", t.name}, {"readOnly", t.read_only}};
+          return out;
+        }
+        AdminContext admin{now, t.name, Actor::kAdmin, client_ip};
+        admin.request_id = request_id;
+        ASSIGN_OR_RETURN(out.answer, run_admin_call(tx, call->value(), admin));
         return out;
       },
       [call, reply, self, store, clock, reporter, request_id = std::string(ctx.request_id),

@@ -37,6 +37,9 @@ struct AdminApiConfig {
   // The signing keys, offline limits and response keys of the License API's offline
   // endpoints, for support's submissions of offline files (docs/protocol.md §21.7, §21.5).
   OfflineSubmission offline;
+  // The trials' machine HMAC, for the overview's converted trials (docs/protocol.md §26.3);
+  // null: none counts as converted.
+  const TrialIdentity* trial_identity = nullptr;
 };
 
 // The first path of the admin API; every route is below it.

@@ -6,6 +6,7 @@
 #include "auth/accept_signature.h"
 #include "core/operations.h"
 #include "http/license_api_error.h"
+#include "http/refusal_recording.h"
 #include "http/response_signing.h"
 #include "http/routes.h"
 #include "observability/internal_error.h"
@@ -194,7 +195,7 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
   const LicenseHandler* self = this;
   submit_call<boost::json::object, RequestError>(
       *config_.store, writes ? TxKind::kWrite : TxKind::kRead,
-      [request, request_id, ip = std::move(client_ip),
+      [request, request_id, ip = client_ip,
        self](StoreTx& tx) -> RequestResult<boost::json::object> {
         // So a store failure logged on the way names the request it hit.
         const ScopedLogFields log_fields{{"requestId", request_id}};
@@ -212,13 +213,13 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
         }
         return run_operation(request->endpoint, tx, request->body, op);
       },
-      [request, request_id, reply, self,
-       algorithm](const RequestResult<boost::json::object>& answer) {
+      [request, request_id, reply, self, algorithm,
+       ip = std::move(client_ip)](const RequestResult<boost::json::object>& answer) {
         if (request->endpoint == Endpoint::kOfflineActivate && answer.ok()) {
           return self->reply_with(self->with_activation_file(answer.value(), algorithm), *request,
-                                  request_id, reply);
+                                  request_id, ip, reply);
         }
-        self->reply_with(answer, *request, request_id, reply);
+        self->reply_with(answer, *request, request_id, ip, reply);
       },
       // Business refusals are committed with the nonce and any reclaim they include.
       [](const RequestResult<boost::json::object>& answer) { return !must_roll_back(answer); });
@@ -250,7 +251,7 @@ RequestResult<boost::json::object> LicenseHandler::with_activation_file(
 
 void LicenseHandler::reply_with(const RequestResult<boost::json::object>& answer,
                                 const AuthorizedRequest& request, const std::string& request_id,
-                                const HttpReply& reply) const {
+                                const std::string& client_ip, const HttpReply& reply) const {
   if (answer.ok()) return reply(json_response(200, answer.value(), request_id));
   const ApiError error = answer.error().answer_or(to_api_error);
   if (is_internal_error(error)) {
@@ -258,6 +259,11 @@ void LicenseHandler::reply_with(const RequestResult<boost::json::object>& answer
                           request.body.license_key, config_.pipeline.clock->now_ms());
   }
   reply(error_response(error, request_id));
+  if (is_recorded_refusal(error) && config_.store != nullptr) {
+    record_refusal(*config_.store, config_.trial_identity,
+                   RefusedRequest{config_.pipeline.clock->now_ms(), static_cast<int>(*error.code),
+                                  request.body, client_ip, request.key->id, request_id});
+  }
 }
 
 }  // namespace licensed

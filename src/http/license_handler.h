@@ -74,9 +74,10 @@ class LicenseHandler final : public HttpService {
   OperationContext operation_context(const AuthorizedRequest& request, std::string_view ip,
                                      std::string_view request_id) const;
   // Answers an operation's result (200, or its refusal translated), reporting a 1709.
+  // A refusal support wants to see (docs/protocol.md §26.1) is recorded after the reply.
   void reply_with(const RequestResult<boost::json::object>& answer,
                   const AuthorizedRequest& request, const std::string& request_id,
-                  const HttpReply& reply) const;
+                  const std::string& client_ip, const HttpReply& reply) const;
   // An offline-activate answer with its activationFile signed in `algorithm` (the one its
   // request's X-License-Accept-Signature chose, docs/protocol.md §13.4).
   RequestResult<boost::json::object> with_activation_file(boost::json::object body,

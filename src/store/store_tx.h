@@ -18,6 +18,7 @@
 #include "store/dump_schema.h"
 #include "store/storefront.h"
 #include "store/webhook_records.h"
+#include "store/support_queries.h"
 
 namespace licensed {
 
@@ -35,6 +36,11 @@ struct LicenseFilter {
   // case, and the store's order id, compared exactly.
   std::optional<std::string> customer_email;
   std::optional<std::string> order_id;
+  // docs/protocol.md §26.2: part of the key (hex digits and dashes, lowercase), anywhere in
+  // it; a machine by its exact id or part of its name (case ignored for ASCII), any
+  // activation of the license, freed ones too.
+  std::optional<std::string> key_part;
+  std::optional<std::string> machine;
 };
 
 // Which way a page of one license's audit runs: oldest first (the admin API, `licensed
@@ -84,6 +90,35 @@ class StoreTx : public LicenseTx {
   // ordered by id, at most `limit`.
   virtual Result<std::vector<License>> list_licenses(const LicenseFilter& filter, int64_t after_id,
                                                      int64_t limit) = 0;
+
+  // How many licenses match `filter` in all: the true total beside a page.
+  virtual Result<int64_t> count_licenses(const LicenseFilter& filter) = 0;
+
+  // Refused requests (docs/protocol.md §26.1). insert_refusal also forgets the refusals
+  // older than kRefusalsKeptMillis before `r.at` (of every license) and those of r's
+  // license beyond the newest kRefusalsKeptPerLicense.
+  virtual Status insert_refusal(const Refusal& r) = 0;
+  // A license's refusals at or after `since`, newest first, ids below `before_id` (0: from
+  // the newest), at most `limit`.
+  virtual Result<std::vector<Refusal>> list_refusals(std::string_view license_key, UnixMillis since,
+                                                     int64_t before_id, int64_t limit) = 0;
+
+  // The vendor overview's figures (docs/protocol.md §26.3).
+  // Live licenses by effective status (ACTIVE, EXPIRED, SUSPENDED, REFUNDED, REVOKED) at
+  // `now`; statuses with none are left out, in no particular order.
+  virtual Result<std::vector<std::pair<std::string, int64_t>>> count_licenses_by_status(
+      UnixMillis now) = 0;
+  // First activations (license.activate without refresh) per UTC day since `since`;
+  // series "activations".
+  virtual Result<std::vector<DayCount>> count_activations_per_day(UnixMillis since) = 0;
+  // Refusals per UTC day and code since `since`; the series is the code.
+  virtual Result<std::vector<DayCount>> count_refusals_per_day(UnixMillis since) = 0;
+  virtual Result<std::vector<TrialStart>> list_trials_since(UnixMillis since) = 0;
+  // Activations made since `since` of licenses that are not trials.
+  virtual Result<std::vector<PaidActivation>> list_paid_activations_since(UnixMillis since) = 0;
+  // Live ACTIVE licenses (expiry not passed at `now`, max > 0) with at least one machine
+  // holding a slot, most of their cap taken first, at most `limit`.
+  virtual Result<std::vector<CapUse>> licenses_nearest_cap(UnixMillis now, int64_t limit) = 0;
 
   // A keyset page of one license's audit, at most `limit` records: oldest first with ids
   // greater than `past_id`, or newest first with ids less than it (0: from the newest).

@@ -42,6 +42,17 @@ class PgTx final : public StoreTx {
   Result<std::string> ensure_server_secret(std::string_view name, std::string_view candidate,
                                            UnixMillis now) override;
   Status update_license(const License& license) override;
+  Result<int64_t> count_licenses(const LicenseFilter& filter) override;
+  Status insert_refusal(const Refusal& r) override;
+  Result<std::vector<Refusal>> list_refusals(std::string_view license_key, UnixMillis since,
+                                             int64_t before_id, int64_t limit) override;
+  Result<std::vector<std::pair<std::string, int64_t>>> count_licenses_by_status(
+      UnixMillis now) override;
+  Result<std::vector<DayCount>> count_activations_per_day(UnixMillis since) override;
+  Result<std::vector<DayCount>> count_refusals_per_day(UnixMillis since) override;
+  Result<std::vector<TrialStart>> list_trials_since(UnixMillis since) override;
+  Result<std::vector<PaidActivation>> list_paid_activations_since(UnixMillis since) override;
+  Result<std::vector<CapUse>> licenses_nearest_cap(UnixMillis now, int64_t limit) override;
   Result<std::optional<Activation>> find_activation(int64_t license_id,
                                                     std::string_view machine_id) override;
   Result<int64_t> count_activations(int64_t license_id, const Freshness& fresh) override;

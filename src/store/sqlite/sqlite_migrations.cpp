@@ -294,6 +294,25 @@ CREATE TABLE webhook_marks (
   at    INTEGER NOT NULL
 ) WITHOUT ROWID;
 )sql"},
+    // The support console (docs/protocol.md §26): refused requests, kept 30 days and 1,000
+    // per license (not audit records: those record accepted changes); the audit index the
+    // overview's activations per day walk.
+    {10, R"sql(
+CREATE TABLE refusals (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  at            INTEGER NOT NULL,
+  code          INTEGER NOT NULL,
+  license_key   TEXT NOT NULL,
+  machine_id    TEXT,
+  machine_name  TEXT,
+  ip            TEXT,
+  key_id        TEXT,
+  request_id    TEXT
+);
+CREATE INDEX refusals_by_license ON refusals (license_key, id);
+CREATE INDEX refusals_by_time ON refusals (at);
+CREATE INDEX audit_log_by_action ON audit_log (action, at);
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {
