@@ -32,13 +32,14 @@ Result<DashboardBrandAssets> load_dashboard_brand(std::string name, const std::s
                                                  ": expected a .svg, .png, .jpg or .webp file");
   }
   std::ifstream in(logo_file, std::ios::binary);
-  if (!in) return Error::invalid_argument("config", "cannot read dashboard brand logo " + logo_file);
+  if (!in)
+    return Error::invalid_argument("config", "cannot read dashboard brand logo " + logo_file);
   std::ostringstream bytes;
   bytes << in.rdbuf();
   brand.logo = std::move(bytes).str();
   if (brand.logo.empty() || brand.logo.size() > kMaxBrandLogoBytes) {
-    return Error::invalid_argument("config", "dashboard brand logo " + logo_file +
-                                                 ": expected 1 byte to 256 KiB");
+    return Error::invalid_argument(
+        "config", "dashboard brand logo " + logo_file + ": expected 1 byte to 256 KiB");
   }
   return brand;
 }
