@@ -21,6 +21,7 @@
 #include "config/serve_settings.h"
 #include "core/periodic_job.h"
 #include "core/private_file.h"
+#include "dashboard/brand.h"
 #include "dashboard/memory_session_store.h"
 #include "dashboard/redis_session_store.h"
 #include "http/admin_service.h"
@@ -360,6 +361,14 @@ int serve(const ServeConfig& config) {
     }
     response_keys.push_back(std::move(key.value()));
   }
+  // The dashboard's logo is read once, here: a missing or unusable file is a
+  // configuration error, told before anything starts.
+  auto brand = load_dashboard_brand(config.dashboard_brand.name, config.dashboard_brand.logo_file,
+                                    config.dashboard_brand.support_url);
+  if (!brand.ok()) {
+    std::cerr << "licensed: " << brand.error().message << "\n";
+    return exit_code_of(brand.error().code, CliStage::kConfiguration);
+  }
   TrustedProxies proxies;
   {
     std::vector<CidrBlock> blocks;
@@ -491,6 +500,7 @@ int serve(const ServeConfig& config) {
   handler_config.trial_identity = trial_key.ok() ? trial_key.value().get() : nullptr;
   handler_config.trial_ip_limiter = state.trial_ip_limiter.get();
   handler_config.trial_product_limiter = state.trial_product_limiter.get();
+  handler_config.sign_in_links = state.dashboard_sessions.get();
   const LicenseHandler handler(std::move(handler_config));
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
   // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.
@@ -522,6 +532,7 @@ int serve(const ServeConfig& config) {
                                      config.offline_request_max_skew};
   dashboard_config.response_signer = &response_signer;
   dashboard_config.dashboard_url = config.dashboard_url;
+  dashboard_config.brand = std::move(brand.value());
   const DashboardHandler dashboard(dashboard_config);
   OutgoingStoreApiCaller store_api_caller(outgoing_policy(config));
   StoreInboundConfig inbound_config;

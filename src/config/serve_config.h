@@ -23,6 +23,15 @@ namespace licensed {
 
 // Filled by resolve_serve_config: every default is in the settings table
 // (serve_settings.cpp), so the members here start out empty.
+// The vendor the customer dashboard shows (--dashboard-brand): a name, a logo file served
+// at /dashboard/brand-logo (so the page's CSP, img-src 'self', allows it) and a support
+// link (https:, http: or mailto:). Empty members: the page's defaults.
+struct DashboardBrand {
+  std::string name;
+  std::string logo_file;
+  std::string support_url;
+};
+
 struct ServeConfig {
   std::string listen_host;
   uint16_t listen_port = 0;
@@ -35,6 +44,7 @@ struct ServeConfig {
   // the key kept in the store signs.
   std::vector<std::string> response_keys;
   std::optional<std::string> dashboard_url;
+  DashboardBrand dashboard_brand;
   // The server's address as the world reaches it (docs/protocol.md §22.1, --public-url): the
   // {base_url} of store inbound URLs and claim links, without a trailing slash; none: they are
   // paths.

@@ -1,5 +1,6 @@
 #include "config/serve_settings.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <fstream>
@@ -61,6 +62,43 @@ Status set_store(ServeConfig& c, const Sourced& s, const SettingSpec&) {
 Status set_dashboard_url(ServeConfig& c, const Sourced& s, const SettingSpec&) {
   c.dashboard_url.reset();
   if (!s.value.empty()) c.dashboard_url = s.value;
+  return Ok{};
+}
+
+// "name=Acme Audio;logo=/etc/licensed/logo.svg;support=https://acme.example/help": each
+// part optional, in any order; empty means no brand, so an environment can undo a file's.
+Status set_dashboard_brand(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  c.dashboard_brand = {};
+  std::string_view rest = s.value;
+  while (!rest.empty()) {
+    const size_t semi = rest.find(';');
+    const std::string_view part = rest.substr(0, semi);
+    rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
+    if (part.empty()) continue;
+    const size_t eq = part.find('=');
+    const std::string_view name = part.substr(0, eq);
+    const std::string value(eq == std::string_view::npos ? "" : part.substr(eq + 1));
+    if (value.empty() || std::any_of(value.begin(), value.end(), [](char ch) {
+          return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f;
+        })) {
+      return config_error(s.source + ": '" + std::string(name) +
+                          "' needs a value without control characters");
+    }
+    if (name == "name" && value.size() <= 100) {
+      c.dashboard_brand.name = value;
+    } else if (name == "logo") {
+      c.dashboard_brand.logo_file = value;
+    } else if (name == "support" &&
+               (value.starts_with("https://") || value.starts_with("http://") ||
+                value.starts_with("mailto:"))) {
+      c.dashboard_brand.support_url = value;
+    } else {
+      return config_error(s.source +
+                          ": expected name=TEXT (at most 100 bytes), logo=FILE or "
+                          "support=URL (https:, http: or mailto:) separated by ';', got '" +
+                          std::string(part) + "'");
+    }
+  }
   return Ok{};
 }
 
@@ -302,6 +340,11 @@ const SettingSpec kSettings[] = {
     {.flag = "dashboard-url", .env = "LICENSED_DASHBOARD_URL", .toml = "dashboard_url",
      .value_name = "URL", .help = "where a customer frees a slot (the 409 hint)",
      .default_help = "none", .set = set_dashboard_url},
+    {.flag = "dashboard-brand", .env = "LICENSED_DASHBOARD_BRAND", .toml = "dashboard_brand",
+     .value_name = "SPEC",
+     .help = "the vendor the customer dashboard shows: name=TEXT;logo=FILE (SVG, PNG, JPEG or "
+             "WebP, at most 256 KiB);support=URL (https:, http: or mailto:), each optional",
+     .default_help = "none: \"Licenses\", no logo or support link", .set = set_dashboard_brand},
     {.flag = "public-url", .env = "LICENSED_PUBLIC_URL", .toml = "public_url",
      .value_name = "URL",
      .help = "the server's address as stores and buyers reach it: the base of store inbound "

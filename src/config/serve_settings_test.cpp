@@ -162,5 +162,30 @@ TEST(ServeConfigSettings, TheMissingSigningKeyMessageNamesEverySpelling) {
   EXPECT_EQ(find_setting("no-such-flag"), nullptr);
 }
 
+// The dashboard's brand, read from the environment as from any source.
+Result<ServeConfig> with_brand(std::string spec) {
+  return resolve_serve_config({}, [spec](const std::string& name) {
+    return name == "LICENSED_DASHBOARD_BRAND" ? std::optional<std::string>(spec) : std::nullopt;
+  });
+}
+
+TEST(ServeConfigSettings, TheDashboardBrandTakesANameALogoFileAndASupportLink) {
+  auto c = with_brand("name=Acme Audio;logo=/etc/licensed/acme.svg;support=mailto:help@acme.test");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->dashboard_brand.name, "Acme Audio");
+  EXPECT_EQ(c->dashboard_brand.logo_file, "/etc/licensed/acme.svg");
+  EXPECT_EQ(c->dashboard_brand.support_url, "mailto:help@acme.test");
+  auto only_name = with_brand("name=Acme");
+  ASSERT_TRUE(only_name.ok());
+  EXPECT_EQ(only_name->dashboard_brand.support_url, "");
+}
+
+TEST(ServeConfigSettings, ADashboardBrandWithAScriptLinkOrAnUnknownPartIsRefused) {
+  EXPECT_FALSE(with_brand("support=javascript:alert(1)").ok());
+  EXPECT_FALSE(with_brand("colour=red").ok());
+  EXPECT_FALSE(with_brand("name=").ok());
+  EXPECT_FALSE(with_brand("name=" + std::string(101, 'a')).ok());
+}
+
 }  // namespace
 }  // namespace licensed

@@ -1,5 +1,7 @@
 #include "http/license_handler.h"
 
+#include <spdlog/spdlog.h>
+
 #include <boost/beast/http/field.hpp>
 
 #include "admin/admin_operations.h"
@@ -11,6 +13,7 @@
 #include "http/routes.h"
 #include "observability/internal_error.h"
 #include "observability/log_fields.h"
+#include "observability/redaction.h"
 
 namespace licensed {
 
@@ -253,17 +256,59 @@ void LicenseHandler::reply_with(const RequestResult<boost::json::object>& answer
                                 const AuthorizedRequest& request, const std::string& request_id,
                                 const std::string& client_ip, const HttpReply& reply) const {
   if (answer.ok()) return reply(json_response(200, answer.value(), request_id));
-  const ApiError error = answer.error().answer_or(to_api_error);
+  ApiError error = answer.error().answer_or(to_api_error);
   if (is_internal_error(error)) {
     report_internal_error(config_.error_reporter, request.endpoint, request_id,
                           request.body.license_key, config_.pipeline.clock->now_ms());
   }
-  reply(error_response(error, request_id));
-  if (is_recorded_refusal(error) && config_.store != nullptr) {
-    record_refusal(*config_.store, config_.trial_identity,
-                   RefusedRequest{config_.pipeline.clock->now_ms(), static_cast<int>(*error.code),
-                                  request.body, client_ip, request.key->id, request_id});
+  const bool recorded = is_recorded_refusal(error) && config_.store != nullptr;
+  const int code = error.code ? static_cast<int>(*error.code) : 0;
+  if (error.code == ErrorCode::kLimitReached) {
+    reply_with_sign_in_link(std::move(error), request, request_id, reply);
+  } else {
+    reply(error_response(error, request_id));
   }
+  if (recorded) {
+    record_refusal(*config_.store, config_.trial_identity,
+                   RefusedRequest{config_.pipeline.clock->now_ms(), code, request.body, client_ip,
+                                  request.key->id, request_id});
+  }
+}
+
+void LicenseHandler::reply_with_sign_in_link(ApiError error, const AuthorizedRequest& request,
+                                             const std::string& request_id,
+                                             const HttpReply& reply) const {
+  const boost::json::value* url = error.extra.if_contains("dashboardUrl");
+  // A trial's 1705 names no key, and a configured URL with a fragment of its own is left
+  // as the operator wrote it.
+  if (config_.sign_in_links == nullptr || url == nullptr || !url->is_string() ||
+      request.body.license_key.empty() || !request.body.machine_id ||
+      url->as_string().find('#') != boost::json::string::npos) {
+    return reply(error_response(error, request_id));
+  }
+  const SignInLink link{request.body.license_key, *request.body.machine_id,
+                        request.body.machine_name.value_or("")};
+  config_.sign_in_links->open_link_async(
+      link, [error = std::move(error), request_id, reply,
+             masked = mask_license_key(link.license_key)](Result<std::string> token) mutable {
+        if (!token.ok()) {
+          // The refusal still goes out, with the URL as configured: the customer signs in
+          // with the key instead.
+          spdlog::warn("no sign-in link for the 1705 of request {}: {}", request_id,
+                       token.error().message);
+          return reply(error_response(error, request_id));
+        }
+        // The audit line of the link (docs/dashboard.md): which request made it, for which
+        // license; `linkId` names it again when it is used. The token itself is never logged.
+        {
+          const std::string link_id = sign_in_link_id(token.value());
+          const ScopedLogFields fields{{"requestId", request_id}, {"linkId", link_id}};
+          spdlog::info("dashboard sign-in link issued for license {} (1705)", masked);
+        }
+        auto& shown = error.extra["dashboardUrl"];
+        shown = with_sign_in_link(shown.as_string(), token.value());
+        reply(error_response(error, request_id));
+      });
 }
 
 }  // namespace licensed

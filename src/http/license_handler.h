@@ -13,6 +13,7 @@
 
 #include "auth/response_signer.h"
 #include "core/operations.h"
+#include "dashboard/session_store.h"
 #include "http/http_service.h"
 #include "http/request_pipeline.h"
 #include "http/response.h"
@@ -39,6 +40,9 @@ struct LicenseHandlerConfig {
   const TrialIdentity* trial_identity = nullptr;
   RateLimiter* trial_ip_limiter = nullptr;
   RateLimiter* trial_product_limiter = nullptr;
+  // Where a 1705's dashboardUrl gets its one-time sign-in link (docs/dashboard.md); null:
+  // the URL as configured.
+  SessionStore* sign_in_links = nullptr;
 };
 
 class LicenseHandler final : public HttpService {
@@ -78,6 +82,10 @@ class LicenseHandler final : public HttpService {
   void reply_with(const RequestResult<boost::json::object>& answer,
                   const AuthorizedRequest& request, const std::string& request_id,
                   const std::string& client_ip, const HttpReply& reply) const;
+  // A 1705 whose dashboardUrl may carry a sign-in link for the request's license and
+  // machine: answered with one when the link could be made, else as it is.
+  void reply_with_sign_in_link(ApiError error, const AuthorizedRequest& request,
+                               const std::string& request_id, const HttpReply& reply) const;
   // An offline-activate answer with its activationFile signed in `algorithm` (the one its
   // request's X-License-Accept-Signature chose, docs/protocol.md §13.4).
   RequestResult<boost::json::object> with_activation_file(boost::json::object body,
