@@ -31,10 +31,13 @@
 #include "http/license_handler.h"
 #include "http/store_api_caller.h"
 #include "observability/log_format.h"
+#include "observability/log_output.h"
+#include "observability/process_metrics.h"
 #include "observability/redaction.h"
 #include "observability/sentry_reporter.h"
 #include "ratelimit/memory_rate_limiter.h"
 #include "ratelimit/redis_rate_limiter.h"
+#include "ratelimit/reloadable_rate_limiter.h"
 #include "redis/redis_client.h"
 #include "redis/redis_workers.h"
 #include "store/remembered_nonce_purge.h"
@@ -197,6 +200,9 @@ void wait_until_second(const Clock& clock, int64_t second) {
   }
 }
 
+// The configuration read again from the same flags, environment and files (SIGHUP).
+using ServeReread = std::function<Result<ServeConfig>()>;
+
 // What is kept outside the store (nonces, rate-limit buckets, dashboard sessions): in this
 // process, or with --redis in Redis, shared by every instance of a deployment. Their
 // metrics are registered here.
@@ -206,10 +212,11 @@ struct VolatileState {
   std::unique_ptr<SessionStore> dashboard_sessions;
   // In-memory nonce store only: see same_second_nonces.h.
   std::unique_ptr<SameSecondNonces> same_second_nonces;
-  std::unique_ptr<RateLimiter> ip_limiter;             // null: off
-  std::unique_ptr<RateLimiter> key_limiter;            // null: off
-  std::unique_ptr<RateLimiter> trial_ip_limiter;       // null: off
-  std::unique_ptr<RateLimiter> trial_product_limiter;  // null: off
+  // The configured limits, which SIGHUP may change (and turn off or on).
+  std::unique_ptr<ReloadableRateLimiter> ip_limiter;
+  std::unique_ptr<ReloadableRateLimiter> key_limiter;
+  std::unique_ptr<ReloadableRateLimiter> trial_ip_limiter;
+  std::unique_ptr<ReloadableRateLimiter> trial_product_limiter;
   std::unique_ptr<RateLimiter> dashboard_session_reads;
   std::unique_ptr<RateLimiter> dashboard_ip_reads;
 };
@@ -219,15 +226,17 @@ struct VolatileState {
 // the fail-open gauge.
 void make_rate_limiters(VolatileState& s, const ServeConfig& config, const Clock& clock,
                         ServerMetrics& metrics) {
-  std::vector<const RedisRateLimiter*> shared;
+  RedisClient* redis = s.redis.get();
+  auto factory = [redis, &clock](std::string_view bucket) -> ReloadableRateLimiter::Factory {
+    return [redis, &clock, bucket](const RateSpec& spec) -> std::unique_ptr<RateLimiter> {
+      if (redis == nullptr) return std::make_unique<MemoryRateLimiter>(spec);
+      return std::make_unique<RedisRateLimiter>(
+          *redis, spec, std::string(kRedisPrefix) + "ratelimit:" + std::string(bucket) + ":",
+          clock);
+    };
+  };
   auto limiter = [&](const std::optional<RateSpec>& spec, std::string_view bucket) {
-    if (!spec) return std::unique_ptr<RateLimiter>();
-    if (!s.redis) return std::unique_ptr<RateLimiter>(std::make_unique<MemoryRateLimiter>(*spec));
-    auto l = std::make_unique<RedisRateLimiter>(
-        *s.redis, *spec, std::string(kRedisPrefix) + "ratelimit:" + std::string(bucket) + ":",
-        clock);
-    shared.push_back(l.get());
-    return std::unique_ptr<RateLimiter>(std::move(l));
+    return std::make_unique<ReloadableRateLimiter>(spec, factory(bucket));
   };
   s.ip_limiter = limiter(config.rate_limit_ip, "ip");
   s.key_limiter = limiter(config.rate_limit_key, "key");
@@ -237,12 +246,22 @@ void make_rate_limiters(VolatileState& s, const ServeConfig& config, const Clock
       limiter(RateSpec{kDashboardReadsPerSessionMinute, 60'000}, "dashboard-session");
   s.dashboard_ip_reads = limiter(RateSpec{kDashboardReadsPerIpMinute, 60'000}, "dashboard-ip");
   if (!s.redis) return;
+  std::vector<const ReloadableRateLimiter*> all{s.ip_limiter.get(), s.key_limiter.get(),
+                                                s.trial_ip_limiter.get(),
+                                                s.trial_product_limiter.get()};
+  for (const auto& l : {s.dashboard_session_reads.get(), s.dashboard_ip_reads.get()}) {
+    all.push_back(static_cast<const ReloadableRateLimiter*>(l));
+  }
   metrics.add_gauge({"licensed_redis_rate_limit_fail_open_total",
                      "Requests admitted unchecked by a rate limit because Redis did not answer.",
-                     [shared] {
+                     [all] {
                        double n = 0;
-                       for (const auto* l : shared)
-                         n += static_cast<double>(l->failed_open_count());
+                       for (const auto* l : all) {
+                         n += l->sum([](const RateLimiter& r) {
+                           return static_cast<double>(
+                               static_cast<const RedisRateLimiter&>(r).failed_open_count());
+                         });
+                       }
                        return n;
                      },
                      "counter"});
@@ -344,44 +363,95 @@ size_t connection_cap(const ServeConfig& config) {
   return cap;
 }
 
-int serve(const ServeConfig& config) {
-  if (config.signing_keys.empty()) {
-    std::cerr << "licensed: no signing keys: give " << where_to_set(*find_setting("signing-key"))
-              << "\n";
-    return kExitUsage;
+Result<std::vector<CidrBlock>> parse_trusted_proxies(const std::vector<std::string>& texts) {
+  std::vector<CidrBlock> blocks;
+  for (const auto& p : texts) {
+    ASSIGN_OR_RETURN(auto block, CidrBlock::parse(p));
+    blocks.push_back(block);
   }
-  // Configured response keys are read before anything starts: an unusable one is a
-  // configuration error. The messages name the file, never its contents.
+  return blocks;
+}
+
+// What serve (and --check-config) refuses to start without, read before anything starts:
+// signing keys, usable response key files (the messages name the file, never its
+// contents), trusted proxies that parse, the dashboard's brand with its logo file.
+struct StartupChecks {
   std::vector<ResponseKey> response_keys;
+  TrustedProxies proxies;
+  DashboardBrandAssets brand;
+};
+Result<StartupChecks> check_startup(const ServeConfig& config) {
+  if (config.signing_keys.empty()) {
+    return config_error("no signing keys: give " + where_to_set(*find_setting("signing-key")));
+  }
+  StartupChecks checked;
   for (const auto& path : config.response_keys) {
     auto key = ResponseKey::load_file(path);
     if (!key.ok()) {
-      std::cerr << "licensed: response key " << key.error().message << "\n";
-      return exit_code_of(key.error().code, CliStage::kConfiguration);
+      Error e = key.error();
+      e.message = "response key " + e.message;
+      return e;
     }
-    response_keys.push_back(std::move(key.value()));
+    checked.response_keys.push_back(std::move(key.value()));
   }
   // The dashboard's logo is read once, here: a missing or unusable file is a
   // configuration error, told before anything starts.
-  auto brand = load_dashboard_brand(config.dashboard_brand.name, config.dashboard_brand.logo_file,
-                                    config.dashboard_brand.support_url);
-  if (!brand.ok()) {
-    std::cerr << "licensed: " << brand.error().message << "\n";
-    return exit_code_of(brand.error().code, CliStage::kConfiguration);
+  ASSIGN_OR_RETURN(checked.brand,
+                   load_dashboard_brand(config.dashboard_brand.name,
+                                        config.dashboard_brand.logo_file,
+                                        config.dashboard_brand.support_url));
+  ASSIGN_OR_RETURN(auto blocks, parse_trusted_proxies(config.trusted_proxies));
+  checked.proxies = TrustedProxies(std::move(blocks));
+  return checked;
+}
+
+std::string describe_rate(const std::optional<RateSpec>& spec) {
+  if (!spec) return "off";
+  return std::to_string(spec->count) + "/" + std::to_string(spec->period_ms / 1000) + "s";
+}
+
+// SIGHUP (docs/configuration.md, "Reloading"): the log file is reopened, and the
+// configuration read again; signing keys, rate limits, trusted proxies and the log level
+// take the new values. A configuration that does not resolve changes nothing.
+void reload(const ServeReread& reread, KeyRing& keys, VolatileState& state,
+            const TrustedProxies& proxies) {
+  if (auto reopened = reopen_log_file(); !reopened.ok()) {
+    spdlog::error("SIGHUP: {}", reopened.error().message);
   }
-  TrustedProxies proxies;
-  {
-    std::vector<CidrBlock> blocks;
-    for (const auto& p : config.trusted_proxies) {
-      auto b = CidrBlock::parse(p);
-      if (!b.ok()) {
-        std::cerr << "licensed: " << b.error().message << "\n";
-        return exit_code_of(b.error().code, CliStage::kConfiguration);
-      }
-      blocks.push_back(b.value());
-    }
-    proxies = TrustedProxies(std::move(blocks));
+  auto config = reread();
+  Result<std::vector<CidrBlock>> blocks = config.ok()
+                                              ? parse_trusted_proxies(config->trusted_proxies)
+                                              : Result<std::vector<CidrBlock>>(config.error());
+  if (config.ok() && config->signing_keys.empty()) {
+    blocks = config_error("no signing keys: give " + where_to_set(*find_setting("signing-key")));
   }
+  if (!blocks.ok()) {
+    spdlog::error("SIGHUP: the configuration in force stays: {}", blocks.error().message);
+    return;
+  }
+  keys.replace(config->signing_keys);
+  proxies.replace(std::move(blocks.value()));
+  state.key_limiter->set_spec(config->rate_limit_key);
+  state.ip_limiter->set_spec(config->rate_limit_ip);
+  state.trial_ip_limiter->set_spec(config->rate_limit_trial);
+  state.trial_product_limiter->set_spec(config->rate_limit_trial_product);
+  use_log_level(config->log_level);
+  spdlog::info(
+      "SIGHUP: reloaded {} signing key(s), {} trusted proxy block(s), rate limits key {} ip {} "
+      "trial {} trial-product {}",
+      keys.size(), config->trusted_proxies.size(), describe_rate(config->rate_limit_key),
+      describe_rate(config->rate_limit_ip), describe_rate(config->rate_limit_trial),
+      describe_rate(config->rate_limit_trial_product));
+}
+
+int serve(const ServeConfig& config, const ServeReread& reread) {
+  auto checked = check_startup(config);
+  if (!checked.ok()) {
+    std::cerr << "licensed: " << checked.error().message << "\n";
+    return exit_code_of(checked.error().code, CliStage::kConfiguration);
+  }
+  std::vector<ResponseKey> response_keys = std::move(checked->response_keys);
+  const TrustedProxies proxies = checked->proxies;
 
   // hiredis writes with write(), which raises SIGPIPE on a connection Redis has closed;
   // the failed write is handled as an error (reconnect), so the signal must not kill us.
@@ -391,6 +461,7 @@ int serve(const ServeConfig& config) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   warn_if_store_open_to_others(config.store);
@@ -410,6 +481,7 @@ int serve(const ServeConfig& config) {
     return exit_code_of(store.error().code, CliStage::kRunning);
   }
   ServerMetrics metrics;
+  add_process_metrics(metrics);
   auto shared_state = make_volatile_state(config, clock, metrics);
   if (!shared_state.ok()) {
     std::cerr << "licensed: cannot use redis at " << config.redis->host << ":" << config.redis->port
@@ -532,7 +604,7 @@ int serve(const ServeConfig& config) {
                                      config.offline_request_max_skew};
   dashboard_config.response_signer = &response_signer;
   dashboard_config.dashboard_url = config.dashboard_url;
-  dashboard_config.brand = std::move(brand.value());
+  dashboard_config.brand = std::move(checked->brand);
   const DashboardHandler dashboard(dashboard_config);
   OutgoingStoreApiCaller store_api_caller(outgoing_policy(config));
   StoreInboundConfig inbound_config;
@@ -556,7 +628,14 @@ int serve(const ServeConfig& config) {
   http_config.max_connections_per_address = config.max_connections_per_ip;
   http_config.header_timeout = std::chrono::seconds(config.header_timeout);
   http_config.idle_timeout = std::chrono::seconds(config.idle_timeout);
+  http_config.access_log = config.access_log;
   HttpServer server(http_config, api, &metrics);
+  metrics.add_gauge({"licensed_store_queue_limit", "Store jobs queued or running at most.",
+                     [limit = config.max_queue] { return static_cast<double>(limit); }});
+  metrics.add_gauge({"licensed_connections_open", "Open client connections.",
+                     [&server] { return static_cast<double>(server.open_connections()); }});
+  metrics.add_gauge({"licensed_connections_limit", "Open client connections at most.",
+                     [max_connections] { return static_cast<double>(max_connections); }});
 
   const AdminService admin_service({&metrics, store_ptr, [&server] { return !server.draining(); }});
   std::unique_ptr<HttpServer> admin_server;
@@ -591,9 +670,12 @@ int serve(const ServeConfig& config) {
     // describe() leaves the DSN's key out.
     spdlog::info("internal errors are reported to sentry at {}", config.sentry_dsn->describe());
   }
+  // Only now: the lines up to the ready line, which scripts wait for, are written at any
+  // --log-level.
+  use_log_level(config.log_level);
 
   int sig = 0;
-  sigwait(&signals, &sig);
+  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) reload(reread, keys, state, proxies);
   spdlog::info("received {}, draining in-flight requests", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   server.stop(std::chrono::seconds(10));
   // A Redis call still running answers a request whose thread has stopped: it must end
@@ -619,6 +701,27 @@ int serve(const ServeConfig& config) {
   return 0;
 }
 
+// `serve --check-config`: the checks serve makes before it starts anything, then a line
+// that says what would be served; exit 0, or the exit status serve would have.
+int check_config_only(const ServeConfig& config) {
+  auto checked = check_startup(config);
+  if (!checked.ok()) {
+    std::cerr << "licensed: " << checked.error().message << "\n";
+    return exit_code_of(checked.error().code, CliStage::kConfiguration);
+  }
+  std::cout << "configuration OK: would listen on " << config.listen_host << ":"
+            << config.listen_port << ", store " << redact_url_credentials(config.store) << ", "
+            << config.signing_keys.size() << " signing key(s)\n";
+  return kExitOk;
+}
+
+// The log's format, level and file, before the first line of serve.
+Status use_logging(const ServeConfig& config) {
+  use_log_format(config.log_format);
+  if (config.log_file.empty()) return Ok{};
+  return log_to_file(config.log_file);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -630,6 +733,11 @@ int main(int argc, char** argv) {
   ServeFlags flags;
   auto* serve_cmd = app.add_subcommand("serve", "run the License API server");
   add_serve_flags(*serve_cmd, flags);
+  bool check_config = false;
+  serve_cmd->add_flag("--check-config", check_config,
+                      "check the configuration (flags, environment, file and the files they name) "
+                      "and exit: 0 when serve would start with it; the store and Redis are not "
+                      "contacted");
   auto* admin_cmd = app.add_subcommand("admin", "manage products, licenses and audit records");
   auto run_admin = add_admin_commands(*admin_cmd);
   try {
@@ -638,12 +746,25 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;
   }
-  if (admin_cmd->parsed()) return run_admin();
-  auto config = resolve_serve_config(flags, process_environment());
+  if (admin_cmd->parsed()) {
+    // Standard output is the command's answer (`--json | jq`); log lines go beside it.
+    log_to_stderr();
+    return run_admin();
+  }
+  const ServeReread reread = [&flags] {
+    return resolve_serve_config(flags, process_environment());
+  };
+  Result<ServeConfig> config = reread();
+  if (auto env = check_environment_names(process_environment_names()); !env.ok()) {
+    config = env.error();
+  }
+  if (config.ok()) {
+    if (auto logging = use_logging(config.value()); !logging.ok()) config = logging.error();
+  }
   if (!config.ok()) {
     std::cerr << "licensed: " << config.error().message << "\n";
     return exit_code_of(config.error().code, CliStage::kConfiguration);
   }
-  use_log_format(config->log_format);
-  return serve(config.value());
+  if (check_config) return check_config_only(config.value());
+  return serve(config.value(), reread);
 }

@@ -81,6 +81,9 @@ struct ServeConfig {
   // beyond it answers 503 1708 (fail closed).
   size_t max_nonces = 0;
   LogFormat log_format = LogFormat::kText;
+  LogLevel log_level = LogLevel::kInfo;
+  std::string log_file;                 // empty: standard output
+  bool access_log = false;              // one line per request (http/access_log.h)
   std::optional<SentryDsn> sentry_dsn;  // where 500s are reported; none: only logged
   // Every outgoing connection (store API calls, webhooks; docs/protocol.md §24): plain http and
   // private or loopback addresses only when allowed; a CA bundle that replaces the
@@ -118,7 +121,14 @@ void add_serve_flags(CLI::App& app, ServeFlags& flags);
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
 EnvLookup process_environment();
 
-// A bad value anywhere is an error naming where it came from; the caller exits 2.
+// An environment variable named LICENSED_* that no setting reads is refused, naming it:
+// a misspelled one would otherwise leave a default in force without a word.
+Status check_environment_names(const std::vector<std::string>& names);
+// The names of this process's environment variables.
+std::vector<std::string> process_environment_names();
+
+// A bad value anywhere is an error naming where it came from; the caller exits 2. A key
+// of the TOML file that no setting has is such an error too.
 Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLookup& env);
 
 }  // namespace licensed
