@@ -10,6 +10,7 @@
 
 #include "admin/admin_cli.h"
 #include "admin/cli_status.h"
+#include "admin/init_cli.h"
 #include "admin/store_lifecycle.h"
 #include "auth/memory_nonce_store.h"
 #include "auth/redis_nonce_store.h"
@@ -306,7 +307,7 @@ size_t connection_cap(const ServeConfig& config) {
   return cap;
 }
 
-int serve(const ServeConfig& config) {
+int serve(const ServeConfig& config, bool create_store) {
   if (config.signing_keys.empty()) {
     std::cerr << "licensed: no signing keys: give " << where_to_set(*find_setting("signing-key"))
               << "\n";
@@ -358,12 +359,15 @@ int serve(const ServeConfig& config) {
   // store. So the rule counts from the next second, and the listener waits for it: a
   // client whose clock matches ours is never told it is dated before our start.
   const int64_t first_second_served = clock.now_seconds() + 1;
-  auto store = open_store(config.store, StoreLimits{config.max_queue, config.store_pool_size});
+  // A store that does not exist is made only when asked (--create, or `licensed init`).
+  auto store = open_store(config.store, StoreLimits{config.max_queue, config.store_pool_size},
+                          StoreOpening{create_store, true});
   if (!store.ok()) {
     std::cerr << "licensed: " << store.error().message << "\n";
     return exit_code_of(store.error().code, CliStage::kRunning);
   }
   ServerMetrics metrics;
+  metrics.set_build_version(LICENSED_VERSION);
   auto shared_state = make_volatile_state(config, clock, metrics);
   if (!shared_state.ok()) {
     std::cerr << "licensed: cannot use redis at " << config.redis->host << ":" << config.redis->port
@@ -570,9 +574,14 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
   CLI::App app{"licensed: license activation server for software plugins"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("licensed ") + LICENSED_VERSION);
   ServeFlags flags;
   auto* serve_cmd = app.add_subcommand("serve", "run the License API server");
   add_serve_flags(*serve_cmd, flags);
+  bool create_store = false;
+  serve_cmd->add_flag("--create", create_store,
+                      "create the store when it does not exist (else it is refused; see init)");
+  auto run_init = add_init_command(app);
   auto* admin_cmd = app.add_subcommand("admin", "manage products, licenses and audit records");
   auto run_admin = add_admin_commands(*admin_cmd);
   try {
@@ -582,11 +591,12 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : kExitUsage;
   }
   if (admin_cmd->parsed()) return run_admin();
+  if (app.got_subcommand("init")) return run_init();
   auto config = resolve_serve_config(flags, process_environment());
   if (!config.ok()) {
     std::cerr << "licensed: " << config.error().message << "\n";
     return exit_code_of(config.error().code, CliStage::kConfiguration);
   }
   use_log_format(config->log_format);
-  return serve(config.value());
+  return serve(config.value(), create_store);
 }

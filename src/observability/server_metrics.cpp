@@ -115,6 +115,12 @@ std::string ServerMetrics::render_prometheus() const {
                          kStoreProviders[p], kStoreRejections[r], n);
     }
   }
+  if (!build_version_.empty()) {
+    out += fmt::format(
+        "# HELP licensed_build_info The running release (always 1).\n"
+        "# TYPE licensed_build_info gauge\nlicensed_build_info{{version=\"{}\"}} 1\n",
+        build_version_);
+  }
   for (const Gauge& g : gauges_) {
     out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", g.name, g.help, g.name, g.type,
                        g.name, g.read());

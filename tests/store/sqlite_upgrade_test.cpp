@@ -6,6 +6,8 @@
 // fulfilment) and 6 (before the store lifecycle).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "admin/store_lifecycle.h"
 #include "store/sqlite/sqlite_connection.h"
 #include "store/sqlite/sqlite_migrations.h"
@@ -164,6 +166,50 @@ TEST(SqliteUpgrade, AVersion6StoreFindsItsFulfilledOrdersByIdAfterTheMigration) 
                                   [](StoreTx& tx) { return tx.find_license(kKey); });
   ASSERT_TRUE(found.ok() && found.value().has_value());
   EXPECT_EQ(found.value()->status, LicenseStatus::kRefunded);
+}
+
+// docs/operations.md: admin commands open a store without migrating it (a running older
+// server may use it): an older store is refused, named, and left at its version; the
+// same store opened to migrate (as serve opens it) is brought up to date.
+TEST(SqliteUpgrade, AnOlderStoreOpenedWithoutMigrateIsRefusedAndLeftAtItsVersion) {
+  bb::TempDir dir;
+  const std::string path = (dir.path() / "older.db").string();
+  const auto all = sqlite_migrations();
+  {
+    auto conn = SqliteConnection::open(path, /*read_only=*/false, /*create=*/true);
+    ASSERT_TRUE(conn.ok()) << conn.error().message;
+    ASSERT_TRUE(apply_sqlite_migrations(*conn.value(), all.first(all.size() - 1)).ok());
+  }
+  auto refused = open_store("sqlite:" + path, {}, StoreOpening{false, false});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("sqlite:" + path), std::string::npos);
+  EXPECT_NE(refused.error().message.find("--migrate"), std::string::npos);
+  auto state = read_schema_state("sqlite:" + path);
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  EXPECT_EQ(state->version, all[all.size() - 2].version) << "migrated without --migrate";
+  EXPECT_EQ(state->pending, std::vector<int>{all.back().version});
+
+  auto migrated = open_store("sqlite:" + path, {}, StoreOpening{false, true});
+  ASSERT_TRUE(migrated.ok()) << migrated.error().message;
+  migrated.value().reset();
+  state = read_schema_state("sqlite:" + path);
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->version, all.back().version);
+  EXPECT_TRUE(state->pending.empty());
+}
+
+TEST(SqliteUpgrade, AFileThatDoesNotExistIsRefusedWithoutCreateAndNotMade) {
+  bb::TempDir dir;
+  const auto path = dir.path() / "absent.db";
+  auto refused = open_store("sqlite:" + path.string(), {}, StoreOpening{false, true});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, StatusCode::kNotFound);
+  EXPECT_NE(refused.error().message.find("licensed init"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  auto state = read_schema_state("sqlite:" + path.string());
+  ASSERT_TRUE(state.ok());
+  EXPECT_FALSE(state->exists);
+  EXPECT_FALSE(std::filesystem::exists(path)) << "reading the state made the file";
 }
 
 }  // namespace
