@@ -48,18 +48,28 @@ Result<std::vector<ResponseKey>> make_response_keys(Store& store) {
 
 int run_init(const std::string& url) {
   const std::string shown = store_display_name(url);
-  if (const auto path = sqlite_path_of(url)) {
-    if (path->empty() || *path == ":memory:") return refuse("init needs a file: sqlite:PATH");
-    if (const auto refused = claim_sqlite_file(*path)) return refuse(*refused);
+  if (const auto claimed = sqlite_path_of(url)) {
+    if (claimed->empty() || *claimed == ":memory:") return refuse("init needs a file: sqlite:PATH");
+    if (const auto refused = claim_sqlite_file(*claimed)) return refuse(*refused);
   } else {
     auto state = read_schema_state(url);
     if (!state.ok()) return refuse(state.error().message);
     if (state->exists) return refuse("the store " + shown + " exists already; nothing was changed");
   }
+  const auto path = sqlite_path_of(url);
+  // A SQLite file this run claimed but could not make a store of is removed, so that
+  // the next init is not told it exists.
+  auto give_up = [&path](const std::string& message) {
+    if (path) {
+      for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((*path + suffix).c_str());
+    }
+    return refuse(message);
+  };
   auto store = open_store(url, StoreLimits{}, StoreOpening{true, true});
-  if (!store.ok()) return refuse(store.error().message);
+  if (!store.ok()) return give_up(store.error().message);
   auto keys = make_response_keys(*store.value());
-  if (!keys.ok()) return refuse("cannot make the response keys: " + cli_error_text(keys.error()));
+  store.value().reset();
+  if (!keys.ok()) return give_up("cannot make the response keys: " + cli_error_text(keys.error()));
   auto state = read_schema_state(url);
   std::cout << "created store " << shown;
   if (state.ok()) std::cout << " (schema version " << state->version << ")";
@@ -80,7 +90,8 @@ std::function<int()> add_init_command(CLI::App& app) {
   *url = store_env != nullptr ? store_env : "sqlite:./licensed.db";
   auto* init = app.add_subcommand(
       "init", "create an empty store and its response keys (refused when it exists)");
-  init->add_option("--store", *url, "sqlite:PATH or postgresql://... (default sqlite:./licensed.db)");
+  init->add_option("--store", *url,
+                   "sqlite:PATH or postgresql://... (default sqlite:./licensed.db)");
   return [url] { return run_init(*url); };
 }
 

@@ -1,7 +1,7 @@
 // `licensed init [--store URL]`: creates an empty store and its response keys, the one
 // way (with --create) a store comes into being, so that a mistyped path or a database
 // lost under a running server is never silently replaced by an empty one
-// (docs/operations.md, "Creating a store"; the contract's section 22).
+// (docs/operations.md, "Creating a store"; docs/protocol.md §18).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -106,17 +106,20 @@ void add_maintenance_commands(CLI::App& admin, const AdminStore* store,
   auto* schema = admin.add_subcommand(
       "schema", "the store's schema version and the migrations this licensed would apply");
   schema->add_flag("--json", a->json, "print {\"version\", \"newest\", \"pending\"}");
-  schema->callback([a, store, chosen] { *chosen = [a, store] { return run_schema(*store, a->json); }; });
+  schema->callback(
+      [a, store, chosen] { *chosen = [a, store] { return run_schema(*store, a->json); }; });
 
   auto* verify = admin.add_subcommand(
       "verify", "count the store's rows and check its integrity (exit 1 on a problem)");
   verify->add_flag("--json", a->json, "print {\"ok\", \"schema\", \"counts\", \"problems\"}");
-  verify->callback([a, store, chosen] { *chosen = [a, store] { return run_verify(*store, a->json); }; });
+  verify->callback(
+      [a, store, chosen] { *chosen = [a, store] { return run_verify(*store, a->json); }; });
 
   auto* backup = admin.add_subcommand(
       "backup", "copy a SQLite store consistently while it serves (PostgreSQL: pg_dump)");
   backup->add_option("--out", a->out, "file to create (mode 0600); never replaced")->required();
-  backup->callback([a, store, chosen] { *chosen = [a, store] { return run_backup(*store, a->out); }; });
+  backup->callback(
+      [a, store, chosen] { *chosen = [a, store] { return run_backup(*store, a->out); }; });
 }
 
 }  // namespace licensed

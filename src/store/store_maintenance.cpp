@@ -24,8 +24,8 @@ namespace {
 
 // Fixed names (never input), so their SQL is built from constants.
 constexpr const char* kCountedTables[] = {
-    "products",   "plans",         "licenses",      "activations", "deactivations", "audit_log",
-    "trials",     "admin_tokens",  "response_keys", "storefronts", "remembered_nonces"};
+    "products", "plans",        "licenses",      "activations", "deactivations",    "audit_log",
+    "trials",   "admin_tokens", "response_keys", "storefronts", "remembered_nonces"};
 
 // How long a backup waits for a lock another process holds before it gives up.
 constexpr int kBusyTimeoutMs = 5000;
@@ -141,9 +141,11 @@ Result<SqliteHandle> open_raw(const std::string& path, int flags) {
 Status copy_pages(sqlite3* source, sqlite3* target) {
   sqlite3_backup* backup = sqlite3_backup_init(target, "main", source, "main");
   if (backup == nullptr) return Error::internal(std::string("backup: ") + sqlite3_errmsg(target));
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(kBusyTimeoutMs);
   int rc = sqlite3_backup_step(backup, -1);
-  while ((rc == SQLITE_BUSY || rc == SQLITE_LOCKED) && std::chrono::steady_clock::now() < deadline) {
+  while ((rc == SQLITE_BUSY || rc == SQLITE_LOCKED) &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     rc = sqlite3_backup_step(backup, -1);
   }
@@ -194,8 +196,9 @@ Result<StoreCheck> check_store(const std::string& url) {
 Status backup_store(const std::string& url, const std::string& out) {
   if (const auto path = sqlite_path_of(url)) return backup_sqlite(url, *path, out);
   return Error::invalid_argument(
-      "store", "backup copies a SQLite store; back up PostgreSQL with pg_dump or point-in-time "
-               "recovery (docs/operations.md)");
+      "store",
+      "backup copies a SQLite store; back up PostgreSQL with pg_dump or point-in-time "
+      "recovery (docs/operations.md)");
 }
 
 }  // namespace licensed

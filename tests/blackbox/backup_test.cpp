@@ -129,13 +129,13 @@ TEST_F(Backup, VerifyCountsTheRowsAndFindsABrokenReference) {
 
   // An activation whose license is gone, written with foreign keys off (as a bad manual
   // edit or a partial restore leaves it).
-  const CommandResult broken = RunCommand(
-      {"/usr/bin/python3", "-c",
-       "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
-       "c.execute('PRAGMA foreign_keys=OFF'); "
-       "c.execute(\"UPDATE activations SET license_id = 999999 WHERE machine_id = "
-       "'machine-verify-2'\"); c.commit()",
-       db_path().string()});
+  const CommandResult broken =
+      RunCommand({"/usr/bin/python3", "-c",
+                  "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); "
+                  "c.execute('PRAGMA foreign_keys=OFF'); "
+                  "c.execute(\"UPDATE activations SET license_id = 999999 WHERE machine_id = "
+                  "'machine-verify-2'\"); c.commit()",
+                  db_path().string()});
   ASSERT_EQ(broken.exit_code, 0) << broken.Describe();
   const CommandResult found = admin().Run({"verify"});
   EXPECT_EQ(found.exit_code, 1) << found.Describe();

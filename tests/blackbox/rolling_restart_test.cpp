@@ -64,7 +64,8 @@ http {
 }
 )";
 
-std::string Replaced(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
+std::string Replaced(std::string text,
+                     const std::vector<std::pair<std::string, std::string>>& values) {
   for (const auto& [name, value] : values) {
     for (std::size_t at; (at = text.find(name)) != std::string::npos;) {
       text.replace(at, name.size(), value);
@@ -126,13 +127,13 @@ class RollingRestart : public BlackboxTest {
     std::string start = "exec env LICENSED_SIGNING_KEYS=" + kPluginKey.id + "=" +
                         kPluginKey.secret + " " + LicensedBinary() +
                         " serve --listen 127.0.0.1:" + std::to_string(in.port) +
-                        " --admin-listen 127.0.0.1:" + std::to_string(in.admin_port) +
-                        " --store " + store() + " --redis " + redis_.url() +
+                        " --admin-listen 127.0.0.1:" + std::to_string(in.admin_port) + " --store " +
+                        store() + " --redis " + redis_.url() +
                         " --redis-timeout 2000 --rate-limit-key off --rate-limit-ip off";
     if (!start_override.empty()) start = start_override;
-    const std::string text = Replaced(
-        std::string(kControlScript),
-        {{"@DIR@", dir().path().string()}, {"@NAME@", in.name}, {"@START@", start}});
+    const std::string text =
+        Replaced(std::string(kControlScript),
+                 {{"@DIR@", dir().path().string()}, {"@NAME@", in.name}, {"@START@", start}});
     return dir().WriteFile(
         "control-" + in.name + (start_override.empty() ? "" : "-override") + ".sh", text);
   }
@@ -185,11 +186,11 @@ class RollingRestart : public BlackboxTest {
   void StartNginx() {
     nginx_port_ = FreeLoopbackPort();
     const auto config = nginx_dir_.WriteFile(
-        "nginx.conf", Replaced(std::string(kNginxConfig),
-                               {{"@DIR@", nginx_dir_.path().string()},
-                                {"@A@", std::to_string(instances_[0].port)},
-                                {"@B@", std::to_string(instances_[1].port)},
-                                {"@PORT@", std::to_string(nginx_port_)}}));
+        "nginx.conf",
+        Replaced(std::string(kNginxConfig), {{"@DIR@", nginx_dir_.path().string()},
+                                             {"@A@", std::to_string(instances_[0].port)},
+                                             {"@B@", std::to_string(instances_[1].port)},
+                                             {"@PORT@", std::to_string(nginx_port_)}}));
     nginx_ = std::make_unique<ServerProcess>(
         std::vector<std::string>{NginxBinary(), "-p", nginx_dir_.path().string(), "-c",
                                  config.string(), "-e", "stderr", "-g", "daemon off;"},
@@ -254,10 +255,10 @@ TEST_F(RollingRestart, TheScriptRestartsBothInstancesBehindNginxAndNoRequestIsLo
   std::thread c1(client, 1), c2(client, 2);
   std::this_thread::sleep_for(std::chrono::seconds(1));
 
-  const CommandResult r = RollingRestartScript(
-      {"--timeout", "30", "--settle", "3", instances_[0].readyz(),
-       "bash " + instances_[0].control.string(), instances_[1].readyz(),
-       "bash " + instances_[1].control.string()});
+  const CommandResult r =
+      RollingRestartScript({"--timeout", "30", "--settle", "3", instances_[0].readyz(),
+                            "bash " + instances_[0].control.string(), instances_[1].readyz(),
+                            "bash " + instances_[1].control.string()});
   std::this_thread::sleep_for(std::chrono::seconds(1));
   stop = true;
   c1.join();

@@ -1,5 +1,5 @@
-// A missing store is never silently replaced by an empty one (issue 24 item 1; the
-// contract's section 22, "Creating a store"): `licensed init` creates a store and refuses
+// A missing store is never silently replaced by an empty one (issue 24 item 1;
+// docs/protocol.md §18, docs/operations.md): `licensed init` creates a store and refuses
 // one that exists; `serve` and `admin` refuse a SQLite file that does not exist, or a
 // PostgreSQL database without the schema, unless given --create; `admin` migrates only
 // with --migrate; and a running server whose SQLite file is removed or replaced stops
@@ -33,15 +33,11 @@ class StoreCreation : public BlackboxTest {
     return RunCommand({LicensedBinary(), "init", "--store", store});
   }
   // `licensed serve` that must refuse to start; one that starts is killed after 10 s.
-  CommandResult ServeOn(const std::string& store, const std::vector<std::string>& extra = {}) const {
-    std::vector<std::string> argv = {LicensedBinary(),
-                                     "serve",
-                                     "--listen",
-                                     "127.0.0.1:0",
-                                     "--store",
-                                     store,
-                                     "--signing-key",
-                                     kPluginKey.id + "=" + kPluginKey.secret};
+  CommandResult ServeOn(const std::string& store,
+                        const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> argv = {
+        LicensedBinary(), "serve", "--listen",      "127.0.0.1:0",
+        "--store",        store,   "--signing-key", kPluginKey.id + "=" + kPluginKey.secret};
     argv.insert(argv.end(), extra.begin(), extra.end());
     return RunCommand(argv, {}, std::chrono::seconds(10));
   }
@@ -91,8 +87,8 @@ TEST_F(StoreCreation, EveryAdminCommandRefusesAMistypedPathAndCreatesNothing) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"product", "create", "--slug", "a", "--name", "A"},
         std::vector<std::string>{"license", "show", "11111111-1111-4111-8111-111111111111"},
-        std::vector<std::string>{"token", "list"}, std::vector<std::string>{"plan", "list",
-                                                                              "--product", "a"},
+        std::vector<std::string>{"token", "list"},
+        std::vector<std::string>{"plan", "list", "--product", "a"},
         std::vector<std::string>{"store", "list"}, std::vector<std::string>{"verify"},
         std::vector<std::string>{"schema"}}) {
     const CommandResult r = mistyped.Run(args);
@@ -161,7 +157,8 @@ TEST_F(StoreCreation, AdminNeverMigratesAStoreWithoutMigrateAndSchemaShowsWhatIs
   EXPECT_TRUE(state.at("pending").as_array().empty()) << current.out;
 
   StoreSql(store(), "DELETE FROM schema_migrations WHERE version = " + newest);
-  const CommandResult refused = admin().Run({"product", "create", "--slug", "late", "--name", "Late"});
+  const CommandResult refused =
+      admin().Run({"product", "create", "--slug", "late", "--name", "Late"});
   EXPECT_EQ(refused.exit_code, 1) << refused.Describe();
   EXPECT_NE(refused.err.find("--migrate"), std::string::npos) << refused.err;
   EXPECT_EQ(StoreSql(store(), "SELECT CAST(MAX(version) AS TEXT) FROM schema_migrations"),

@@ -15,8 +15,7 @@ TEST_F(Version, VersionFlagNamesTheReleaseAndMetricsPublishTheSame) {
   const CommandResult r = RunCommand({LicensedBinary(), "--version"});
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(^licensed (\d+\.\d+\.\d+)\n$)")))
-      << r.out;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(^licensed (\d+\.\d+\.\d+)\n$)"))) << r.out;
   const std::string version = m[1];
 
   Start();
