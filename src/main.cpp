@@ -10,6 +10,7 @@
 
 #include "admin/admin_cli.h"
 #include "admin/cli_status.h"
+#include "admin/init_cli.h"
 #include "admin/store_lifecycle.h"
 #include "auth/memory_nonce_store.h"
 #include "auth/redis_nonce_store.h"
@@ -444,7 +445,7 @@ void reload(const ServeReread& reread, KeyRing& keys, VolatileState& state,
       describe_rate(config->rate_limit_trial_product));
 }
 
-int serve(const ServeConfig& config, const ServeReread& reread) {
+int serve(const ServeConfig& config, const ServeReread& reread, bool create_store) {
   auto checked = check_startup(config);
   if (!checked.ok()) {
     std::cerr << "licensed: " << checked.error().message << "\n";
@@ -475,13 +476,16 @@ int serve(const ServeConfig& config, const ServeReread& reread) {
   // store. So the rule counts from the next second, and the listener waits for it: a
   // client whose clock matches ours is never told it is dated before our start.
   const int64_t first_second_served = clock.now_seconds() + 1;
-  auto store = open_store(config.store, StoreLimits{config.max_queue, config.store_pool_size});
+  // A store that does not exist is made only when asked (--create, or `licensed init`).
+  auto store = open_store(config.store, StoreLimits{config.max_queue, config.store_pool_size},
+                          StoreOpening{create_store, true});
   if (!store.ok()) {
     std::cerr << "licensed: " << store.error().message << "\n";
     return exit_code_of(store.error().code, CliStage::kRunning);
   }
   ServerMetrics metrics;
   add_process_metrics(metrics);
+  metrics.set_build_version(LICENSED_VERSION);
   auto shared_state = make_volatile_state(config, clock, metrics);
   if (!shared_state.ok()) {
     std::cerr << "licensed: cannot use redis at " << config.redis->host << ":" << config.redis->port
@@ -730,6 +734,7 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
   CLI::App app{"licensed: license activation server for software plugins"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("licensed ") + LICENSED_VERSION);
   ServeFlags flags;
   auto* serve_cmd = app.add_subcommand("serve", "run the License API server");
   add_serve_flags(*serve_cmd, flags);
@@ -738,6 +743,10 @@ int main(int argc, char** argv) {
                       "check the configuration (flags, environment, file and the files they name) "
                       "and exit: 0 when serve would start with it; the store and Redis are not "
                       "contacted");
+  bool create_store = false;
+  serve_cmd->add_flag("--create", create_store,
+                      "create the store when it does not exist (else it is refused; see init)");
+  auto run_init = add_init_command(app);
   auto* admin_cmd = app.add_subcommand("admin", "manage products, licenses and audit records");
   auto run_admin = add_admin_commands(*admin_cmd);
   try {
@@ -750,6 +759,10 @@ int main(int argc, char** argv) {
     // Standard output is the command's answer (`--json | jq`); log lines go beside it.
     log_to_stderr();
     return run_admin();
+  }
+  if (app.got_subcommand("init")) {
+    log_to_stderr();
+    return run_init();
   }
   const ServeReread reread = [&flags] {
     return resolve_serve_config(flags, process_environment());
@@ -766,5 +779,5 @@ int main(int argc, char** argv) {
     return exit_code_of(config.error().code, CliStage::kConfiguration);
   }
   if (check_config) return check_config_only(config.value());
-  return serve(config.value(), reread);
+  return serve(config.value(), reread, create_store);
 }

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "admin/admin_operations.h"
+#include "admin/admin_store.h"
 #include "admin/cli_status.h"
 #include "admin/cli_store.h"
 #include "admin/plan_operations.h"
@@ -143,7 +144,7 @@ void add_member_flags(CLI::App* cmd, const std::shared_ptr<PlanArgs>& a) {
   cmd->add_option("--entitlement", a->entitlements, "CODE[@DURATION][=VALUE], repeatable");
 }
 
-void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const std::string* store,
+void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const AdminStore* store,
                     const ChosenCommand& chosen) {
   auto* plan = admin.add_subcommand("plan", "a product's plans (editions)")->require_subcommand(1);
   auto* create = plan->add_subcommand("create", "create a plan");
@@ -154,7 +155,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const s
   create->add_flag("--json", a->json_out, "print JSON");
   create->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_store(*store, [&](Store& s) {
+      return with_admin_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return create_plan(tx, a->product, plan_body(*a, true), now_context());
         });
@@ -172,7 +173,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const s
   set->add_flag("--json", a->json_out, "print JSON");
   set->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_store(*store, [&](Store& s) {
+      return with_admin_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return patch_plan(tx, a->product, a->code, plan_body(*a, false));
         });
@@ -187,7 +188,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const s
   list->add_flag("--json", a->json_out, "print a JSON array");
   list->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_store(*store, [&](Store& s) {
+      return with_admin_store(*store, [&](Store& s) {
         auto r =
             run_blocking(s, TxKind::kRead, [&](StoreTx& tx) { return list_plans(tx, a->product); });
         if (!r.ok()) return report(r.error());
@@ -207,7 +208,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const s
   show->add_option("--code", a->code, "plan code")->required();
   show->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_store(*store, [&](Store& s) {
+      return with_admin_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kRead,
                               [&](StoreTx& tx) { return find_plan(tx, a->product, a->code); });
         if (!r.ok()) return report(r.error());
@@ -221,7 +222,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const s
   del->add_option("--code", a->code, "plan code")->required();
   del->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_store(*store, [&](Store& s) {
+      return with_admin_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite,
                               [&](StoreTx& tx) { return delete_plan(tx, a->product, a->code); });
         if (!r.ok()) return report(r.error());
@@ -232,9 +233,9 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const s
   });
 }
 
-int patch_product_and_print(const std::string& store, const std::string& slug,
+int patch_product_and_print(const AdminStore& store, const std::string& slug,
                             const json::object& body) {
-  return with_store(store, [&](Store& s) {
+  return with_admin_store(store, [&](Store& s) {
     auto r =
         run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) { return patch_product(tx, slug, body); });
     if (!r.ok()) return report(r.error());
@@ -244,7 +245,7 @@ int patch_product_and_print(const std::string& store, const std::string& slug,
 }
 
 void add_product_commands(CLI::App& product, const std::shared_ptr<PlanArgs>& a,
-                          const std::string* store, const ChosenCommand& chosen) {
+                          const AdminStore* store, const ChosenCommand& chosen) {
   auto* trial = product.add_subcommand("set-trial", "offer trials of a product, or stop");
   trial->add_option("SLUG", a->product, "product slug")->required();
   trial->add_option("--plan", a->plan_flag, "the plan trial licenses are made from");
@@ -280,7 +281,7 @@ void add_product_commands(CLI::App& product, const std::shared_ptr<PlanArgs>& a,
   show->add_option("SLUG", a->product, "product slug")->required();
   show->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_store(*store, [&](Store& s) {
+      return with_admin_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kRead,
                               [&](StoreTx& tx) { return find_product_by_slug(tx, a->product); });
         if (!r.ok()) return report(r.error());
@@ -291,9 +292,9 @@ void add_product_commands(CLI::App& product, const std::shared_ptr<PlanArgs>& a,
   });
 }
 
-int run_license_change(const std::string& store,
+int run_license_change(const AdminStore& store,
                        const std::function<Result<License>(StoreTx&)>& change) {
-  return with_store(store, [&](Store& s) {
+  return with_admin_store(store, [&](Store& s) {
     auto r = run_blocking(s, TxKind::kWrite, change);
     if (!r.ok()) return report(r.error());
     std::cout << json::serialize(license_json(r.value(), SystemClock().now_ms())) << "\n";
@@ -360,7 +361,7 @@ Result<License> set_license_field(StoreTx& tx, const std::string& key, const std
 }
 
 void add_license_commands(CLI::App& license, const std::shared_ptr<PlanArgs>& a,
-                          const std::string* store, const ChosenCommand& chosen) {
+                          const AdminStore* store, const ChosenCommand& chosen) {
   auto* entitle = license.add_subcommand("entitle", "add or change one entitlement");
   entitle->add_option("KEY", a->key, "license key")->required();
   entitle->add_option("CODE", a->code, "entitlement code")->required();
@@ -412,14 +413,14 @@ void add_license_commands(CLI::App& license, const std::shared_ptr<PlanArgs>& a,
 }
 
 void add_trial_commands(CLI::App& admin, const std::shared_ptr<PlanArgs>& a,
-                        const std::string* store, const ChosenCommand& chosen) {
+                        const AdminStore* store, const ChosenCommand& chosen) {
   auto* trial = admin.add_subcommand("trial", "trials of products")->require_subcommand(1);
   auto* reset = trial->add_subcommand("reset", "let a machine start a new trial (audited)");
   reset->add_option("--product", a->product, "product slug")->required();
   reset->add_option("--machine-id", a->machine_id, "the machine's id")->required();
   reset->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_store(*store, [&](Store& s) {
+      return with_admin_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return reset_trial(tx, a->product, a->machine_id, now_context());
         });
@@ -456,7 +457,7 @@ Result<std::vector<Entitlement>> parse_license_entitlement_flags(
 }
 
 void add_plan_commands(CLI::App& admin, CLI::App& product, CLI::App& license,
-                       const std::string* store, const ChosenCommand& chosen) {
+                       const AdminStore* store, const ChosenCommand& chosen) {
   auto a = std::make_shared<PlanArgs>();
   add_plan_group(admin, a, store, chosen);
   add_product_commands(product, a, store, chosen);

@@ -143,6 +143,12 @@ std::string ServerMetrics::render_prometheus() const {
                          kStoreProviders[p], kStoreRejections[r], n);
     }
   }
+  if (!build_version_.empty()) {
+    out += fmt::format(
+        "# HELP licensed_build_info The running release (always 1).\n"
+        "# TYPE licensed_build_info gauge\nlicensed_build_info{{version=\"{}\"}} 1\n",
+        build_version_);
+  }
   // A name with labels ("x_total{outcome=\"a\"}") shares its family's HELP and TYPE with
   // the gauges of the same family added right before it.
   std::string_view family_done;

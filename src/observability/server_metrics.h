@@ -57,6 +57,10 @@ class ServerMetrics {
   };
   void add_gauge(Gauge gauge);
 
+  // `licensed_build_info{version="..."} 1`: the release that runs, for dashboards that
+  // follow a rolling upgrade. Set once before serving.
+  void set_build_version(std::string version) { build_version_ = std::move(version); }
+
   std::string render_prometheus() const;
 
  private:
@@ -82,6 +86,7 @@ class ServerMetrics {
   std::array<std::array<std::atomic<uint64_t>, kStoreRejections.size()>, kStoreProviders.size()>
       store_rejected_{};
   std::vector<Gauge> gauges_;  // set up before serving, read-only afterwards
+  std::string build_version_;
 };
 
 }  // namespace licensed

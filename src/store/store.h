@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "core/status.h"
+#include "store/migration.h"
 #include "store/store_tx.h"
 
 namespace licensed {
@@ -37,6 +38,9 @@ class Store {
   virtual void submit(TxKind kind, StoreJob job) = 0;
   // Queued and running jobs, for metrics and overload decisions.
   virtual size_t queue_depth() const = 0;
+  // Why the store must not be trusted with writes any more (its SQLite file was removed
+  // or replaced under it), or nullopt. Writes then answer 1708 and /readyz 503.
+  virtual std::optional<std::string> unusable() const { return std::nullopt; }
 };
 
 struct StoreLimits {
@@ -49,7 +53,18 @@ struct StoreLimits {
 // Opens the store a `--store` URL names: `sqlite:PATH` (and `sqlite::memory:`), or
 // `postgresql://...` (see src/store/postgres/pg_url.h). A failure's message is for the
 // operator: it names the file or server and why it cannot be used, never a password.
-Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLimits& limits = {});
+// `opening` says whether a store that does not exist is made, and whether pending
+// migrations are applied; refusals name the store and `licensed init`.
+Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLimits& limits = {},
+                                          const StoreOpening& opening = {});
+
+// Where the store's schema stands, read without creating or changing anything: a SQLite
+// file that does not exist, or a PostgreSQL database without the schema, has `exists`
+// false.
+Result<SchemaState> read_schema_state(const std::string& url);
+
+// The URL as an operator may see it: a password masked.
+std::string store_display_name(const std::string& url);
 
 // The PATH of a `sqlite:PATH` URL (possibly empty); nullopt for any other store.
 std::optional<std::string> sqlite_path_of(const std::string& url);

@@ -143,6 +143,7 @@ export function useServer() {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'licensed-browser-'));
     store = `sqlite:${join(dir, 'licensed.db')}`;
+    execFileSync(binary, ['init', '--store', store], { encoding: 'utf8' });
     admin('product', 'create', '--slug', 'reverb', '--name', 'Reverb Pro');
     base = await startServer();
     // launch() gives chromium a fresh temporary --user-data-dir of its own.

@@ -7,6 +7,8 @@
 // webhooks, 9).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "admin/admin_operations.h"
 #include "admin/store_lifecycle.h"
 #include "store/sqlite/sqlite_connection.h"
@@ -177,7 +179,7 @@ TEST(SqliteUpgrade, AVersion7StoreTakesOfflineActivationAndThenWebhooks) {
   {
     auto conn = SqliteConnection::open(path, /*read_only=*/false, /*create=*/true);
     ASSERT_TRUE(conn.ok()) << conn.error().message;
-    ASSERT_EQ(sqlite_migrations().size(), 9u);
+    ASSERT_GE(sqlite_migrations().size(), 9u);
     ASSERT_EQ(sqlite_migrations()[6].version, 7);
     ASSERT_EQ(sqlite_migrations()[7].version, 8);
     ASSERT_EQ(sqlite_migrations()[8].version, 9);
@@ -218,6 +220,50 @@ TEST(SqliteUpgrade, AVersion7StoreTakesOfflineActivationAndThenWebhooks) {
       });
   ASSERT_TRUE(changed.ok()) << changed.error().message;
   EXPECT_EQ(changed.value(), 1);
+}
+
+// docs/operations.md: admin commands open a store without migrating it (a running older
+// server may use it): an older store is refused, named, and left at its version; the
+// same store opened to migrate (as serve opens it) is brought up to date.
+TEST(SqliteUpgrade, AnOlderStoreOpenedWithoutMigrateIsRefusedAndLeftAtItsVersion) {
+  bb::TempDir dir;
+  const std::string path = (dir.path() / "older.db").string();
+  const auto all = sqlite_migrations();
+  {
+    auto conn = SqliteConnection::open(path, /*read_only=*/false, /*create=*/true);
+    ASSERT_TRUE(conn.ok()) << conn.error().message;
+    ASSERT_TRUE(apply_sqlite_migrations(*conn.value(), all.first(all.size() - 1)).ok());
+  }
+  auto refused = open_store("sqlite:" + path, {}, StoreOpening{false, false});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("sqlite:" + path), std::string::npos);
+  EXPECT_NE(refused.error().message.find("--migrate"), std::string::npos);
+  auto state = read_schema_state("sqlite:" + path);
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  EXPECT_EQ(state->version, all[all.size() - 2].version) << "migrated without --migrate";
+  EXPECT_EQ(state->pending, std::vector<int>{all.back().version});
+
+  auto migrated = open_store("sqlite:" + path, {}, StoreOpening{false, true});
+  ASSERT_TRUE(migrated.ok()) << migrated.error().message;
+  migrated.value().reset();
+  state = read_schema_state("sqlite:" + path);
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->version, all.back().version);
+  EXPECT_TRUE(state->pending.empty());
+}
+
+TEST(SqliteUpgrade, AFileThatDoesNotExistIsRefusedWithoutCreateAndNotMade) {
+  bb::TempDir dir;
+  const auto path = dir.path() / "absent.db";
+  auto refused = open_store("sqlite:" + path.string(), {}, StoreOpening{false, true});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, StatusCode::kNotFound);
+  EXPECT_NE(refused.error().message.find("licensed init"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  auto state = read_schema_state("sqlite:" + path.string());
+  ASSERT_TRUE(state.ok());
+  EXPECT_FALSE(state->exists);
+  EXPECT_FALSE(std::filesystem::exists(path)) << "reading the state made the file";
 }
 
 }  // namespace

@@ -90,6 +90,9 @@ void BlackboxTest::SetUp() {
   } else {
     store_ = "sqlite:" + (dir_.path() / "test.db").string();
   }
+  // As an operator starts (docs/operations.md): serve and admin refuse a store that does
+  // not exist.
+  InitStore(store_);
   admin_ = Admin(store_);
   admin_.CreateProduct(std::string(kProduct), std::string(kProductName));
 }

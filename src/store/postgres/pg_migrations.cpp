@@ -321,13 +321,38 @@ Status apply_missing(PgConnection& conn) {
   return Ok{};
 }
 
+// Refuses what `opening` does not allow: a database without the schema (not created
+// unless asked), or one with pending migrations (not migrated unless asked).
+Status check_opening(PgConnection& conn, const StoreOpening& opening,
+                     const std::string& display_url) {
+  ASSIGN_OR_RETURN(const SchemaState state, postgres_schema_state(conn));
+  if (!state.exists && !opening.create) {
+    return Error::not_found("store",
+                            "the database has no licensed schema: create it with "
+                            "`licensed init --store " +
+                                display_url + "` (or give --create)");
+  }
+  return refuse_unmigrated(state, opening, display_url);
+}
+
 }  // namespace
 
-Status migrate_postgres(PgConnection& conn) {
+Result<SchemaState> postgres_schema_state(PgConnection& conn) {
+  ASSIGN_OR_RETURN(auto has_table, conn.query("SELECT to_regclass('schema_migrations') IS NOT NULL",
+                                              PgParams(), "look for the schema"));
+  if (has_table.text(0, 0) != "t") return schema_state_of(false, 0, kMigrations);
+  ASSIGN_OR_RETURN(auto res, conn.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations",
+                                        PgParams(), "read schema version"));
+  return schema_state_of(true, res.int64(0, 0), kMigrations);
+}
+
+Status migrate_postgres(PgConnection& conn, const StoreOpening& opening,
+                        const std::string& display_url) {
   // A session lock, released below or when the connection closes: a second instance
   // waits here, then finds the migrations applied.
   RETURN_IF_ERROR(conn.exec(kLockMigrations, "lock schema migrations"));
-  auto migrated = apply_missing(conn);
+  Status migrated = check_opening(conn, opening, display_url);
+  if (migrated.ok()) migrated = apply_missing(conn);
   (void)conn.exec(kUnlockMigrations, "unlock schema migrations");
   return migrated;
 }

@@ -26,7 +26,9 @@ Result<std::unique_ptr<PgStore>> PgStore::open(PgStoreOptions options) {
     return e;
   };
   if (!first.ok()) return for_operator(std::move(first.error()));
-  if (auto migrated = migrate_postgres(*first.value()); !migrated.ok()) {
+  if (auto migrated =
+          migrate_postgres(*first.value(), store->options_.opening, store->options_.display_url);
+      !migrated.ok()) {
     return for_operator(std::move(migrated.error()));
   }
   // The other connections open on their first job, so a CLI run costs one connection.

@@ -41,6 +41,7 @@
 
 #include "core/log_throttle.h"
 #include "core/mutex.h"
+#include "store/migration.h"
 #include "store/postgres/pg_connection.h"
 #include "store/store.h"
 
@@ -52,6 +53,7 @@ struct PgStoreOptions {
   size_t pool_size = 8;     // connections (and threads) at most
   PgSessionSettings session;
   size_t max_queued_jobs = 10000;  // as StoreLimits
+  StoreOpening opening;            // create the schema? migrate it? (store/migration.h)
   // Write jobs in one transaction at most. Each is a subtransaction: PostgreSQL keeps 64
   // of them per transaction cheaply, more spill to pg_subtrans.
   size_t max_batch = 16;

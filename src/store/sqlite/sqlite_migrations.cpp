@@ -355,6 +355,23 @@ Status apply_sqlite_migrations(SqliteConnection& conn, std::span<const Migration
   return Ok{};
 }
 
+Result<SchemaState> sqlite_schema_state(SqliteConnection& conn) {
+  ASSIGN_OR_RETURN(auto has_table,
+                   conn.prepare("SELECT COUNT(*) FROM sqlite_master"
+                                " WHERE type = 'table' AND name = 'schema_migrations'"));
+  int rc = has_table->step();
+  if (rc != SQLITE_ROW) return has_table->failure(rc, "read schema version");
+  int64_t version = 0;
+  if (has_table->int64(0) > 0) {
+    ASSIGN_OR_RETURN(auto stmt,
+                     conn.prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"));
+    rc = stmt->step();
+    if (rc != SQLITE_ROW) return stmt->failure(rc, "read schema version");
+    version = stmt->int64(0);
+  }
+  return schema_state_of(true, version, sqlite_migrations());
+}
+
 std::span<const Migration> sqlite_migrations() {
   return kMigrations;
 }
