@@ -397,10 +397,9 @@ Result<StartupChecks> check_startup(const ServeConfig& config) {
   }
   // The dashboard's logo is read once, here: a missing or unusable file is a
   // configuration error, told before anything starts.
-  ASSIGN_OR_RETURN(checked.brand,
-                   load_dashboard_brand(config.dashboard_brand.name,
-                                        config.dashboard_brand.logo_file,
-                                        config.dashboard_brand.support_url));
+  ASSIGN_OR_RETURN(checked.brand, load_dashboard_brand(config.dashboard_brand.name,
+                                                       config.dashboard_brand.logo_file,
+                                                       config.dashboard_brand.support_url));
   ASSIGN_OR_RETURN(auto blocks, parse_trusted_proxies(config.trusted_proxies));
   checked.proxies = TrustedProxies(std::move(blocks));
   return checked;

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "admin/admin_operations.h"
-#include "admin/admin_store.h"
 #include "admin/admin_tokens.h"
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
 #include "admin/maintenance_cli.h"
 #include "admin/offline_cli.h"
 #include "admin/plan_cli.h"
@@ -25,6 +25,9 @@
 
 namespace licensed {
 namespace {
+
+using admin_cli::report;
+using admin_cli::with_store;
 
 struct AdminArgs {
   AdminStore store;
@@ -47,11 +50,6 @@ struct AdminArgs {
   std::string offline_lease, offline_release, max_deactivations;  // docs/protocol.md §21.7
   std::vector<std::string> entitlements;
 };
-
-int report(const Error& e) {
-  std::cerr << "licensed admin: " << cli_error_text(e) << "\n";
-  return exit_code_of(e.code, CliStage::kRunning);
-}
 
 // A machine cap: a whole number, 0 or more; nullopt (said on stderr) for anything else.
 std::optional<int64_t> parse_max(std::string_view text) {
@@ -110,7 +108,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   pcreate->add_flag("--json", a->json, "print JSON");
   pcreate->callback([a, chosen] {
     *chosen = [a] {
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return create_product(tx, a->slug, a->name, admin_context());
         });
@@ -201,7 +199,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         }
         spec.status = *st;
       }
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return create_license(tx, spec, admin_context());
         });
@@ -222,7 +220,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   lshow->add_flag("--json", a->json, "print JSON");
   lshow->callback([a, chosen] {
     *chosen = [a] {
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kRead, [&](StoreTx& tx) {
           return show_license(tx, a->key, SystemClock().now_ms());
         });
@@ -277,7 +275,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
       }
       AdminContext ctx = admin_context();
       ctx.reason = a->reason;
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return set_license_status(tx, a->key, *st, ctx);
         });
@@ -294,7 +292,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
     *chosen = [a] {
       const auto max = parse_max(a->max);
       if (!max) return kExitRefused;
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return set_license_max(tx, a->key, *max, admin_context());
         });
@@ -314,7 +312,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         ttl = duration_flag("DURATION", a->ttl_value, " or never");
         if (!ttl) return kExitRefused;
       }
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return set_license_machine_ttl(tx, a->key, ttl, admin_context());
         });
@@ -331,7 +329,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   auto* ldelete = key_command("delete", "soft-delete a license");
   ldelete->callback([a, chosen] {
     *chosen = [a] {
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return delete_license(tx, a->key, admin_context());
         });
@@ -353,7 +351,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   audit->add_flag("--json", a->json, "print a JSON array");
   audit->callback([a, chosen] {
     *chosen = [a] {
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r =
             run_blocking(s, TxKind::kRead, [&](StoreTx& tx) { return license_audit(tx, a->key); });
         if (!r.ok()) return report(r.error());
@@ -385,7 +383,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   tcreate->add_flag("--json", a->json, "print {\"token\", \"name\"}");
   tcreate->callback([a, chosen] {
     *chosen = [a] {
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return create_admin_token(tx, a->token_name, a->read_only, SystemClock().now_ms());
         });
@@ -406,7 +404,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   trevoke->add_option("--name", a->token_name, "the token's name")->required();
   trevoke->callback([a, chosen] {
     *chosen = [a] {
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite,
                               [&](StoreTx& tx) { return revoke_admin_token(tx, a->token_name); });
         if (!r.ok()) return report(r.error());
@@ -420,7 +418,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   tlist->add_flag("--json", a->json, "print a JSON array");
   tlist->callback([a, chosen] {
     *chosen = [a] {
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kRead, [](StoreTx& tx) { return list_admin_tokens(tx); });
         if (!r.ok()) return report(r.error());
         boost::json::array list;
@@ -457,7 +455,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
       ->required();
   exp->callback([a, chosen] {
     *chosen = [a] {
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto text = export_store(s);
         if (!text.ok()) return report(text.error());
         if (const auto failed = write_new_private_file(a->out_file, text.value())) {
@@ -481,7 +479,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         std::cerr << "licensed admin: cannot read " << a->out_file << "\n";
         return kExitRefused;
       }
-      return with_admin_store(a->store, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto rows = import_store(s, text.str());
         if (!rows.ok()) return report(rows.error());
         std::cout << "imported " << rows.value() << " rows\n";

@@ -5,11 +5,15 @@
 #include <memory>
 
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
 #include "store/store.h"
 #include "store/store_maintenance.h"
 
 namespace licensed {
 namespace {
+
+using admin_cli::report;
+using admin_cli::with_store;
 
 namespace json = boost::json;
 
@@ -17,11 +21,6 @@ struct MaintenanceArgs {
   std::string out;
   bool json = false;
 };
-
-int report(const Error& e) {
-  std::cerr << "licensed admin: " << cli_error_text(e) << "\n";
-  return exit_code_of(e.code, CliStage::kRunning);
-}
 
 std::string versions_text(const std::vector<int>& versions) {
   if (versions.empty()) return "none";

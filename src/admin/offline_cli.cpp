@@ -15,8 +15,8 @@
 #include <sstream>
 
 #include "admin/admin_offline.h"
-#include "admin/admin_store.h"
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
 #include "auth/stored_response_key.h"
 #include "core/clock.h"
 #include "core/operations.h"

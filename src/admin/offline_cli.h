@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
-#include "admin/admin_store.h"
+#include "admin/cli_store.h"
 #include "admin/plan_cli.h"
 
 namespace licensed {

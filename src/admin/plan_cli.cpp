@@ -5,7 +5,6 @@
 #include <iostream>
 
 #include "admin/admin_operations.h"
-#include "admin/admin_store.h"
 #include "admin/cli_status.h"
 #include "admin/cli_store.h"
 #include "admin/plan_operations.h"
@@ -155,7 +154,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const A
   create->add_flag("--json", a->json_out, "print JSON");
   create->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_admin_store(*store, [&](Store& s) {
+      return with_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return create_plan(tx, a->product, plan_body(*a, true), now_context());
         });
@@ -173,7 +172,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const A
   set->add_flag("--json", a->json_out, "print JSON");
   set->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_admin_store(*store, [&](Store& s) {
+      return with_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return patch_plan(tx, a->product, a->code, plan_body(*a, false));
         });
@@ -188,7 +187,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const A
   list->add_flag("--json", a->json_out, "print a JSON array");
   list->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_admin_store(*store, [&](Store& s) {
+      return with_store(*store, [&](Store& s) {
         auto r =
             run_blocking(s, TxKind::kRead, [&](StoreTx& tx) { return list_plans(tx, a->product); });
         if (!r.ok()) return report(r.error());
@@ -208,7 +207,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const A
   show->add_option("--code", a->code, "plan code")->required();
   show->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_admin_store(*store, [&](Store& s) {
+      return with_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kRead,
                               [&](StoreTx& tx) { return find_plan(tx, a->product, a->code); });
         if (!r.ok()) return report(r.error());
@@ -222,7 +221,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const A
   del->add_option("--code", a->code, "plan code")->required();
   del->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_admin_store(*store, [&](Store& s) {
+      return with_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite,
                               [&](StoreTx& tx) { return delete_plan(tx, a->product, a->code); });
         if (!r.ok()) return report(r.error());
@@ -235,7 +234,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const A
 
 int patch_product_and_print(const AdminStore& store, const std::string& slug,
                             const json::object& body) {
-  return with_admin_store(store, [&](Store& s) {
+  return with_store(store, [&](Store& s) {
     auto r =
         run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) { return patch_product(tx, slug, body); });
     if (!r.ok()) return report(r.error());
@@ -281,7 +280,7 @@ void add_product_commands(CLI::App& product, const std::shared_ptr<PlanArgs>& a,
   show->add_option("SLUG", a->product, "product slug")->required();
   show->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_admin_store(*store, [&](Store& s) {
+      return with_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kRead,
                               [&](StoreTx& tx) { return find_product_by_slug(tx, a->product); });
         if (!r.ok()) return report(r.error());
@@ -294,7 +293,7 @@ void add_product_commands(CLI::App& product, const std::shared_ptr<PlanArgs>& a,
 
 int run_license_change(const AdminStore& store,
                        const std::function<Result<License>(StoreTx&)>& change) {
-  return with_admin_store(store, [&](Store& s) {
+  return with_store(store, [&](Store& s) {
     auto r = run_blocking(s, TxKind::kWrite, change);
     if (!r.ok()) return report(r.error());
     std::cout << json::serialize(license_json(r.value(), SystemClock().now_ms())) << "\n";
@@ -420,7 +419,7 @@ void add_trial_commands(CLI::App& admin, const std::shared_ptr<PlanArgs>& a,
   reset->add_option("--machine-id", a->machine_id, "the machine's id")->required();
   reset->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_admin_store(*store, [&](Store& s) {
+      return with_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return reset_trial(tx, a->product, a->machine_id, now_context());
         });

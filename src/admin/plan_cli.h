@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "admin/admin_store.h"
+#include "admin/cli_store.h"
 #include "core/entitlement.h"
 #include "core/result.h"
 

@@ -5,7 +5,6 @@
 #include <boost/json/serialize.hpp>
 #include <iostream>
 
-#include "admin/admin_store.h"
 #include "admin/cli_status.h"
 #include "admin/cli_store.h"
 #include "admin/store_sample_cli.h"
@@ -116,7 +115,7 @@ void add_create(CLI::App& group, const std::shared_ptr<StoreArgs>& a, const Admi
     *chosen = [a, store] {
       auto body = create_body(*a);
       if (!body.ok()) return report(body.error());
-      return with_admin_store(*store, [&](Store& s) {
+      return with_store(*store, [&](Store& s) {
         const AdminContext ctx{SystemClock().now_ms(), std::nullopt};
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) -> Result<json::object> {
           ASSIGN_OR_RETURN(const CreatedStorefront made,
@@ -156,7 +155,7 @@ void add_store_commands(CLI::App& admin, const AdminStore* store,
   list->add_flag("--json", a->json_out, "print a JSON array");
   list->callback([a, store, chosen] {
     *chosen = [a, store] {
-      return with_admin_store(*store, [&](Store& s) {
+      return with_store(*store, [&](Store& s) {
         auto r =
             run_blocking(s, TxKind::kRead, [](StoreTx& tx) { return list_storefronts_json(tx); });
         if (!r.ok()) return report(r.error());
@@ -181,7 +180,7 @@ void add_store_commands(CLI::App& admin, const AdminStore* store,
     *chosen = [a, store] {
       const auto id = parse_storefront_id(a->id);
       if (!id) return report(Error::not_found("store", "no store " + a->id));
-      return with_admin_store(*store, [&](Store& s) {
+      return with_store(*store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) -> Result<Ok> {
           RETURN_IF_ERROR(remove_storefront(tx, *id));
           return Ok{};

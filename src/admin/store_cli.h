@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "admin/admin_store.h"
+#include "admin/cli_store.h"
 
 namespace licensed {
 

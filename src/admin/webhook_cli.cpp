@@ -33,7 +33,7 @@ json::object create_body(const WebhookArgs& a) {
   return body;
 }
 
-int run_create(const WebhookArgs& a, const std::string& store) {
+int run_create(const WebhookArgs& a, const AdminStore& store) {
   return with_store(store, [&](Store& s) {
     const AdminContext ctx{SystemClock().now_ms(), std::nullopt};
     // Resolved here, before the transaction: never while it holds the store's writer.
@@ -53,7 +53,7 @@ int run_create(const WebhookArgs& a, const std::string& store) {
   });
 }
 
-int run_list(const WebhookArgs& a, const std::string& store) {
+int run_list(const WebhookArgs& a, const AdminStore& store) {
   return with_store(store, [&](Store& s) {
     const UnixMillis now = SystemClock().now_ms();
     auto r = run_blocking(s, TxKind::kRead,
@@ -72,7 +72,7 @@ int run_list(const WebhookArgs& a, const std::string& store) {
   });
 }
 
-int run_delete(const WebhookArgs& a, const std::string& store) {
+int run_delete(const WebhookArgs& a, const AdminStore& store) {
   const auto id = parse_webhook_id(a.id);
   if (!id) return report(Error::not_found("id", "no webhook endpoint " + a.id));
   return with_store(store, [&](Store& s) {
@@ -88,7 +88,7 @@ int run_delete(const WebhookArgs& a, const std::string& store) {
 
 }  // namespace
 
-void add_webhook_commands(CLI::App& admin, const std::string* store,
+void add_webhook_commands(CLI::App& admin, const AdminStore* store,
                           const std::shared_ptr<std::function<int()>>& chosen) {
   auto a = std::make_shared<WebhookArgs>();
   auto* group = admin.add_subcommand("webhook", "endpoints that hear of every change (webhooks)")

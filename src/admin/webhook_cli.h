@@ -8,10 +8,12 @@
 #include <memory>
 #include <string>
 
+#include "admin/cli_store.h"
+
 namespace licensed {
 
-// `store`: the --store value, read when the command runs; `chosen` receives the command.
-void add_webhook_commands(CLI::App& admin, const std::string* store,
+// `store`: the --store options, read when the command runs; `chosen` receives the command.
+void add_webhook_commands(CLI::App& admin, const AdminStore* store,
                           const std::shared_ptr<std::function<int()>>& chosen);
 
 }  // namespace licensed

@@ -62,8 +62,7 @@ TEST(ServeConfigUnknownNames, AnUnknownKeyInASigningKeyTableIsRefusedNamingIt) {
   const Files files;
   auto c = FromToml(files, "[[signing_keys]]\nid = \"a\"\nscret = \"b\"\nsecret = \"c\"\n");
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.error().message.find("unknown key 'scret'"), std::string::npos)
-      << c.error().message;
+  EXPECT_NE(c.error().message.find("unknown key 'scret'"), std::string::npos) << c.error().message;
 }
 
 TEST(ServeConfigUnknownNames, OnlyUnknownLicensedVariablesAreRefused) {
@@ -107,12 +106,13 @@ TEST(ServeConfigSecretFiles, ASigningKeyFileHoldsOneKeyALineWithComments) {
 TEST(ServeConfigSecretFiles, ACredentialSitsBetweenTheEnvironmentAndTheConfigFile) {
   const Files files;
   files.Write("redis", "redis://:credential@127.0.0.1:6379\n");
-  auto from_credential =
-      FromToml(files, "redis = \"redis://127.0.0.1:1\"\n", {{"CREDENTIALS_DIRECTORY", files.dir()}});
+  auto from_credential = FromToml(files, "redis = \"redis://127.0.0.1:1\"\n",
+                                  {{"CREDENTIALS_DIRECTORY", files.dir()}});
   ASSERT_TRUE(from_credential.ok()) << from_credential.error().message;
   EXPECT_EQ(from_credential->redis->port, 6379);
-  auto from_env = FromToml(files, "", {{"CREDENTIALS_DIRECTORY", files.dir()},
-                                       {"LICENSED_REDIS", "redis://127.0.0.1:7000"}});
+  auto from_env = FromToml(
+      files, "",
+      {{"CREDENTIALS_DIRECTORY", files.dir()}, {"LICENSED_REDIS", "redis://127.0.0.1:7000"}});
   ASSERT_TRUE(from_env.ok()) << from_env.error().message;
   EXPECT_EQ(from_env->redis->port, 7000);
 }

@@ -56,7 +56,8 @@ constexpr const char* kTomlHead =
 // The help text as a sentence: capitalised, with a full stop.
 std::string sentence(std::string_view help) {
   std::string out(help);
-  if (!out.empty() && out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 'a' + 'A');
+  if (!out.empty() && out[0] >= 'a' && out[0] <= 'z')
+    out[0] = static_cast<char>(out[0] - 'a' + 'A');
   return out + ".";
 }
 

@@ -90,7 +90,11 @@ Status record_audited_event(LicenseTx& tx, const AuditEntry& e, const License& l
   boost::json::object data = license_event_data(license, e.at, e.actor);
   if (e.actor_name) data["actorName"] = *e.actor_name;
   if (is_machine_event(*type) && e.machine_id) {
-    boost::json::object machine{{"id", *e.machine_id}};
+    // The machine as the activate answer shows it (id, name, activatedAt, lastSeenAt), from
+    // its row in this transaction; a row already gone (a deactivation) leaves the id.
+    ASSIGN_OR_RETURN(const auto row, tx.find_activation(license.id, *e.machine_id));
+    boost::json::object machine =
+        row ? machine_json(*row) : boost::json::object{{"id", *e.machine_id}};
     if (e.offline) machine["offline"] = true;  // the change came through an offline file
     data["machine"] = std::move(machine);
   }

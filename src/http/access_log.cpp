@@ -46,8 +46,9 @@ void record_api_error(ServerMetrics& metrics, std::string_view answer_body) {
   if (code == nullptr || !code->is_int64()) return;
   const auto* reason = body.as_object().if_contains("reason");
   metrics.record_api_error(static_cast<int>(code->as_int64()),
-                           reason != nullptr && reason->is_string() ? std::string_view(reason->as_string())
-                                                                    : std::string_view());
+                           reason != nullptr && reason->is_string()
+                               ? std::string_view(reason->as_string())
+                               : std::string_view());
 }
 
 void log_access(const AccessLogEntry& e) {

@@ -15,9 +15,8 @@ HttpRequest Request(std::string body, std::string key_id) {
 }
 
 TEST(AccessLog, TheLicenseKeyIsMaskedAndTheKeyIdKept) {
-  const HttpRequest r =
-      Request(R"({"licenseKey":"1b4e28ba-2fa1-41d2-883f-0016d3cca427","machineId":"m"})",
-              "plugin-2026");
+  const HttpRequest r = Request(
+      R"({"licenseKey":"1b4e28ba-2fa1-41d2-883f-0016d3cca427","machineId":"m"})", "plugin-2026");
   const AccessLogFields fields = access_log_fields(&r);
   EXPECT_EQ(fields.key_id, "plugin-2026");
   EXPECT_EQ(fields.license, "1b4e...a427");

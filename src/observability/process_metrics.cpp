@@ -46,10 +46,10 @@ double max_descriptors() {
 }  // namespace
 
 void add_process_metrics(ServerMetrics& metrics) {
-  const double started = static_cast<double>(
-      std::chrono::duration_cast<std::chrono::seconds>(
-          std::chrono::system_clock::now().time_since_epoch())
-          .count());
+  const double started =
+      static_cast<double>(std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count());
   metrics.add_gauge({"process_cpu_seconds_total", "User and system CPU time spent, in seconds.",
                      cpu_seconds, "counter"});
   metrics.add_gauge({"process_resident_memory_bytes", "Resident memory size in bytes.",
@@ -57,8 +57,8 @@ void add_process_metrics(ServerMetrics& metrics) {
   metrics.add_gauge({"process_virtual_memory_bytes", "Virtual memory size in bytes.",
                      [] { return statm_bytes(0); }});
   metrics.add_gauge({"process_open_fds", "Open file descriptors.", open_descriptors});
-  metrics.add_gauge({"process_max_fds", "The limit of open file descriptors (RLIMIT_NOFILE).",
-                     max_descriptors});
+  metrics.add_gauge(
+      {"process_max_fds", "The limit of open file descriptors (RLIMIT_NOFILE).", max_descriptors});
   metrics.add_gauge({"process_start_time_seconds",
                      "When the process started serving, in seconds since the Unix epoch.",
                      [started] { return started; }});

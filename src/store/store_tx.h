@@ -17,8 +17,8 @@
 #include "core/result.h"
 #include "store/dump_schema.h"
 #include "store/storefront.h"
-#include "store/webhook_records.h"
 #include "store/support_queries.h"
+#include "store/webhook_records.h"
 
 namespace licensed {
 

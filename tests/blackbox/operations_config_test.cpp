@@ -57,7 +57,8 @@ class OperationsConfig : public BlackboxTest {
 };
 
 TEST_F(OperationsConfig, AMisspelledKeyInTheConfigFileRefusesTheStartNamingIt) {
-  const auto path = dir().WriteFile("licensed.toml", "lisen = \"127.0.0.1:0\"\n" + KeyTable(kPluginKey));
+  const auto path =
+      dir().WriteFile("licensed.toml", "lisen = \"127.0.0.1:0\"\n" + KeyTable(kPluginKey));
   const CommandResult r = Serve({"--config", path.string(), "--store", store()});
   EXPECT_EQ(r.exit_code, 2) << r.Describe();
   EXPECT_NE(r.err.find("unknown setting 'lisen'"), std::string::npos) << r.Describe();
@@ -74,7 +75,8 @@ TEST_F(OperationsConfig, AnUnknownLicensedVariableRefusesTheStartNamingIt) {
 }
 
 TEST_F(OperationsConfig, CheckConfigSaysOkWithoutServingAndRefusesWhatServeWouldRefuse) {
-  const auto good = dir().WriteFile("good.toml", "listen = \"127.0.0.1:0\"\n" + KeyTable(kPluginKey));
+  const auto good =
+      dir().WriteFile("good.toml", "listen = \"127.0.0.1:0\"\n" + KeyTable(kPluginKey));
   const CommandResult ok = Serve({"--check-config", "--config", good.string(), "--store", store()});
   EXPECT_EQ(ok.exit_code, 0) << ok.Describe();
   EXPECT_NE(ok.out.find("configuration OK"), std::string::npos) << ok.Describe();
@@ -123,8 +125,7 @@ TEST_F(OperationsConfig, AValueAndItsFileAtOneLevelAreRefusedAndAnUnreadableFile
       Serve({"--check-config", "--signing-key", "a=b"},
             {{"LICENSED_REDIS", "redis://127.0.0.1:1"}, {"LICENSED_REDIS_FILE", file.string()}});
   EXPECT_EQ(both.exit_code, 2) << both.Describe();
-  EXPECT_NE(both.err.find("LICENSED_REDIS and LICENSED_REDIS_FILE are both set"),
-            std::string::npos)
+  EXPECT_NE(both.err.find("LICENSED_REDIS and LICENSED_REDIS_FILE are both set"), std::string::npos)
       << both.Describe();
   const CommandResult missing =
       Serve({"--check-config", "--signing-key-file", (dir().path() / "nope").string()});
@@ -249,7 +250,8 @@ TEST_F(OperationsConfig, TheAccessLogHasOneLinePerRequestWithAMaskedLicense) {
   const std::string log = server().log();
   const auto at = log.find("\"msg\":\"access " + request_id);
   ASSERT_NE(at, std::string::npos) << log;
-  const std::string line = log.substr(log.rfind('\n', at) + 1, log.find('\n', at) - log.rfind('\n', at) - 1);
+  const std::string line =
+      log.substr(log.rfind('\n', at) + 1, log.find('\n', at) - log.rfind('\n', at) - 1);
   const json::value j = json::parse(line);
   EXPECT_EQ(Str(j, "route"), "activate") << line;
   EXPECT_EQ(Str(j, "status"), "200") << line;

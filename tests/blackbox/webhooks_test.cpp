@@ -150,7 +150,12 @@ TEST_F(Webhooks, AnActivationIsReportedWithItsMachineAndAFilterKeepsOtherTypesAw
   ASSERT_EQ(got.size(), 1u);
   const json::value body = ParseJson(got[0].body);
   EXPECT_EQ(Str(body, "type"), "activation.created");
-  EXPECT_EQ(Str(body.at("data").at("machine"), "id"), "machine-0001");
+  const json::object& machine = body.at("data").at("machine").as_object();
+  EXPECT_EQ(Str(machine, "id"), "machine-0001");
+  // The machine as the activate answer shows it (spec section 18: "the machine").
+  EXPECT_TRUE(machine.contains("name")) << json::serialize(machine);
+  EXPECT_FALSE(Str(machine, "activatedAt").empty()) << json::serialize(machine);
+  EXPECT_FALSE(Str(machine, "lastSeenAt").empty()) << json::serialize(machine);
   EXPECT_EQ(Str(body.at("data"), "actor"), "client");
 }
 

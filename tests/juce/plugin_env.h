@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <string>
 
-#include "support/process.h"
 #include "support/fixture.h"
+#include "support/process.h"
 
 namespace bb {
 

@@ -58,6 +58,17 @@ KEYS
 chown licensed /tmp/licensed-package-test.keys
 out="$(cd /var/lib/licensed && runuser -u licensed -- /usr/bin/licensed serve --config /etc/licensed/licensed.toml \
   --signing-key-file /tmp/licensed-package-test.keys --check-config 2>&1)" || fail "check-config as licensed: $out"
+# The first start's step (the unit's comment): init as the service user makes the default
+# store in the state directory, mode 0600, and a second init refuses it. (A store an
+# earlier run of this test left there goes first: purging keeps the store on purpose.)
+rm -f /var/lib/licensed/licensed.db /var/lib/licensed/licensed.db-wal /var/lib/licensed/licensed.db-shm
+(cd /var/lib/licensed && runuser -u licensed -- /usr/bin/licensed init >/dev/null 2>&1) ||
+  fail "licensed init as the service user failed"
+[ "$(stat -c '%a %U' /var/lib/licensed/licensed.db)" = "600 licensed" ] ||
+  fail "the store init made is not 0600 and the service user's"
+if (cd /var/lib/licensed && runuser -u licensed -- /usr/bin/licensed init >/dev/null 2>&1); then
+  fail "a second init did not refuse the existing store"
+fi
 rm -f /tmp/licensed-package-test.keys
 
 dpkg -r licensed >/dev/null || fail "dpkg -r failed"
@@ -66,4 +77,6 @@ dpkg -r licensed >/dev/null || fail "dpkg -r failed"
 [ -e /etc/licensed/licensed.toml ] || fail "dpkg -r removed the conffile (only purge should)"
 dpkg --purge licensed >/dev/null || fail "dpkg --purge failed"
 [ ! -e /etc/licensed/licensed.toml ] || fail "purge left the config"
+[ -e /var/lib/licensed/licensed.db ] || fail "purge removed the store (it holds every license)"
+rm -f /var/lib/licensed/licensed.db /var/lib/licensed/licensed.db-wal /var/lib/licensed/licensed.db-shm
 echo "ok: installed, verified and removed $deb"
