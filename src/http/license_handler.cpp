@@ -216,8 +216,9 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
         }
         return run_operation(request->endpoint, tx, request->body, op);
       },
+      // A copy, not a move: the order in which the two lambdas are made is unspecified.
       [request, request_id, reply, self, algorithm,
-       ip = std::move(client_ip)](const RequestResult<boost::json::object>& answer) {
+       ip = client_ip](const RequestResult<boost::json::object>& answer) {
         if (request->endpoint == Endpoint::kOfflineActivate && answer.ok()) {
           return self->reply_with(self->with_activation_file(answer.value(), algorithm), *request,
                                   request_id, ip, reply);

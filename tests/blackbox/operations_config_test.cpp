@@ -135,11 +135,13 @@ TEST_F(OperationsConfig, AValueAndItsFileAtOneLevelAreRefusedAndAnUnreadableFile
 }
 
 // Before, the first `license create --json` on a new store printed the migration lines
-// on standard output ahead of the JSON.
+// on standard output ahead of the JSON. (`--create`: the admin command makes the store and
+// migrates it, the lines that used to land on stdout.)
 TEST_F(OperationsConfig, AdminCommandsPrintOnlyTheirAnswerOnStandardOutput) {
   const std::string fresh = "sqlite:" + (dir().path() / "fresh.db").string();
   const Admin admin(fresh);
-  const CommandResult product = admin.Run({"product", "create", "--slug", "p", "--name", "P"});
+  const CommandResult product =
+      admin.Run({"--create", "product", "create", "--slug", "p", "--name", "P"});
   ASSERT_EQ(product.exit_code, 0) << product.Describe();
   const CommandResult created =
       admin.Run({"license", "create", "--product", "p", "--max", "1", "--json"});
@@ -147,7 +149,8 @@ TEST_F(OperationsConfig, AdminCommandsPrintOnlyTheirAnswerOnStandardOutput) {
   const json::value parsed = json::parse(created.out);
   EXPECT_TRUE(parsed.as_object().contains("licenseKey")) << created.out;
   const std::string fresh2 = "sqlite:" + (dir().path() / "fresh2.db").string();
-  const CommandResult list = Admin(fresh2).Run({"product", "create", "--slug", "q", "--name", "Q"});
+  const CommandResult list =
+      Admin(fresh2).Run({"--create", "product", "create", "--slug", "q", "--name", "Q"});
   EXPECT_EQ(list.out.find("migration"), std::string::npos) << list.Describe();
   EXPECT_NE(list.err.find("migration"), std::string::npos) << list.Describe();
 }
