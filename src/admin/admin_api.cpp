@@ -314,6 +314,11 @@ RequestResult<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call
   if (const json::value* v = member(body, "entitlements"); v != nullptr) {
     ASSIGN_OR_RETURN(patch.entitlements, entitlements_from_body(*v));
   }
+  // A plan code of the license's product, or null for none.
+  if (const json::value* v = member(body, "plan"); v != nullptr) {
+    if (!v->is_null() && !v->is_string()) return wrong("plan", "a plan code or null");
+    patch.plan = v->is_null() ? std::optional<std::string>() : std::string(v->as_string());
+  }
   ASSIGN_OR_RETURN(const OfflineMembers offline, offline_members(body, false));
   patch.offline_lease_seconds = offline.lease;
   patch.offline_release = offline.release;

@@ -356,13 +356,30 @@ Result<License> set_license_max_deactivations(StoreTx& tx, std::string_view key,
   return l;
 }
 
+Result<License> set_license_plan(StoreTx& tx, std::string_view key,
+                                 const std::optional<std::string>& plan, const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  if (plan) {
+    ASSIGN_OR_RETURN(const auto found, tx.find_plan(l.product.id, *plan));
+    if (!found) return refused("plan", "product " + l.product.slug + " has no plan " + *plan);
+  }
+  const auto from = l.plan;
+  l.plan = plan;
+  RETURN_IF_ERROR(tx.update_license(l));
+  const auto text = [](const std::optional<std::string>& v) {
+    return v ? boost::json::value(*v) : boost::json::value(nullptr);
+  };
+  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "plan", text(from), text(plan)));
+  return l;
+}
+
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx) {
   if (!patch.status && !patch.max && !patch.expires_at && !patch.machine_ttl_seconds &&
       !patch.entitlements && !patch.offline_grace_seconds && !patch.offline_lease_seconds &&
-      !patch.offline_release && !patch.max_deactivations) {
+      !patch.offline_release && !patch.max_deactivations && !patch.plan) {
     return refused("",
-                   "nothing to change: give status, max, expiresAt, machineTtl, "
+                   "nothing to change: give status, max, expiresAt, machineTtl, plan, "
                    "offlineGrace, offlineLease, offlineRelease, maxDeactivations or entitlements");
   }
   if (patch.entitlements) RETURN_IF_ERROR(check_entitlements(*patch.entitlements, "entitlements"));
@@ -371,6 +388,9 @@ Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePa
   ASSIGN_OR_RETURN(License l, load_live(tx, key));
   if (patch.status) {
     ASSIGN_OR_RETURN(l, set_license_status(tx, key, *patch.status, ctx));
+  }
+  if (patch.plan) {
+    ASSIGN_OR_RETURN(l, set_license_plan(tx, key, *patch.plan, ctx));
   }
   if (patch.max) {
     ASSIGN_OR_RETURN(l, set_license_max(tx, key, *patch.max, ctx));

@@ -100,6 +100,11 @@ Result<License> set_license_offline_release(StoreTx& tx, std::string_view key,
 // limit, or 3 under offlineRelease "deactivation").
 Result<License> set_license_max_deactivations(StoreTx& tx, std::string_view key,
                                               std::optional<int64_t> max, const AdminContext& ctx);
+// The plan the license says it is on (docs/protocol.md §20): a plan code of its product,
+// or nullopt for none; refused (1702, field plan) for a code the product does not have.
+// Only the code changes: the license's max, expiry and entitlements stay as they are.
+Result<License> set_license_plan(StoreTx& tx, std::string_view key,
+                                 const std::optional<std::string>& plan, const AdminContext& ctx);
 
 // The admin API's PATCH: each member given is one of the changes above (an inner
 // nullopt clears expiresAt / machineTtl), applied in the caller's transaction.
@@ -113,6 +118,7 @@ struct LicensePatch {
   std::optional<std::optional<int64_t>> offline_lease_seconds{};  // inner nullopt: the default
   std::optional<OfflineRelease> offline_release{};
   std::optional<std::optional<int64_t>> max_deactivations{};  // inner nullopt: the default
+  std::optional<std::optional<std::string>> plan{};           // inner nullopt: no plan
 };
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx);

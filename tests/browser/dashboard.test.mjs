@@ -192,7 +192,6 @@ test('support: sign in with an admin token, search, see activations and audit, c
   await page.getByLabel('Status', { exact: true }).selectOption('ACTIVE');
   await page.getByRole('button', { name: 'Search' }).click();
   await page.locator('#results tr', { hasText: key }).waitFor();
-  await screenshot(page, 'support-search.png');
   await page.getByRole('button', { name: `Open license ${key}` }).click();
   await page.locator('#activations tr', { hasText: 'render-node-0001' }).waitFor();
   await page.locator('#audit tr', { hasText: 'license.activate' }).waitFor();
@@ -205,7 +204,6 @@ test('support: sign in with an admin token, search, see activations and audit, c
   await page.locator('#license-message', { hasText: 'Status changed to SUSPENDED' }).waitFor();
   await page.locator('#audit tr', { hasText: 'license.status' }).waitFor();
   assert.equal(await page.locator('#l-status').textContent(), 'SUSPENDED');
-  await screenshot(page, 'support-license.png');
 
   // Support frees a slot too (allowed whatever the status), after the same confirmation.
   await page.getByRole('button', { name: 'Deactivate Render node' }).click();

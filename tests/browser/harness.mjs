@@ -26,8 +26,14 @@ export const DASHBOARD_URL = 'http://licenses.example.test/dashboard';
 
 export let dir, store, server, base, browser;
 
+// licensed refuses LICENSED_* variables it does not know (docs/configuration.md); the
+// harness's own (LICENSED_BINARY, LICENSED_SCREENSHOT_DIR) are not for it.
+const licensedEnv = Object.fromEntries(Object.entries(process.env)
+                                           .filter(([name]) => !name.startsWith('LICENSED_')));
+
 export function admin(...args) {
-  return execFileSync(binary, ['admin', '--store', store, ...args], { encoding: 'utf8' });
+  return execFileSync(binary, ['admin', '--store', store, ...args],
+                      { encoding: 'utf8', env: licensedEnv });
 }
 export const adminJson = (...args) => JSON.parse(admin(...args, '--json'));
 
@@ -36,7 +42,7 @@ export function startServer() {
     server = spawn(binary, ['serve', '--store', store, '--listen', '127.0.0.1:0',
                             '--admin-listen', 'off', '--signing-key', `${KEY_ID}=${SECRET}`,
                             '--dashboard-url', DASHBOARD_URL],
-                   { stdio: ['ignore', 'pipe', 'pipe'] });
+                   { stdio: ['ignore', 'pipe', 'pipe'], env: licensedEnv });
     let log = '';
     const onData = (chunk) => {
       log += chunk;
@@ -143,7 +149,7 @@ export function useServer() {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'licensed-browser-'));
     store = `sqlite:${join(dir, 'licensed.db')}`;
-    execFileSync(binary, ['init', '--store', store], { encoding: 'utf8' });
+    execFileSync(binary, ['init', '--store', store], { encoding: 'utf8', env: licensedEnv });
     admin('product', 'create', '--slug', 'reverb', '--name', 'Reverb Pro');
     base = await startServer();
     // launch() gives chromium a fresh temporary --user-data-dir of its own.

@@ -16,6 +16,8 @@
   let cursors = [];       // the cursor of each page shown so far ('' for the first)
   let query = null;       // the search being paged
   let shown = null;       // the license as last read, so a save sends only what changed
+  let plans = [];         // the plans of the shown license's product
+  const planHint = $('edit-plan-hint').textContent;
 
   const api = (method, path, body) => fetch('/api/v1/admin' + path, {
     method,
@@ -164,11 +166,66 @@
         .join(', ');
   }
 
+  // The text field has no room for values: a code keeps the value the license (or, after
+  // a plan was chosen, that plan) gives it.
   function entitlementsBody(text) {
+    const values = new Map();
+    const chosen = plans.find((p) => p.code === $('edit-plan').value);
+    for (const e of [...(chosen ? chosen.entitlements : []), ...(shown.entitlements || [])]) {
+      if (e.value !== undefined && !values.has(e.code)) values.set(e.code, e.value);
+    }
     return text.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
       const m = /^(\S+)\s+until\s+(\d{4}-\d{2}-\d{2})$/.exec(s);
-      return m ? { code: m[1], expiresAt: m[2] + 'T23:59:59Z' } : { code: s };
+      const e = m ? { code: m[1], expiresAt: m[2] + 'T23:59:59Z' } : { code: s };
+      if (values.has(e.code)) e.value = values.get(e.code);
+      return e;
     });
+  }
+
+  // ---- plans (docs/protocol.md §20) ---------------------------------------------------
+
+  // A plan's DURATION ("365d", "12h", "90m", "45s") in seconds; null for never.
+  function durationSeconds(text) {
+    const m = /^(\d+)([smhd])$/.exec(text || '');
+    return m ? Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[m[2]] : null;
+  }
+
+  // The day `validFor` from today ends, as the date inputs write it; '' for never.
+  function dayAfter(validFor) {
+    const seconds = durationSeconds(validFor);
+    return seconds === null ? '' : new Date(Date.now() + seconds * 1000).toISOString().slice(0, 10);
+  }
+
+  // The product's plans in the select, the license's own selected; a code the product no
+  // longer has stays listed, so saving other changes never clears it.
+  async function showPlans(l) {
+    plans = [];
+    if (!readOnly && !l.deletedAt) {
+      const res = await api('GET', '/products/' + encodeURIComponent(l.product.slug) + '/plans');
+      const body = await answer(res);
+      if (body && res.ok) plans = body.items || [];
+    }
+    const select = $('edit-plan');
+    select.replaceChildren(new Option('No plan', ''));
+    for (const p of plans) select.appendChild(new Option(p.name + ' (' + p.code + ')', p.code));
+    if (l.plan && !plans.some((p) => p.code === l.plan)) {
+      select.appendChild(new Option(l.plan + ' (no longer a plan of ' + l.product.slug + ')', l.plan));
+    }
+    select.value = l.plan || '';
+  }
+
+  // Choosing a plan fills in what it gives; support sees it all before saving, and the
+  // history then shows each member that changed.
+  function planChosen() {
+    const p = plans.find((x) => x.code === $('edit-plan').value);
+    if (!p) return;
+    if (p.max !== null && p.max !== undefined) $('edit-max').value = String(p.max);
+    $('edit-expires').value = dayAfter(p.validFor);
+    $('edit-ttl').value = p.machineTtl === null || p.machineTtl === undefined ? '' : String(p.machineTtl);
+    $('edit-entitlements').value = (p.entitlements || [])
+        .map((e) => e.code + (e.validFor ? ' until ' + dayAfter(e.validFor) : '')).join(', ');
+    $('edit-plan-hint').textContent = 'Filled in from plan ' + p.name + ': max, expiry, ' +
+        'machine TTL and entitlements. Change any of them before saving.';
   }
 
   function showFacts(l) {
@@ -194,6 +251,8 @@
     $('edit-ttl').value = l.machineTtl === null || l.machineTtl === undefined ? '' : l.machineTtl;
     $('edit-entitlements').value = entitlementsText(l.entitlements);
     $('edit-reason').value = '';
+    $('edit-plan').value = l.plan || '';
+    $('edit-plan-hint').textContent = planHint;
     const deleted = !!l.deletedAt;
     for (const el of document.querySelectorAll('#status-form, #edit-form')) {
       show(el, !readOnly && !deleted);
@@ -284,6 +343,7 @@
     }
     current = l.licenseKey;
     $('license-title').textContent = 'License ' + l.licenseKey;
+    await showPlans(l);
     showFacts(l);
     showActivations(l);
     await showHistory(l.licenseKey);
@@ -344,6 +404,8 @@
   // Only what support changed, so the history shows exactly that.
   function editBody() {
     const body = {};
+    const plan = $('edit-plan').value;
+    if (plan !== (shown.plan || '')) body.plan = plan || null;
     const max = $('edit-max').value.trim();
     if (max !== '' && Number(max) !== shown.max) body.max = Number(max);
     const expires = $('edit-expires').value;
@@ -547,6 +609,7 @@
     }
     patch(body, 'Saved.');
   });
+  $('edit-plan').addEventListener('change', planChosen);
   $('delete-license').addEventListener('click', () => deleteOrRestore(false));
   $('restore-license').addEventListener('click', () => deleteOrRestore(true));
   $('sign-out').addEventListener('click', () => signedOut());
