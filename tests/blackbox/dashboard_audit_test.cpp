@@ -230,9 +230,9 @@ TEST_F(DashboardAudit, ReadsFromOneAddressBeyondItsLimitAnswer429WhateverTheSess
   }
   // The bucket refills kReadsPerIp a minute while the loop runs (slowly on a loaded
   // machine): what came back in that time may be admitted too, and no more.
-  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(
-                           std::chrono::steady_clock::now() - began)
-                           .count();
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - began)
+          .count();
   EXPECT_GE(admitted, kReadsPerIp);
   EXPECT_LE(admitted, kReadsPerIp + 10 + (seconds + 1) * kReadsPerIp / 60) << seconds << " s";
   EXPECT_RATE_LIMITED(refused, "ip", 60);
