@@ -152,7 +152,7 @@ TEST_F(Webhooks, AnActivationIsReportedWithItsMachineAndAFilterKeepsOtherTypesAw
   EXPECT_EQ(Str(body, "type"), "activation.created");
   const json::object& machine = body.at("data").at("machine").as_object();
   EXPECT_EQ(Str(machine, "id"), "machine-0001");
-  // The machine as the activate answer shows it (spec section 18: "the machine").
+  // The machine as the activate answer shows it (docs/protocol.md §25.2).
   EXPECT_TRUE(machine.contains("name")) << json::serialize(machine);
   EXPECT_FALSE(Str(machine, "activatedAt").empty()) << json::serialize(machine);
   EXPECT_FALSE(Str(machine, "lastSeenAt").empty()) << json::serialize(machine);
