@@ -60,10 +60,10 @@ class SecretsRotation : public BlackboxTest {
         if (!parsed) throw std::runtime_error("cannot pin " + key.kid);
         pinned.push_back(*parsed);
       }
-      accepted.push_back(licensed::verify_response_signature(
-                             pinned, r.header(kResponseSignature).value_or(""), bound,
-                             static_cast<unsigned>(r.status), r.body)
-                             .has_value());
+      accepted.push_back(
+          licensed::verify_response_signature(pinned, r.header(kResponseSignature).value_or(""),
+                                              bound, static_cast<unsigned>(r.status), r.body)
+              .has_value());
     }
     return accepted;
   }
@@ -77,8 +77,7 @@ void WriteSecretFile(const std::filesystem::path& path, const std::string& text)
 TEST_F(SecretsRotation, AResponseKeyIsPublishedBeforeItSignsAndKeptPublishedAfter) {
   const ResponseKey old_key = GenerateResponseKey("old.pem");
   const ResponseKey new_key = GenerateResponseKey("new.pem");
-  const std::vector<std::vector<ResponseKey>> pinnings = {
-      {old_key}, {new_key}, {old_key, new_key}};
+  const std::vector<std::vector<ResponseKey>> pinnings = {{old_key}, {new_key}, {old_key, new_key}};
 
   // Step 1: the new key after the old: the old signs, both are published, so plugins
   // pinning either (or both) can be shipped before anything changes for old builds.
@@ -194,10 +193,10 @@ TEST_F(SecretsRotation, ThePostgresPasswordChangesByAlterRoleTheStoreFileAndARes
 
   // The old password is refused: a server given the old URL does not start, and says
   // why without the password.
-  const CommandResult refused = RunCommand(
-      {LicensedBinary(), "serve", "--listen", "127.0.0.1:0", "--store", url_a, "--signing-key",
-       kPluginKey.id + "=" + kPluginKey.secret},
-      {}, 30s);
+  const CommandResult refused =
+      RunCommand({LicensedBinary(), "serve", "--listen", "127.0.0.1:0", "--store", url_a,
+                  "--signing-key", kPluginKey.id + "=" + kPluginKey.secret},
+                 {}, 30s);
   EXPECT_NE(refused.exit_code, 0) << refused.Describe();
   EXPECT_NE(refused.err.find("password authentication failed"), std::string::npos)
       << refused.Describe();
