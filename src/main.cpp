@@ -135,6 +135,42 @@ void add_webhook_metrics(ServerMetrics& metrics, const WebhookCounters& c, const
                      }});
 }
 
+// /metrics: store jobs failed by kind (counted by submit_call), and the PostgreSQL pool's
+// figures; SQLite has no pool to watch (one writer, fixed readers), so it shows none.
+void add_store_failure_and_pool_metrics(ServerMetrics& metrics, const Store& store) {
+  for (size_t i = 0; i < kStoreFailureKindNames.size(); ++i) {
+    const auto kind = static_cast<StoreFailureKind>(i);
+    metrics.add_gauge({std::string("licensed_store_errors_total{kind=\"") +
+                           std::string(kStoreFailureKindNames[i]) + "\"}",
+                       "Store jobs that failed since start: unavailable (1708), internal (1709), "
+                       "queue_full (refused at once, --max-queue).",
+                       [&store, kind] { return static_cast<double>(store.failures(kind)); },
+                       "counter"});
+  }
+  const auto figures = store.pool_figures();
+  if (!figures) return;
+  const auto read = [&store](size_t StorePoolFigures::*member) {
+    return [&store, member] {
+      const auto now = store.pool_figures();
+      return now ? static_cast<double>((*now).*member) : 0.0;
+    };
+  };
+  metrics.add_gauge({"licensed_store_pool_size", "PostgreSQL connections at most.",
+                     read(&StorePoolFigures::size)});
+  metrics.add_gauge({"licensed_store_pool_connections_open", "PostgreSQL connections open now.",
+                     read(&StorePoolFigures::open)});
+  metrics.add_gauge({"licensed_store_pool_connections_in_use",
+                     "PostgreSQL connections running a transaction now.",
+                     read(&StorePoolFigures::in_use)});
+  metrics.add_gauge({"licensed_store_pool_connections_idle",
+                     "PostgreSQL connections open and waiting for a job.", [&store] {
+                       const auto now = store.pool_figures();
+                       return now && now->open > now->in_use
+                                  ? static_cast<double>(now->open - now->in_use)
+                                  : 0.0;
+                     }});
+}
+
 // Nonces of requests dated ahead of the clock, kept in the store by an earlier run,
 // are loaded so the restart rule and the store together refuse every replay. Loading
 // must succeed; purging expired ones may fail (a read-only file) and waits for the next
@@ -542,6 +578,7 @@ int serve(const ServeConfig& config, const ServeReread& reread, bool create_stor
   Store* store_ptr = store.value().get();
   metrics.add_gauge({"licensed_store_queue_depth", "Store jobs queued or running.",
                      [store_ptr] { return static_cast<double>(store_ptr->queue_depth()); }});
+  add_store_failure_and_pool_metrics(metrics, *store_ptr);
   // Started after the signals are blocked, so its thread never takes SIGTERM.
   std::unique_ptr<SentryReporter> reporter;
   if (config.sentry_dsn) {

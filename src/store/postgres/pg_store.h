@@ -68,6 +68,7 @@ class PgStore final : public Store {
 
   void submit(TxKind kind, StoreJob job) override;
   size_t queue_depth() const override { return depth_.load(); }
+  std::optional<StorePoolFigures> pool_figures() const override;
 
  private:
   explicit PgStore(PgStoreOptions options) : options_(std::move(options)) {}
@@ -86,6 +87,10 @@ class PgStore final : public Store {
   std::deque<std::pair<TxKind, StoreJob>> jobs_ GUARDED_BY(mu_);
   std::vector<std::unique_ptr<PgConnection>> conns_;  // one per worker, that worker's alone
   std::atomic<size_t> depth_{0};
+  // The pool's figures for /metrics, kept by the workers as they open connections and
+  // take jobs (conns_ itself is each worker's alone).
+  mutable std::atomic<size_t> open_connections_{0};
+  std::atomic<size_t> busy_workers_{0};
   std::atomic<bool> stopping_{false};
   LogThrottle overload_log_;
   std::vector<std::thread> threads_;
