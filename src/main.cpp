@@ -11,6 +11,7 @@
 #include "admin/admin_cli.h"
 #include "admin/cli_status.h"
 #include "admin/store_lifecycle.h"
+#include "auth/batch_signer.h"
 #include "auth/memory_nonce_store.h"
 #include "auth/redis_nonce_store.h"
 #include "auth/response_signer.h"
@@ -401,6 +402,9 @@ int serve(const ServeConfig& config) {
     return exit_code_of(kept.error().code, CliStage::kRunning);
   }
   const ResponseSigner response_signer(std::move(response_keys));
+  // Answers waiting for a signature are signed together (docs/protocol.md §13.3); stopped
+  // below once no store thread can hand it an answer any more.
+  BatchSigner batch_signer(response_signer);
   auto trial_key = run_blocking(*store.value(), TxKind::kWrite, [&clock](StoreTx& tx) {
     return stored_trial_key(tx, clock.now_ms());
   });
@@ -416,6 +420,15 @@ int serve(const ServeConfig& config) {
   Store* store_ptr = store.value().get();
   metrics.add_gauge({"licensed_store_queue_depth", "Store jobs queued or running.",
                      [store_ptr] { return static_cast<double>(store_ptr->queue_depth()); }});
+  metrics.add_gauge(
+      {"licensed_response_signatures", "Signatures made over answers (one per batch).",
+       [&batch_signer] { return static_cast<double>(batch_signer.stats().signatures); }});
+  metrics.add_gauge(
+      {"licensed_response_signed_answers", "Answers signed, alone or in a batch.",
+       [&batch_signer] { return static_cast<double>(batch_signer.stats().answers); }});
+  metrics.add_gauge(
+      {"licensed_response_largest_batch", "The most answers one signature covered.",
+       [&batch_signer] { return static_cast<double>(batch_signer.stats().largest_batch); }});
   // Started after the signals are blocked, so its thread never takes SIGTERM.
   std::unique_ptr<SentryReporter> reporter;
   if (config.sentry_dsn) {
@@ -446,6 +459,7 @@ int serve(const ServeConfig& config) {
   handler_config.metrics = &metrics;
   handler_config.error_reporter = reporter.get();
   handler_config.response_signer = &response_signer;
+  handler_config.batch_signer = &batch_signer;
   handler_config.trial_identity = trial_key.ok() ? trial_key.value().get() : nullptr;
   handler_config.trial_ip_limiter = state.trial_ip_limiter.get();
   handler_config.trial_product_limiter = state.trial_product_limiter.get();
@@ -552,6 +566,9 @@ int serve(const ServeConfig& config) {
   payment_grace_sweep.reset();
   nonce_purge.reset();
   store.value().reset();
+  // After the store threads: the last answers they made are signed, and handed to the
+  // sessions while the server's contexts still exist.
+  batch_signer.stop();
   if (reporter) {
     // Last: requests drained above may still have reported.
     reporter->shutdown(kErrorReportFlush);

@@ -2,6 +2,8 @@
 // exactly the roots, audit paths and headers of the contract's response-tree-vectors.json
 // (an independent generator's), signed with its key; and every path it makes folds back
 // to its root, where a changed index, size or hash does not.
+#include "auth/response_tree.h"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -13,7 +15,6 @@
 #include "auth/response_key.h"
 #include "auth/response_signature.h"
 #include "auth/response_signer.h"
-#include "auth/response_tree.h"
 
 namespace licensed {
 namespace {
@@ -30,7 +31,9 @@ std::string str(const boost::json::value& v, const char* key) {
   return {s.data(), s.size()};
 }
 
-std::string hex_of(const TreeHash& h) { return to_hex(h.data(), h.size()); }
+std::string hex_of(const TreeHash& h) {
+  return to_hex(h.data(), h.size());
+}
 
 std::vector<TreeHash> leaves_of(size_t n) {
   std::vector<TreeHash> leaves;
@@ -84,8 +87,8 @@ TEST(ResponseTreeBuilder, SignsEveryVectorTreeIntoTheVectorsExactHeaders) {
     for (const auto& c : cases) leaves.push_back(tree_leaf_hash(str(c, "signingString")));
     const auto built = build_tree(leaves);
     ASSERT_TRUE(built.has_value());
-    const auto signature = signer.sign_message(ResponseAlgorithm::kEd25519,
-                                               tree_signing_string(size, built->root));
+    const auto signature =
+        signer.sign_message(ResponseAlgorithm::kEd25519, tree_signing_string(size, built->root));
     ASSERT_TRUE(signature.has_value());
     for (size_t i = 0; i < size; ++i) {
       const auto& c = cases[i];
