@@ -12,7 +12,9 @@ BatchSigner::BatchSigner(const ResponseSigner& signer, Options options)
   if (options_.start) start();
 }
 
-BatchSigner::~BatchSigner() { stop(); }
+BatchSigner::~BatchSigner() {
+  stop();
+}
 
 void BatchSigner::start() {
   const MutexLock lock(mu_);
@@ -45,17 +47,24 @@ void BatchSigner::stop() {
 void BatchSigner::sign(ResponseAlgorithm algorithm, std::string signing_string, int64_t t,
                        Done done) {
   Job job{algorithm, std::move(signing_string), t, std::move(done)};
-  bool queued = false;
+  enum class Route { kQueued, kInline, kAlone } route = Route::kAlone;
   bool was_empty = false;
   {
     const MutexLock lock(mu_);
-    if (!stopping_) {
+    if (stopping_) {
+      route = Route::kAlone;
+    } else if (running_ && queue_.empty() && signing_ == 0) {
+      // Nothing waits and nobody signs: sign here, now, without waking the signer thread
+      // (one thread hand-off fewer for every answer of an idle server).
+      ++signing_;
+      route = Route::kInline;
+    } else {
       was_empty = queue_.empty();
       queue_.push_back(std::move(job));
-      queued = true;
+      route = Route::kQueued;
     }
   }
-  if (queued) {
+  if (route == Route::kQueued) {
     // Only an empty queue can have a sleeping signer: under load, no wake-up per answer.
     if (was_empty) wake_.notify_one();
     return;
@@ -63,6 +72,10 @@ void BatchSigner::sign(ResponseAlgorithm algorithm, std::string signing_string, 
   std::vector<Job> alone;
   alone.push_back(std::move(job));
   sign_group(alone);
+  if (route == Route::kInline) {
+    const MutexLock lock(mu_);
+    --signing_;
+  }
 }
 
 BatchSigner::Stats BatchSigner::stats() const {
@@ -70,9 +83,11 @@ BatchSigner::Stats BatchSigner::stats() const {
           largest_batch_.load(std::memory_order_relaxed)};
 }
 
-std::vector<BatchSigner::Job> BatchSigner::next_batch() {
+std::vector<BatchSigner::Job> BatchSigner::next_batch(bool signed_before) {
   MutexLock lock(mu_);
+  if (signed_before) --signing_;  // the thread's batch before this one is done
   while (queue_.empty() && !stopping_) lock.wait(wake_);
+  if (!queue_.empty()) ++signing_;
   const size_t n = std::min(queue_.size(), options_.max_batch);
   std::vector<Job> batch;
   batch.reserve(n);
@@ -84,9 +99,11 @@ std::vector<BatchSigner::Job> BatchSigner::next_batch() {
 }
 
 void BatchSigner::run() {
+  bool signed_before = false;
   for (;;) {
-    std::vector<Job> batch = next_batch();
+    std::vector<Job> batch = next_batch(signed_before);
     if (batch.empty()) return;  // stopping, and everything queued is signed
+    signed_before = true;
     // One tree per algorithm: a batch mixing Ed25519 and ES256 answers is two signatures.
     std::vector<Job> es256;
     const auto first_es256 = std::stable_partition(batch.begin(), batch.end(), [](const Job& j) {
@@ -116,8 +133,8 @@ void BatchSigner::sign_group(std::vector<Job>& jobs) {
     Job& job = jobs.front();
     const auto signature = signer_.sign_message(algorithm, job.signing_string);
     if (signature) record(1);
-    job.done(signature ? std::optional(format_response_signature(key->kid(), job.t, *signature,
-                                                                 algorithm))
+    job.done(signature ? std::optional(
+                             format_response_signature(key->kid(), job.t, *signature, algorithm))
                        : std::nullopt);
     return;
   }

@@ -3,9 +3,10 @@
 // answer carrying its index and audit path. One signature costs more CPU than the rest of
 // an answer, so under load this turns one signature per answer into one per batch.
 //
-// The signer thread never waits to fill a batch: it takes whatever is queued when it is
-// free (at most `max_batch`), so an idle server signs a lone answer at once, in the plain
-// form; answers queue only while it is busy signing the batch before them. A batch is
+// Nothing ever waits to fill a batch. An answer that finds nothing queued and no
+// signature being made is signed at once, alone, in the plain form, on its caller's
+// thread (no hand-off on an idle server); otherwise it queues, and the signer thread takes
+// whatever is queued when it is free (at most `max_batch`) as one batch. A batch is
 // split by algorithm (an Ed25519 tree and an ES256 tree, §13.4), each signed by the
 // ResponseSigner's key of that algorithm.
 #pragma once
@@ -72,8 +73,10 @@ class BatchSigner {
   };
 
   void run();
-  // Takes up to max_batch jobs off the queue; empty once stopping with nothing queued.
-  std::vector<Job> next_batch();
+  // Takes up to max_batch jobs off the queue (counting them as being signed, and the
+  // thread's previous batch, when `signed_before`, as done); empty once stopping with
+  // nothing queued.
+  std::vector<Job> next_batch(bool signed_before);
   // Signs `jobs` (one algorithm) as one signature and hands each its header.
   void sign_group(std::vector<Job>& jobs);
   void record(size_t answers);
@@ -85,6 +88,9 @@ class BatchSigner {
   std::deque<Job> queue_ GUARDED_BY(mu_);
   bool stopping_ GUARDED_BY(mu_) = false;
   bool running_ GUARDED_BY(mu_) = false;
+  // Signatures being made now (the thread's batch, an answer signed on its caller's
+  // thread): a caller signs inline only when there are none and nothing is queued.
+  int signing_ GUARDED_BY(mu_) = 0;
   std::atomic<uint64_t> signatures_{0};
   std::atomic<uint64_t> answers_{0};
   std::atomic<uint64_t> largest_batch_{0};

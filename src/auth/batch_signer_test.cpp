@@ -104,6 +104,22 @@ TEST(BatchSigner, ALoneAnswerIsSignedAtOnceInThePlainForm) {
   EXPECT_EQ(batcher.stats().largest_batch, 1u);
 }
 
+TEST(BatchSigner, ALoneAnswerOfAnIdleSignerIsSignedOnItsCallersThreadBeforeSignReturns) {
+  const ResponseSigner signer = make_signer();
+  BatchSigner batcher(signer);
+  const Answer a = answer(0);
+  std::optional<std::string> header;
+  std::thread::id signed_on;
+  batcher.sign(ResponseAlgorithm::kEd25519, a.signing_string(), a.t,
+               [&](std::optional<std::string> h) {
+                 header = std::move(h);
+                 signed_on = std::this_thread::get_id();
+               });
+  ASSERT_TRUE(header.has_value());
+  EXPECT_EQ(signed_on, std::this_thread::get_id());
+  EXPECT_TRUE(verifies(pinned_of(signer), *header, a));
+}
+
 TEST(BatchSigner, ABatchIsBoundedByMaxBatch) {
   const ResponseSigner signer = make_signer();
   BatchSigner batcher(signer, {.max_batch = 4, .start = false});
