@@ -37,8 +37,7 @@ class BatchedSignatures : public BlackboxTest {
 
 // The header's tree size, 1 for the plain form; 0 when it does not parse.
 uint32_t TreeSizeOf(const HttpResponse& r) {
-  const auto parsed =
-      licensed::parse_response_signature(r.header(kResponseSignature).value_or(""));
+  const auto parsed = licensed::parse_response_signature(r.header(kResponseSignature).value_or(""));
   if (!parsed) return 0;
   return parsed->tree ? parsed->tree->size : 1;
 }
@@ -52,8 +51,8 @@ TEST_F(BatchedSignatures, UnderLoadEveryAnswerVerifiesAndSomeAreSignedAsOneTree)
   for (int round = 0; round < kRounds; ++round) {
     std::vector<HttpRequest> requests;
     for (int i = 0; i < kAtOnce; ++i) {
-      HttpRequest request = Signed(i % 3 == 0 ? "heartbeat" : "status",
-                                   Body(license, "machine-0001"));
+      HttpRequest request =
+          Signed(i % 3 == 0 ? "heartbeat" : "status", Body(license, "machine-0001"));
       if (i % 4 == 1) request.Set(kAccept, "es256");
       requests.push_back(std::move(request));
     }
