@@ -53,7 +53,7 @@ void BatchSigner::sign(ResponseAlgorithm algorithm, std::string signing_string, 
     const MutexLock lock(mu_);
     if (stopping_) {
       route = Route::kAlone;
-    } else if (running_ && queue_.empty() && signing_ == 0) {
+    } else if (options_.sign_alone_inline && running_ && queue_.empty() && signing_ == 0) {
       // Nothing waits and nobody signs: sign here, now, without waking the signer thread
       // (one thread hand-off fewer for every answer of an idle server).
       ++signing_;

@@ -3,10 +3,10 @@
 // answer carrying its index and audit path. One signature costs more CPU than the rest of
 // an answer, so under load this turns one signature per answer into one per batch.
 //
-// Nothing ever waits to fill a batch. An answer that finds nothing queued and no
-// signature being made is signed at once, alone, in the plain form, on its caller's
-// thread (no hand-off on an idle server); otherwise it queues, and the signer thread takes
-// whatever is queued when it is free (at most `max_batch`) as one batch. A batch is
+// Nothing ever waits to fill a batch: the signer thread takes whatever is queued when it
+// is free (at most `max_batch`) as one batch, so an idle server signs a lone answer at
+// once, alone, in the plain form; answers queue only while it signs the batch before
+// them. (Options::sign_alone_inline signs a lone answer on its caller's thread instead.) A batch is
 // split by algorithm (an Ed25519 tree and an ES256 tree, §13.4), each signed by the
 // ResponseSigner's key of that algorithm.
 #pragma once
@@ -38,6 +38,12 @@ class BatchSigner {
     size_t max_batch = 4096;  // the contract's bound on n (§13.3)
     // False: nothing is signed until start() (tests queue a batch first).
     bool start = true;
+    // True: an answer that finds nothing queued and no signature under way is signed at
+    // once on its caller's thread (no hand-off). Off in the server: answers of the one
+    // store writer thread would then always find the signer idle and be signed one by one
+    // on that thread (measured: heartbeat never batched, docs/benchmarks.md); handed to
+    // the signer thread they batch, and the writer goes on to its next job.
+    bool sign_alone_inline = false;
   };
 
   // `signer` must outlive this object.

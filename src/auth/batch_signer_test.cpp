@@ -104,9 +104,9 @@ TEST(BatchSigner, ALoneAnswerIsSignedAtOnceInThePlainForm) {
   EXPECT_EQ(batcher.stats().largest_batch, 1u);
 }
 
-TEST(BatchSigner, ALoneAnswerOfAnIdleSignerIsSignedOnItsCallersThreadBeforeSignReturns) {
+TEST(BatchSigner, SigningAloneInlineSignsALoneAnswerOnItsCallersThreadBeforeSignReturns) {
   const ResponseSigner signer = make_signer();
-  BatchSigner batcher(signer);
+  BatchSigner batcher(signer, {.max_batch = 4096, .start = true, .sign_alone_inline = true});
   const Answer a = answer(0);
   std::optional<std::string> header;
   std::thread::id signed_on;
@@ -159,9 +159,12 @@ TEST(BatchSigner, Es256AnswersAreBatchedApartFromEd25519Ones) {
   EXPECT_EQ(batcher.stats().signatures, 2u);
 }
 
-TEST(BatchSigner, ManyThreadsSigningAtOnceAllGetVerifyingHeaders) {
+// With inline signing on and off.
+class BatchSignerConcurrency : public ::testing::TestWithParam<bool> {};
+
+TEST_P(BatchSignerConcurrency, ManyThreadsSigningAtOnceAllGetVerifyingHeaders) {
   const ResponseSigner signer = make_signer();
-  BatchSigner batcher(signer);
+  BatchSigner batcher(signer, {.max_batch = 4096, .start = true, .sign_alone_inline = GetParam()});
   constexpr size_t kThreads = 8;
   constexpr size_t kEach = 200;
   std::vector<std::thread> threads;
@@ -183,6 +186,29 @@ TEST(BatchSigner, ManyThreadsSigningAtOnceAllGetVerifyingHeaders) {
   EXPECT_EQ(batcher.stats().answers, kThreads * kEach);
   EXPECT_LE(batcher.stats().signatures, kThreads * kEach);
 }
+
+// The store's one writer thread, as the server runs it: it hands its answers over and
+// goes on, so what it makes while the signer signs is batched.
+TEST(BatchSigner, AnswersOfOneThreadThatDoesNotWaitAreBatched) {
+  const ResponseSigner signer = make_signer();
+  BatchSigner batcher(signer);
+  constexpr size_t kAnswers = 500;
+  std::vector<std::promise<std::optional<std::string>>> promises(kAnswers);
+  for (size_t i = 0; i < kAnswers; ++i) {
+    const Answer a = answer(i);
+    batcher.sign(ResponseAlgorithm::kEd25519, a.signing_string(), a.t,
+                 [&p = promises[i]](std::optional<std::string> h) { p.set_value(std::move(h)); });
+  }
+  for (size_t i = 0; i < kAnswers; ++i) {
+    const auto header = promises[i].get_future().get();
+    ASSERT_TRUE(header.has_value());
+    EXPECT_TRUE(verifies(pinned_of(signer), *header, answer(i)));
+  }
+  EXPECT_GT(batcher.stats().largest_batch, 1u);
+  EXPECT_LT(batcher.stats().signatures, kAnswers);
+}
+
+INSTANTIATE_TEST_SUITE_P(InlineOrNot, BatchSignerConcurrency, ::testing::Bool());
 
 TEST(BatchSigner, AfterStopAnswersAreSignedOnTheCallersThread) {
   const ResponseSigner signer = make_signer();
