@@ -12,6 +12,7 @@
 #include "admin/cli_status.h"
 #include "admin/init_cli.h"
 #include "admin/store_lifecycle.h"
+#include "auth/batch_signer.h"
 #include "auth/memory_nonce_store.h"
 #include "auth/redis_nonce_store.h"
 #include "auth/response_signer.h"
@@ -563,6 +564,9 @@ int serve(const ServeConfig& config, const ServeReread& reread, bool create_stor
     return exit_code_of(kept.error().code, CliStage::kRunning);
   }
   const ResponseSigner response_signer(std::move(response_keys));
+  // Answers waiting for a signature are signed together (docs/protocol.md §13.3); stopped
+  // below once no store thread can hand it an answer any more.
+  BatchSigner batch_signer(response_signer);
   auto trial_key = run_blocking(*store.value(), TxKind::kWrite, [&clock](StoreTx& tx) {
     return stored_trial_key(tx, clock.now_ms());
   });
@@ -579,6 +583,17 @@ int serve(const ServeConfig& config, const ServeReread& reread, bool create_stor
   metrics.add_gauge({"licensed_store_queue_depth", "Store jobs queued or running.",
                      [store_ptr] { return static_cast<double>(store_ptr->queue_depth()); }});
   add_store_failure_and_pool_metrics(metrics, *store_ptr);
+  metrics.add_gauge(
+      {"licensed_response_signatures_total", "Signatures made over answers (one per batch).",
+       [&batch_signer] { return static_cast<double>(batch_signer.stats().signatures); },
+       "counter"});
+  metrics.add_gauge(
+      {"licensed_response_signed_answers_total", "Answers signed, alone or in a batch.",
+       [&batch_signer] { return static_cast<double>(batch_signer.stats().answers); },
+       "counter"});
+  metrics.add_gauge(
+      {"licensed_response_largest_batch", "The most answers one signature covered.",
+       [&batch_signer] { return static_cast<double>(batch_signer.stats().largest_batch); }});
   // Started after the signals are blocked, so its thread never takes SIGTERM.
   std::unique_ptr<SentryReporter> reporter;
   if (config.sentry_dsn) {
@@ -609,6 +624,7 @@ int serve(const ServeConfig& config, const ServeReread& reread, bool create_stor
   handler_config.metrics = &metrics;
   handler_config.error_reporter = reporter.get();
   handler_config.response_signer = &response_signer;
+  handler_config.batch_signer = &batch_signer;
   handler_config.trial_identity = trial_key.ok() ? trial_key.value().get() : nullptr;
   handler_config.trial_ip_limiter = state.trial_ip_limiter.get();
   handler_config.trial_product_limiter = state.trial_product_limiter.get();
@@ -731,6 +747,9 @@ int serve(const ServeConfig& config, const ServeReread& reread, bool create_stor
   payment_grace_sweep.reset();
   nonce_purge.reset();
   store.value().reset();
+  // After the store threads: the last answers they made are signed, and handed to the
+  // sessions while the server's contexts still exist.
+  batch_signer.stop();
   if (reporter) {
     // Last: requests drained above may still have reported.
     reporter->shutdown(kErrorReportFlush);

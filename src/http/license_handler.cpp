@@ -115,6 +115,11 @@ HttpReply LicenseHandler::bound_to(AnswerBinding binding, ResponseAlgorithm algo
   const ResponseSigner* signer = config_.response_signer;
   if (signer == nullptr) return reply;
   const Clock* clock = config_.pipeline.clock;
+  if (BatchSigner* batcher = config_.batch_signer) {
+    return [batcher, algorithm, clock, binding, reply = std::move(reply)](HttpResponse res) {
+      sign_response_batched(std::move(res), *batcher, algorithm, *clock, binding, reply);
+    };
+  }
   return [signer, algorithm, clock, binding, reply = std::move(reply)](HttpResponse res) {
     sign_response(res, *signer, algorithm, *clock, binding);
     reply(std::move(res));

@@ -34,6 +34,9 @@ struct LicenseHandlerConfig {
   // Signs the answers and names the published keys; null: answers go out unsigned
   // (unit tests of other concerns), and no key is published.
   const ResponseSigner* response_signer = nullptr;
+  // Signs the endpoints' answers in batches (docs/protocol.md §13.3) with
+  // response_signer's keys; null: each answer is signed alone, on the thread that made it.
+  BatchSigner* batch_signer = nullptr;
   // Trials (docs/protocol.md §20): the identities they are kept by (null: the trial endpoint
   // answers 1703), and the buckets a new trial takes a token from, per client IP (IPv6 by
   // /64) and per product across IPs (null: off).
