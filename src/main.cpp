@@ -589,8 +589,7 @@ int serve(const ServeConfig& config, const ServeReread& reread, bool create_stor
        "counter"});
   metrics.add_gauge(
       {"licensed_response_signed_answers_total", "Answers signed, alone or in a batch.",
-       [&batch_signer] { return static_cast<double>(batch_signer.stats().answers); },
-       "counter"});
+       [&batch_signer] { return static_cast<double>(batch_signer.stats().answers); }, "counter"});
   metrics.add_gauge(
       {"licensed_response_largest_batch", "The most answers one signature covered.",
        [&batch_signer] { return static_cast<double>(batch_signer.stats().largest_batch); }});

@@ -70,7 +70,8 @@ void BatchSigner::sign(ResponseAlgorithm algorithm, std::string signing_string, 
     return;
   }
   std::vector<Job> alone;
-  alone.push_back(std::move(job));
+  // Moved from only on the queued path, which has returned above.
+  alone.push_back(std::move(job));  // NOLINT(bugprone-use-after-move)
   sign_group(alone);
   if (route == Route::kInline) {
     const MutexLock lock(mu_);

@@ -165,7 +165,7 @@ TEST(ServeConfigSettings, TheMissingSigningKeyMessageNamesEverySpelling) {
 }
 
 // The dashboard's brand, read from the environment as from any source.
-Result<ServeConfig> with_brand(std::string spec) {
+Result<ServeConfig> with_brand(const std::string& spec) {
   return resolve_serve_config({}, [spec](const std::string& name) {
     return name == "LICENSED_DASHBOARD_BRAND" ? std::optional<std::string>(spec) : std::nullopt;
   });
@@ -233,7 +233,7 @@ TEST(ConfigurationDoc, TheExampleConfigUncommentedIsAcceptedByTheServer) {
     // "# key = value" lines only; the [[signing_keys]] table and file forms stay out.
     const bool setting = line.starts_with("# ") && line.find(" = ") != std::string::npos &&
                          line.find("_file = ") == std::string::npos &&
-                         line.find("[") == std::string::npos && !line.starts_with("# id") &&
+                         line.find('[') == std::string::npos && !line.starts_with("# id") &&
                          !line.starts_with("# secret") && !line.starts_with("# products");
     if (setting) uncommented += line.substr(2) + "\n";
   }
