@@ -7,7 +7,7 @@
 namespace licensed {
 namespace {
 
-HttpRequest Request(std::string body, std::string key_id) {
+HttpRequest Request(std::string body, const std::string& key_id) {
   HttpRequest r;
   r.set("X-License-Key-Id", key_id);
   r.body() = std::move(body);

@@ -10,10 +10,10 @@ constexpr int64_t kPage = 100;
 
 // The event once per `mark`, in the caller's transaction: true when it was written.
 Result<bool> once(StoreTx& tx, const std::string& mark, std::string_view type, const License& l,
-                  UnixMillis now, boost::json::object extra = {}) {
+                  UnixMillis now, const boost::json::object& extra = {}) {
   ASSIGN_OR_RETURN(const bool fresh, tx.take_webhook_mark(mark, now, std::nullopt));
   if (!fresh) return false;
-  RETURN_IF_ERROR(record_license_event(tx, type, l, now, Actor::kSystem, std::move(extra)));
+  RETURN_IF_ERROR(record_license_event(tx, type, l, now, Actor::kSystem, extra));
   return true;
 }
 
