@@ -24,7 +24,7 @@ dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 "$psql" "$url" -qc "CREATE DATABASE $db"
 secret="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-"$licensed" serve --listen 127.0.0.1:0 --store "$store" --signing-key "bench=$secret" \
+"$licensed" serve --create --listen 127.0.0.1:0 --store "$store" --signing-key "bench=$secret" \
   --rate-limit-key off --rate-limit-ip off --admin-listen off "$@" >"$dir/server.log" 2>&1 &
 pid=$!
 port=""

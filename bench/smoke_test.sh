@@ -18,7 +18,7 @@ cleanup() {
 trap cleanup EXIT
 
 secret="smoke-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"
-"$licensed" serve --listen 127.0.0.1:0 --store "sqlite:$dir/licensed.db" \
+"$licensed" serve --create --listen 127.0.0.1:0 --store "sqlite:$dir/licensed.db" \
   --signing-key "bench=$secret" --rate-limit-key off --rate-limit-ip off \
   --admin-listen off >"$dir/server.log" 2>&1 &
 server_pid=$!

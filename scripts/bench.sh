@@ -116,7 +116,7 @@ seeded_store() {
 
 # Starts licensed on $store_path; sets server_pid and port.
 start_licensed() {
-  local args=(serve --listen 127.0.0.1:0 --store "sqlite:$store_path"
+  local args=(serve --create --listen 127.0.0.1:0 --store "sqlite:$store_path"
               --signing-key "bench=$secret" --rate-limit-key off --rate-limit-ip off
               --admin-listen off)
   [ -n "$server_threads" ] && args+=(--threads "$server_threads")

@@ -9,6 +9,11 @@ cmake --build build/release --target licensed licensectl -j"$(nproc)"
 bin=build/release/licensed
 mkdir -p demo
 store="sqlite:demo/licensed.db"
+if [ ! -f demo/licensed.db ]; then
+  # serve and admin never create a store by themselves (a mistyped path would become an
+  # empty one): `licensed init` makes it, with its response keys.
+  "$bin" init --store "$store"
+fi
 if [ ! -f demo/signing-key ]; then
   "$bin" admin --store "$store" product create --slug demo-plugin --name "Demo Plugin" >/dev/null
   "$bin" admin --store "$store" license create --product demo-plugin --max 3 --json \

@@ -10,6 +10,7 @@ packages=(
   libcurl4-openssl-dev
   clang-14 libclang-rt-14-dev
   libhiredis-dev redis-server nginx
+  systemd prometheus
   chromium nodejs
   g++-mingw-w64-x86-64-posix wine wine64 osslsigncode
   "$@"

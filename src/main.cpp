@@ -10,7 +10,9 @@
 
 #include "admin/admin_cli.h"
 #include "admin/cli_status.h"
+#include "admin/init_cli.h"
 #include "admin/store_lifecycle.h"
+#include "auth/batch_signer.h"
 #include "auth/memory_nonce_store.h"
 #include "auth/redis_nonce_store.h"
 #include "auth/response_signer.h"
@@ -21,6 +23,7 @@
 #include "config/serve_settings.h"
 #include "core/periodic_job.h"
 #include "core/private_file.h"
+#include "dashboard/brand.h"
 #include "dashboard/memory_session_store.h"
 #include "dashboard/redis_session_store.h"
 #include "http/admin_service.h"
@@ -30,15 +33,20 @@
 #include "http/license_handler.h"
 #include "http/store_api_caller.h"
 #include "observability/log_format.h"
+#include "observability/log_output.h"
+#include "observability/process_metrics.h"
 #include "observability/redaction.h"
 #include "observability/sentry_reporter.h"
 #include "ratelimit/memory_rate_limiter.h"
 #include "ratelimit/redis_rate_limiter.h"
+#include "ratelimit/reloadable_rate_limiter.h"
 #include "redis/redis_client.h"
 #include "redis/redis_workers.h"
 #include "store/remembered_nonce_purge.h"
 #include "store/sqlite/sqlite_serve_lock.h"
 #include "store/store.h"
+#include "webhooks/webhook_dispatcher.h"
+#include "webhooks/webhook_sweeps.h"
 
 namespace {
 
@@ -65,6 +73,7 @@ constexpr int64_t kDashboardReadsPerIpMinute = 300;
 // Failed store payments are swept this often: a store's paymentGrace is counted in days
 // (default 7d), so a suspension comes at most a minute after its grace ends.
 constexpr std::chrono::minutes kPaymentGraceSweepInterval{1};
+constexpr std::chrono::minutes kWebhookSweepInterval{1};  // docs/protocol.md §25.4
 constexpr std::string_view kRedisPrefix = "licensed:";
 // Threads that make the Redis calls of parked requests, per network thread. A worker
 // mostly waits for Redis' answer; two per network thread make as many calls at once as
@@ -91,6 +100,76 @@ void sweep_store_payment_grace(Store& store, const Clock& clock) {
   } else if (swept.value() > 0) {
     spdlog::info("store payment grace: {} licenses suspended", swept.value());
   }
+}
+
+// docs/protocol.md §25.4: the sweep's events (expiring soon, expired, entitlement expired), once
+// each whichever instance sweeps first, and the outbox's pruning.
+void sweep_webhooks(Store& store, const Clock& clock) {
+  auto swept = run_webhook_sweeps(store, clock.now_ms());
+  if (!swept.ok()) spdlog::warn("webhook sweep not finished: {}", swept.error().message);
+  auto pruned = prune_webhook_outbox(store, clock.now_ms());
+  if (!pruned.ok()) spdlog::warn("webhook outbox not pruned: {}", pruned.error().message);
+}
+
+// /metrics: deliveries by outcome, pending deliveries, the age of the oldest pending one.
+void add_webhook_metrics(ServerMetrics& metrics, const WebhookCounters& c, const Clock& clock) {
+  const std::pair<const char*, const std::atomic<int64_t>*> outcomes[] = {
+      {"delivered", &c.delivered}, {"retried", &c.retried}, {"failed", &c.failed}};
+  for (const auto& [outcome, counter] : outcomes) {
+    const std::atomic<int64_t>* value = counter;
+    metrics.add_gauge(
+        {std::string("licensed_webhook_deliveries_total{outcome=\"") + outcome + "\"}",
+         "Webhook delivery attempts by outcome since start.",
+         [value] { return static_cast<double>(value->load()); }, "counter"});
+  }
+  metrics.add_gauge({"licensed_webhook_endpoints_disabled_total",
+                     "Webhook endpoints disabled since start (410, or 5 days of failures).",
+                     [&c] { return static_cast<double>(c.disabled.load()); }, "counter"});
+  metrics.add_gauge({"licensed_webhook_pending_deliveries",
+                     "Webhook deliveries neither delivered nor failed yet.",
+                     [&c] { return static_cast<double>(c.pending.load()); }});
+  metrics.add_gauge({"licensed_webhook_oldest_pending_age_seconds",
+                     "Age of the event of the oldest pending webhook delivery (0: none).",
+                     [&c, &clock] {
+                       const int64_t at = c.oldest_pending_at.load();
+                       return at == 0 ? 0.0 : static_cast<double>(clock.now_ms() - at) / 1000.0;
+                     }});
+}
+
+// /metrics: store jobs failed by kind (counted by submit_call), and the PostgreSQL pool's
+// figures; SQLite has no pool to watch (one writer, fixed readers), so it shows none.
+void add_store_failure_and_pool_metrics(ServerMetrics& metrics, const Store& store) {
+  for (size_t i = 0; i < kStoreFailureKindNames.size(); ++i) {
+    const auto kind = static_cast<StoreFailureKind>(i);
+    metrics.add_gauge({std::string("licensed_store_errors_total{kind=\"") +
+                           std::string(kStoreFailureKindNames[i]) + "\"}",
+                       "Store jobs that failed since start: unavailable (1708), internal (1709), "
+                       "queue_full (refused at once, --max-queue).",
+                       [&store, kind] { return static_cast<double>(store.failures(kind)); },
+                       "counter"});
+  }
+  const auto figures = store.pool_figures();
+  if (!figures) return;
+  const auto read = [&store](size_t StorePoolFigures::*member) {
+    return [&store, member] {
+      const auto now = store.pool_figures();
+      return now ? static_cast<double>((*now).*member) : 0.0;
+    };
+  };
+  metrics.add_gauge({"licensed_store_pool_size", "PostgreSQL connections at most.",
+                     read(&StorePoolFigures::size)});
+  metrics.add_gauge({"licensed_store_pool_connections_open", "PostgreSQL connections open now.",
+                     read(&StorePoolFigures::open)});
+  metrics.add_gauge({"licensed_store_pool_connections_in_use",
+                     "PostgreSQL connections running a transaction now.",
+                     read(&StorePoolFigures::in_use)});
+  metrics.add_gauge({"licensed_store_pool_connections_idle",
+                     "PostgreSQL connections open and waiting for a job.", [&store] {
+                       const auto now = store.pool_figures();
+                       return now && now->open > now->in_use
+                                  ? static_cast<double>(now->open - now->in_use)
+                                  : 0.0;
+                     }});
 }
 
 // Nonces of requests dated ahead of the clock, kept in the store by an earlier run,
@@ -159,6 +238,9 @@ void wait_until_second(const Clock& clock, int64_t second) {
   }
 }
 
+// The configuration read again from the same flags, environment and files (SIGHUP).
+using ServeReread = std::function<Result<ServeConfig>()>;
+
 // What is kept outside the store (nonces, rate-limit buckets, dashboard sessions): in this
 // process, or with --redis in Redis, shared by every instance of a deployment. Their
 // metrics are registered here.
@@ -168,10 +250,11 @@ struct VolatileState {
   std::unique_ptr<SessionStore> dashboard_sessions;
   // In-memory nonce store only: see same_second_nonces.h.
   std::unique_ptr<SameSecondNonces> same_second_nonces;
-  std::unique_ptr<RateLimiter> ip_limiter;             // null: off
-  std::unique_ptr<RateLimiter> key_limiter;            // null: off
-  std::unique_ptr<RateLimiter> trial_ip_limiter;       // null: off
-  std::unique_ptr<RateLimiter> trial_product_limiter;  // null: off
+  // The configured limits, which SIGHUP may change (and turn off or on).
+  std::unique_ptr<ReloadableRateLimiter> ip_limiter;
+  std::unique_ptr<ReloadableRateLimiter> key_limiter;
+  std::unique_ptr<ReloadableRateLimiter> trial_ip_limiter;
+  std::unique_ptr<ReloadableRateLimiter> trial_product_limiter;
   std::unique_ptr<RateLimiter> dashboard_session_reads;
   std::unique_ptr<RateLimiter> dashboard_ip_reads;
 };
@@ -181,15 +264,17 @@ struct VolatileState {
 // the fail-open gauge.
 void make_rate_limiters(VolatileState& s, const ServeConfig& config, const Clock& clock,
                         ServerMetrics& metrics) {
-  std::vector<const RedisRateLimiter*> shared;
+  RedisClient* redis = s.redis.get();
+  auto factory = [redis, &clock](std::string_view bucket) -> ReloadableRateLimiter::Factory {
+    return [redis, &clock, bucket](const RateSpec& spec) -> std::unique_ptr<RateLimiter> {
+      if (redis == nullptr) return std::make_unique<MemoryRateLimiter>(spec);
+      return std::make_unique<RedisRateLimiter>(
+          *redis, spec, std::string(kRedisPrefix) + "ratelimit:" + std::string(bucket) + ":",
+          clock);
+    };
+  };
   auto limiter = [&](const std::optional<RateSpec>& spec, std::string_view bucket) {
-    if (!spec) return std::unique_ptr<RateLimiter>();
-    if (!s.redis) return std::unique_ptr<RateLimiter>(std::make_unique<MemoryRateLimiter>(*spec));
-    auto l = std::make_unique<RedisRateLimiter>(
-        *s.redis, *spec, std::string(kRedisPrefix) + "ratelimit:" + std::string(bucket) + ":",
-        clock);
-    shared.push_back(l.get());
-    return std::unique_ptr<RateLimiter>(std::move(l));
+    return std::make_unique<ReloadableRateLimiter>(spec, factory(bucket));
   };
   s.ip_limiter = limiter(config.rate_limit_ip, "ip");
   s.key_limiter = limiter(config.rate_limit_key, "key");
@@ -199,12 +284,22 @@ void make_rate_limiters(VolatileState& s, const ServeConfig& config, const Clock
       limiter(RateSpec{kDashboardReadsPerSessionMinute, 60'000}, "dashboard-session");
   s.dashboard_ip_reads = limiter(RateSpec{kDashboardReadsPerIpMinute, 60'000}, "dashboard-ip");
   if (!s.redis) return;
+  std::vector<const ReloadableRateLimiter*> all{s.ip_limiter.get(), s.key_limiter.get(),
+                                                s.trial_ip_limiter.get(),
+                                                s.trial_product_limiter.get()};
+  for (const auto& l : {s.dashboard_session_reads.get(), s.dashboard_ip_reads.get()}) {
+    all.push_back(static_cast<const ReloadableRateLimiter*>(l));
+  }
   metrics.add_gauge({"licensed_redis_rate_limit_fail_open_total",
                      "Requests admitted unchecked by a rate limit because Redis did not answer.",
-                     [shared] {
+                     [all] {
                        double n = 0;
-                       for (const auto* l : shared)
-                         n += static_cast<double>(l->failed_open_count());
+                       for (const auto* l : all) {
+                         n += l->sum([](const RateLimiter& r) {
+                           return static_cast<double>(
+                               static_cast<const RedisRateLimiter&>(r).failed_open_count());
+                         });
+                       }
                        return n;
                      },
                      "counter"});
@@ -306,36 +401,94 @@ size_t connection_cap(const ServeConfig& config) {
   return cap;
 }
 
-int serve(const ServeConfig& config) {
-  if (config.signing_keys.empty()) {
-    std::cerr << "licensed: no signing keys: give " << where_to_set(*find_setting("signing-key"))
-              << "\n";
-    return kExitUsage;
+Result<std::vector<CidrBlock>> parse_trusted_proxies(const std::vector<std::string>& texts) {
+  std::vector<CidrBlock> blocks;
+  for (const auto& p : texts) {
+    ASSIGN_OR_RETURN(auto block, CidrBlock::parse(p));
+    blocks.push_back(block);
   }
-  // Configured response keys are read before anything starts: an unusable one is a
-  // configuration error. The messages name the file, never its contents.
+  return blocks;
+}
+
+// What serve (and --check-config) refuses to start without, read before anything starts:
+// signing keys, usable response key files (the messages name the file, never its
+// contents), trusted proxies that parse, the dashboard's brand with its logo file.
+struct StartupChecks {
   std::vector<ResponseKey> response_keys;
+  TrustedProxies proxies;
+  DashboardBrandAssets brand;
+};
+Result<StartupChecks> check_startup(const ServeConfig& config) {
+  if (config.signing_keys.empty()) {
+    return config_error("no signing keys: give " + where_to_set(*find_setting("signing-key")));
+  }
+  StartupChecks checked;
   for (const auto& path : config.response_keys) {
     auto key = ResponseKey::load_file(path);
     if (!key.ok()) {
-      std::cerr << "licensed: response key " << key.error().message << "\n";
-      return exit_code_of(key.error().code, CliStage::kConfiguration);
+      Error e = key.error();
+      e.message = "response key " + e.message;
+      return e;
     }
-    response_keys.push_back(std::move(key.value()));
+    checked.response_keys.push_back(std::move(key.value()));
   }
-  TrustedProxies proxies;
-  {
-    std::vector<CidrBlock> blocks;
-    for (const auto& p : config.trusted_proxies) {
-      auto b = CidrBlock::parse(p);
-      if (!b.ok()) {
-        std::cerr << "licensed: " << b.error().message << "\n";
-        return exit_code_of(b.error().code, CliStage::kConfiguration);
-      }
-      blocks.push_back(b.value());
-    }
-    proxies = TrustedProxies(std::move(blocks));
+  // The dashboard's logo is read once, here: a missing or unusable file is a
+  // configuration error, told before anything starts.
+  ASSIGN_OR_RETURN(checked.brand, load_dashboard_brand(config.dashboard_brand.name,
+                                                       config.dashboard_brand.logo_file,
+                                                       config.dashboard_brand.support_url));
+  ASSIGN_OR_RETURN(auto blocks, parse_trusted_proxies(config.trusted_proxies));
+  checked.proxies = TrustedProxies(std::move(blocks));
+  return checked;
+}
+
+std::string describe_rate(const std::optional<RateSpec>& spec) {
+  if (!spec) return "off";
+  return std::to_string(spec->count) + "/" + std::to_string(spec->period_ms / 1000) + "s";
+}
+
+// SIGHUP (docs/configuration.md, "Reloading"): the log file is reopened, and the
+// configuration read again; signing keys, rate limits, trusted proxies and the log level
+// take the new values. A configuration that does not resolve changes nothing.
+void reload(const ServeReread& reread, KeyRing& keys, VolatileState& state,
+            const TrustedProxies& proxies) {
+  if (auto reopened = reopen_log_file(); !reopened.ok()) {
+    spdlog::error("SIGHUP: {}", reopened.error().message);
   }
+  auto config = reread();
+  Result<std::vector<CidrBlock>> blocks = config.ok()
+                                              ? parse_trusted_proxies(config->trusted_proxies)
+                                              : Result<std::vector<CidrBlock>>(config.error());
+  if (config.ok() && config->signing_keys.empty()) {
+    blocks = config_error("no signing keys: give " + where_to_set(*find_setting("signing-key")));
+  }
+  if (!blocks.ok()) {
+    spdlog::error("SIGHUP: the configuration in force stays: {}", blocks.error().message);
+    return;
+  }
+  keys.replace(config->signing_keys);
+  proxies.replace(std::move(blocks.value()));
+  state.key_limiter->set_spec(config->rate_limit_key);
+  state.ip_limiter->set_spec(config->rate_limit_ip);
+  state.trial_ip_limiter->set_spec(config->rate_limit_trial);
+  state.trial_product_limiter->set_spec(config->rate_limit_trial_product);
+  use_log_level(config->log_level);
+  spdlog::info(
+      "SIGHUP: reloaded {} signing key(s), {} trusted proxy block(s), rate limits key {} ip {} "
+      "trial {} trial-product {}",
+      keys.size(), config->trusted_proxies.size(), describe_rate(config->rate_limit_key),
+      describe_rate(config->rate_limit_ip), describe_rate(config->rate_limit_trial),
+      describe_rate(config->rate_limit_trial_product));
+}
+
+int serve(const ServeConfig& config, const ServeReread& reread, bool create_store) {
+  auto checked = check_startup(config);
+  if (!checked.ok()) {
+    std::cerr << "licensed: " << checked.error().message << "\n";
+    return exit_code_of(checked.error().code, CliStage::kConfiguration);
+  }
+  std::vector<ResponseKey> response_keys = std::move(checked->response_keys);
+  const TrustedProxies proxies = checked->proxies;
 
   // hiredis writes with write(), which raises SIGPIPE on a connection Redis has closed;
   // the failed write is handled as an error (reconnect), so the signal must not kill us.
@@ -345,6 +498,7 @@ int serve(const ServeConfig& config) {
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   warn_if_store_open_to_others(config.store);
@@ -358,12 +512,16 @@ int serve(const ServeConfig& config) {
   // store. So the rule counts from the next second, and the listener waits for it: a
   // client whose clock matches ours is never told it is dated before our start.
   const int64_t first_second_served = clock.now_seconds() + 1;
-  auto store = open_store(config.store, StoreLimits{config.max_queue, config.store_pool_size});
+  // A store that does not exist is made only when asked (--create, or `licensed init`).
+  auto store = open_store(config.store, StoreLimits{config.max_queue, config.store_pool_size},
+                          StoreOpening{create_store, true});
   if (!store.ok()) {
     std::cerr << "licensed: " << store.error().message << "\n";
     return exit_code_of(store.error().code, CliStage::kRunning);
   }
   ServerMetrics metrics;
+  add_process_metrics(metrics);
+  metrics.set_build_version(LICENSED_VERSION);
   auto shared_state = make_volatile_state(config, clock, metrics);
   if (!shared_state.ok()) {
     std::cerr << "licensed: cannot use redis at " << config.redis->host << ":" << config.redis->port
@@ -393,6 +551,11 @@ int serve(const ServeConfig& config) {
   auto payment_grace_sweep = std::make_unique<PeriodicJob>(
       kPaymentGraceSweepInterval,
       [&sweep_store, &clock] { sweep_store_payment_grace(sweep_store, clock); });
+  auto webhook_dispatcher =
+      std::make_unique<WebhookDispatcher>(sweep_store, clock, outgoing_policy(config));
+  add_webhook_metrics(metrics, webhook_dispatcher->counters(), clock);
+  auto webhook_sweep = std::make_unique<PeriodicJob>(
+      kWebhookSweepInterval, [&sweep_store, &clock] { sweep_webhooks(sweep_store, clock); });
 
   if (auto kept = add_store_response_keys(response_keys, *store.value(), clock); !kept.ok()) {
     std::cerr << "licensed: cannot keep a response key in the store "
@@ -401,6 +564,9 @@ int serve(const ServeConfig& config) {
     return exit_code_of(kept.error().code, CliStage::kRunning);
   }
   const ResponseSigner response_signer(std::move(response_keys));
+  // Answers waiting for a signature are signed together (docs/protocol.md §13.3); stopped
+  // below once no store thread can hand it an answer any more.
+  BatchSigner batch_signer(response_signer);
   auto trial_key = run_blocking(*store.value(), TxKind::kWrite, [&clock](StoreTx& tx) {
     return stored_trial_key(tx, clock.now_ms());
   });
@@ -416,6 +582,17 @@ int serve(const ServeConfig& config) {
   Store* store_ptr = store.value().get();
   metrics.add_gauge({"licensed_store_queue_depth", "Store jobs queued or running.",
                      [store_ptr] { return static_cast<double>(store_ptr->queue_depth()); }});
+  add_store_failure_and_pool_metrics(metrics, *store_ptr);
+  metrics.add_gauge(
+      {"licensed_response_signatures_total", "Signatures made over answers (one per batch).",
+       [&batch_signer] { return static_cast<double>(batch_signer.stats().signatures); },
+       "counter"});
+  metrics.add_gauge(
+      {"licensed_response_signed_answers_total", "Answers signed, alone or in a batch.",
+       [&batch_signer] { return static_cast<double>(batch_signer.stats().answers); }, "counter"});
+  metrics.add_gauge(
+      {"licensed_response_largest_batch", "The most answers one signature covered.",
+       [&batch_signer] { return static_cast<double>(batch_signer.stats().largest_batch); }});
   // Started after the signals are blocked, so its thread never takes SIGTERM.
   std::unique_ptr<SentryReporter> reporter;
   if (config.sentry_dsn) {
@@ -446,18 +623,25 @@ int serve(const ServeConfig& config) {
   handler_config.metrics = &metrics;
   handler_config.error_reporter = reporter.get();
   handler_config.response_signer = &response_signer;
+  handler_config.batch_signer = &batch_signer;
   handler_config.trial_identity = trial_key.ok() ? trial_key.value().get() : nullptr;
   handler_config.trial_ip_limiter = state.trial_ip_limiter.get();
   handler_config.trial_product_limiter = state.trial_product_limiter.get();
+  handler_config.sign_in_links = state.dashboard_sessions.get();
   const LicenseHandler handler(std::move(handler_config));
   // Admin tokens are 256-bit, so guessing is hopeless; this bounds the work a client
   // can cause with wrong tokens (docs/protocol.md §18), apart from the License API's buckets.
   MemoryRateLimiter failed_admin_auth(RateSpec{kFailedAdminAuthPerMinute, 60'000});
+  // Store deliveries' look-ups wait on a provider's API, and a webhook URL given to the
+  // admin API is resolved: on workers of their own, never a network or store thread.
+  RedisWorkers store_api_workers(kStoreApiWorkers);
   const AdminApiHandler admin_api(
       {store_ptr, &clock, &failed_admin_auth, reporter.get(), config.public_url.value_or(""),
+       outgoing_policy(config), &store_api_workers,
        OfflineSubmission{&keys,
                          {config.offline_request_max_age, config.offline_request_max_skew},
-                         &response_signer}});
+                         &response_signer},
+       trial_key.ok() ? trial_key.value().get() : nullptr});
   MemoryRateLimiter dashboard_sign_ins(RateSpec{kDashboardSignInsPerMinute, 60'000});
   DashboardConfig dashboard_config;
   dashboard_config.store = store_ptr;
@@ -475,10 +659,8 @@ int serve(const ServeConfig& config) {
                                      config.offline_request_max_skew};
   dashboard_config.response_signer = &response_signer;
   dashboard_config.dashboard_url = config.dashboard_url;
+  dashboard_config.brand = std::move(checked->brand);
   const DashboardHandler dashboard(dashboard_config);
-  // Store deliveries' look-ups wait on a provider's API: on workers of their own, never a
-  // network or store thread.
-  RedisWorkers store_api_workers(kStoreApiWorkers);
   OutgoingStoreApiCaller store_api_caller(outgoing_policy(config));
   StoreInboundConfig inbound_config;
   inbound_config.store = store_ptr;
@@ -501,7 +683,14 @@ int serve(const ServeConfig& config) {
   http_config.max_connections_per_address = config.max_connections_per_ip;
   http_config.header_timeout = std::chrono::seconds(config.header_timeout);
   http_config.idle_timeout = std::chrono::seconds(config.idle_timeout);
+  http_config.access_log = config.access_log;
   HttpServer server(http_config, api, &metrics);
+  metrics.add_gauge({"licensed_store_queue_limit", "Store jobs queued or running at most.",
+                     [limit = config.max_queue] { return static_cast<double>(limit); }});
+  metrics.add_gauge({"licensed_connections_open", "Open client connections.",
+                     [&server] { return static_cast<double>(server.open_connections()); }});
+  metrics.add_gauge({"licensed_connections_limit", "Open client connections at most.",
+                     [max_connections] { return static_cast<double>(max_connections); }});
 
   const AdminService admin_service({&metrics, store_ptr, [&server] { return !server.draining(); }});
   std::unique_ptr<HttpServer> admin_server;
@@ -536,9 +725,12 @@ int serve(const ServeConfig& config) {
     // describe() leaves the DSN's key out.
     spdlog::info("internal errors are reported to sentry at {}", config.sentry_dsn->describe());
   }
+  // Only now: the lines up to the ready line, which scripts wait for, are written at any
+  // --log-level.
+  use_log_level(config.log_level);
 
   int sig = 0;
-  sigwait(&signals, &sig);
+  while (sigwait(&signals, &sig) == 0 && sig == SIGHUP) reload(reread, keys, state, proxies);
   spdlog::info("received {}, draining in-flight requests", sig == SIGTERM ? "SIGTERM" : "SIGINT");
   server.stop(std::chrono::seconds(10));
   // A Redis call still running answers a request whose thread has stopped: it must end
@@ -549,9 +741,14 @@ int serve(const ServeConfig& config) {
   if (state.same_second_nonces) {
     keep_same_second_nonces(*store.value(), *state.same_second_nonces, clock);
   }
+  webhook_sweep.reset();
+  webhook_dispatcher.reset();
   payment_grace_sweep.reset();
   nonce_purge.reset();
   store.value().reset();
+  // After the store threads: the last answers they made are signed, and handed to the
+  // sessions while the server's contexts still exist.
+  batch_signer.stop();
   if (reporter) {
     // Last: requests drained above may still have reported.
     reporter->shutdown(kErrorReportFlush);
@@ -562,6 +759,27 @@ int serve(const ServeConfig& config) {
   return 0;
 }
 
+// `serve --check-config`: the checks serve makes before it starts anything, then a line
+// that says what would be served; exit 0, or the exit status serve would have.
+int check_config_only(const ServeConfig& config) {
+  auto checked = check_startup(config);
+  if (!checked.ok()) {
+    std::cerr << "licensed: " << checked.error().message << "\n";
+    return exit_code_of(checked.error().code, CliStage::kConfiguration);
+  }
+  std::cout << "configuration OK: would listen on " << config.listen_host << ":"
+            << config.listen_port << ", store " << redact_url_credentials(config.store) << ", "
+            << config.signing_keys.size() << " signing key(s)\n";
+  return kExitOk;
+}
+
+// The log's format, level and file, before the first line of serve.
+Status use_logging(const ServeConfig& config) {
+  use_log_format(config.log_format);
+  if (config.log_file.empty()) return Ok{};
+  return log_to_file(config.log_file);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -570,9 +788,19 @@ int main(int argc, char** argv) {
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
   CLI::App app{"licensed: license activation server for software plugins"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("licensed ") + LICENSED_VERSION);
   ServeFlags flags;
   auto* serve_cmd = app.add_subcommand("serve", "run the License API server");
   add_serve_flags(*serve_cmd, flags);
+  bool check_config = false;
+  serve_cmd->add_flag("--check-config", check_config,
+                      "check the configuration (flags, environment, file and the files they name) "
+                      "and exit: 0 when serve would start with it; the store and Redis are not "
+                      "contacted");
+  bool create_store = false;
+  serve_cmd->add_flag("--create", create_store,
+                      "create the store when it does not exist (else it is refused; see init)");
+  auto run_init = add_init_command(app);
   auto* admin_cmd = app.add_subcommand("admin", "manage products, licenses and audit records");
   auto run_admin = add_admin_commands(*admin_cmd);
   try {
@@ -581,12 +809,29 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : kExitUsage;
   }
-  if (admin_cmd->parsed()) return run_admin();
-  auto config = resolve_serve_config(flags, process_environment());
+  if (admin_cmd->parsed()) {
+    // Standard output is the command's answer (`--json | jq`); log lines go beside it.
+    log_to_stderr();
+    return run_admin();
+  }
+  if (app.got_subcommand("init")) {
+    log_to_stderr();
+    return run_init();
+  }
+  const ServeReread reread = [&flags] {
+    return resolve_serve_config(flags, process_environment());
+  };
+  Result<ServeConfig> config = reread();
+  if (auto env = check_environment_names(process_environment_names()); !env.ok()) {
+    config = env.error();
+  }
+  if (config.ok()) {
+    if (auto logging = use_logging(config.value()); !logging.ok()) config = logging.error();
+  }
   if (!config.ok()) {
     std::cerr << "licensed: " << config.error().message << "\n";
     return exit_code_of(config.error().code, CliStage::kConfiguration);
   }
-  use_log_format(config->log_format);
-  return serve(config.value());
+  if (check_config) return check_config_only(config.value());
+  return serve(config.value(), reread, create_store);
 }

@@ -11,6 +11,7 @@ work="$(mktemp -d)"
 trap 'kill "$server" 2>/dev/null || true; rm -rf "$work"' EXIT
 bin="$build/licensed"
 store="sqlite:$work/path.db"
+"$bin" init --store "$store" >/dev/null
 "$bin" admin --store "$store" product create --slug p --name P >/dev/null
 key="$("$bin" admin --store "$store" license create --product p --max 3 --json |
   sed -E 's/.*"licenseKey":"([^"]+)".*/\1/')"

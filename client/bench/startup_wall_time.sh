@@ -27,6 +27,7 @@ c++ -std=c++17 -O1 -pthread -o "$work/probe" "$here/startup_wall_time.cpp" \
 secret="s3cr3t-0123456789abcdef0123456789abcdef"
 store="sqlite:$work/licensed.db"
 licensed="$build/licensed"
+"$licensed" init --store "$store" >/dev/null
 "$licensed" admin --store "$store" product create --slug reverb --name "Reverb Pro" >/dev/null
 license=$("$licensed" admin --store "$store" license create --product reverb --max 3 --json |
   sed -n 's/.*"licenseKey": *"\([^"]*\)".*/\1/p')

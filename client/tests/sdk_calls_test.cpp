@@ -7,6 +7,7 @@
 #include "sdk_fixture.h"
 #include "support/activation_age.h"
 #include "support/db_lock.h"
+#include "support/json_util.h"
 #include "support/store_faults.h"
 
 namespace licensed::client::test {
@@ -94,7 +95,9 @@ TEST_F(SdkCalls, LimitReachedIsTypedWithCountsAndTheDashboardHint) {
   EXPECT_EQ(refused.code, 1705);
   EXPECT_EQ(refused.activations, 1);
   EXPECT_EQ(refused.max, 1);
-  EXPECT_EQ(refused.dashboard_url, "https://example.com/account/activations");
+  // The SDK hands on the link as the server made it: the URL with a one-time sign-in link.
+  ASSERT_TRUE(refused.dashboard_url);
+  bb::ExpectSignInLink(*refused.dashboard_url, "https://example.com/account/activations");
   EXPECT_EQ(refused.attempts, 1) << "a 409 is not retried";
 }
 

@@ -5,6 +5,8 @@
 #include "admin/list_page.h"
 #include "admin/plan_operations.h"
 #include "admin/storefront_operations.h"
+#include "admin/support_api.h"
+#include "admin/webhook_api.h"
 #include "core/license_json.h"
 #include "core/request_body.h"
 #include "core/text.h"
@@ -132,6 +134,36 @@ RequestResult<OfflineMembers> offline_members(const json::object& body, bool nul
   return m;
 }
 
+// Part of a license key: trimmed and lowercased (keys are lowercase UUIDs), then only hex
+// digits and dashes.
+ApiResult<std::string> key_part_of(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  std::string part;
+  for (const char c : text) {
+    const char lower = c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+    if (!((lower >= '0' && lower <= '9') || (lower >= 'a' && lower <= 'f') || lower == '-')) {
+      return errors::malformed("key", "key is part of a license key: hex digits and dashes");
+    }
+    part += lower;
+  }
+  if (part.empty()) return errors::malformed("key", "key is part of a license key");
+  return part;
+}
+
+// docs/protocol.md §26.2: a query name the route does not know is refused, so a filter a
+// client misspells (or one this server does not have) is never silently ignored.
+std::optional<ApiError> unknown_query(const AdminCall& call) {
+  const auto known = known_query_names(call.route);
+  if (!known) return std::nullopt;
+  for (const auto& [name, value] : call.query) {
+    if (std::find(known->begin(), known->end(), name) == known->end()) {
+      return errors::malformed(name, "unknown query parameter " + name);
+    }
+  }
+  return std::nullopt;
+}
+
 // ---- routes -----------------------------------------------------------------------
 
 json::object listed_license_json(const License& l, UnixMillis now) {
@@ -204,12 +236,20 @@ RequestResult<AdminAnswer> list_licenses(StoreTx& tx, const AdminCall& call,
   // Support's search for a sale (docs/protocol.md §22.10): the buyer's email, the store's order id.
   if (const auto email = filter_value(call, "email")) filter.customer_email = std::string(*email);
   if (const auto order = filter_value(call, "orderId")) filter.order_id = std::string(*order);
+  // docs/protocol.md §26.2: part of a key, as a customer reads it out; a machine.
+  if (const auto key = filter_value(call, "key")) {
+    ASSIGN_OR_RETURN(filter.key_part, key_part_of(*key));
+  }
+  if (const auto machine = filter_value(call, "machine")) filter.machine = std::string(*machine);
   ASSIGN_OR_RETURN(std::vector<License> rows, tx.list_licenses(filter, after, page.limit + 1));
+  // The true total of the search, whatever page this is.
+  ASSIGN_OR_RETURN(const int64_t total, tx.count_licenses(filter));
   const UnixMillis now = ctx.now;
-  return AdminAnswer{200, page_json(
-                              std::move(rows), page.limit,
-                              [now](const License& l) { return listed_license_json(l, now); },
-                              [](const License& l) { return std::to_string(l.id); })};
+  json::object answer = page_json(
+      std::move(rows), page.limit, [now](const License& l) { return listed_license_json(l, now); },
+      [](const License& l) { return std::to_string(l.id); });
+  answer["total"] = total;
+  return AdminAnswer{200, std::move(answer)};
 }
 
 RequestResult<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& call,
@@ -273,6 +313,11 @@ RequestResult<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call
   }
   if (const json::value* v = member(body, "entitlements"); v != nullptr) {
     ASSIGN_OR_RETURN(patch.entitlements, entitlements_from_body(*v));
+  }
+  // A plan code of the license's product, or null for none.
+  if (const json::value* v = member(body, "plan"); v != nullptr) {
+    if (!v->is_null() && !v->is_string()) return wrong("plan", "a plan code or null");
+    patch.plan = v->is_null() ? std::optional<std::string>() : std::string(v->as_string());
   }
   ASSIGN_OR_RETURN(const OfflineMembers offline, offline_members(body, false));
   patch.offline_lease_seconds = offline.lease;
@@ -445,6 +490,16 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kListStores:
     case AdminRoute::kGetStore:
     case AdminRoute::kListStoreRejections:
+    case AdminRoute::kListWebhooks:
+    case AdminRoute::kGetWebhook:
+    case AdminRoute::kListWebhookDeliveries:
+    case AdminRoute::kTokenInfo:
+    case AdminRoute::kListRefusals:
+    case AdminRoute::kStatsLicenses:
+    case AdminRoute::kStatsActivations:
+    case AdminRoute::kStatsRefusals:
+    case AdminRoute::kStatsTrials:
+    case AdminRoute::kStatsNearestCap:
       return false;
     case AdminRoute::kPatchProduct:
     case AdminRoute::kCreatePlan:
@@ -459,6 +514,11 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kCreateStore:
     case AdminRoute::kPatchStore:
     case AdminRoute::kDeleteStore:
+    case AdminRoute::kCreateWebhook:
+    case AdminRoute::kPatchWebhook:
+    case AdminRoute::kDeleteWebhook:
+    case AdminRoute::kRotateWebhookSecret:
+    case AdminRoute::kRetryWebhookDelivery:
     case AdminRoute::kOfflineActivation:
     case AdminRoute::kOfflineDeactivation:
       return true;
@@ -466,8 +526,13 @@ bool changes_data(AdminRoute route) {
   return true;
 }
 
+Result<PageRequest> admin_page_of(const AdminCall& call) {
+  return parse_page(call);
+}
+
 RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
                                           const AdminContext& ctx) {
+  if (auto bad = unknown_query(call)) return *bad;
   switch (call.route) {
     case AdminRoute::kListProducts:
       return list_products(tx, call);
@@ -515,9 +580,29 @@ RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
     case AdminRoute::kDeleteStore:
     case AdminRoute::kListStoreRejections:
       return store_call(tx, call, ctx);
+    case AdminRoute::kListWebhooks:
+    case AdminRoute::kCreateWebhook:
+    case AdminRoute::kGetWebhook:
+    case AdminRoute::kPatchWebhook:
+    case AdminRoute::kDeleteWebhook:
+    case AdminRoute::kRotateWebhookSecret:
+    case AdminRoute::kListWebhookDeliveries:
+    case AdminRoute::kRetryWebhookDelivery:
+      return webhook_call(tx, call, ctx);
     case AdminRoute::kOfflineActivation:
     case AdminRoute::kOfflineDeactivation:
       return offline_call(tx, call, ctx);
+    case AdminRoute::kListRefusals:
+      return list_refusals_call(tx, call, ctx);
+    case AdminRoute::kStatsLicenses:
+    case AdminRoute::kStatsActivations:
+    case AdminRoute::kStatsRefusals:
+    case AdminRoute::kStatsTrials:
+    case AdminRoute::kStatsNearestCap:
+      return stats_call(tx, call, ctx);
+    case AdminRoute::kTokenInfo:
+      // The handler answers it: only it knows the token.
+      return Error::internal("the token's own route reached the admin calls");
   }
   return Error::internal("no admin call for this route");
 }

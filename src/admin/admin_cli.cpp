@@ -8,11 +8,14 @@
 #include "admin/admin_operations.h"
 #include "admin/admin_tokens.h"
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
+#include "admin/maintenance_cli.h"
 #include "admin/offline_cli.h"
 #include "admin/plan_cli.h"
 #include "admin/plan_operations.h"
 #include "admin/store_cli.h"
 #include "admin/store_transfer.h"
+#include "admin/webhook_cli.h"
 #include "auth/response_key.h"
 #include "core/license_json.h"
 #include "core/private_file.h"
@@ -23,8 +26,11 @@
 namespace licensed {
 namespace {
 
+using admin_cli::report;
+using admin_cli::with_store;
+
 struct AdminArgs {
-  std::string store;
+  AdminStore store;
   std::string slug, name;
   std::string product;
   std::string max;  // parsed by the command, so a bad value is bad input (exit 1)
@@ -44,11 +50,6 @@ struct AdminArgs {
   std::string offline_lease, offline_release, max_deactivations;  // docs/protocol.md §21.7
   std::vector<std::string> entitlements;
 };
-
-int report(const Error& e) {
-  std::cerr << "licensed admin: " << cli_error_text(e) << "\n";
-  return exit_code_of(e.code, CliStage::kRunning);
-}
 
 // A machine cap: a whole number, 0 or more; nullopt (said on stderr) for anything else.
 std::optional<int64_t> parse_max(std::string_view text) {
@@ -73,17 +74,6 @@ std::optional<int64_t> duration_flag(std::string_view flag, std::string_view tex
   return seconds;
 }
 
-template <class Fn>
-int with_store(const AdminArgs& a, Fn&& fn) {
-  auto store = open_store(a.store);
-  if (!store.ok()) {
-    // Its message names the store and why it cannot be used, for the operator already.
-    std::cerr << "licensed admin: " << store.error().message << "\n";
-    return exit_code_of(store.error().code, CliStage::kRunning);
-  }
-  return fn(*store.value());
-}
-
 AdminContext admin_context() {
   return AdminContext{SystemClock().now_ms(), std::nullopt};
 }
@@ -102,9 +92,13 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   auto a = std::make_shared<AdminArgs>();
   auto chosen = std::make_shared<std::function<int()>>();
   const char* store_env = std::getenv("LICENSED_STORE");
-  a->store = store_env != nullptr ? store_env : "sqlite:./licensed.db";
-  admin.add_option("--store", a->store,
+  a->store.url = store_env != nullptr ? store_env : "sqlite:./licensed.db";
+  admin.add_option("--store", a->store.url,
                    "sqlite:PATH or postgresql://... (default sqlite:./licensed.db)");
+  admin.add_flag("--create", a->store.create,
+                 "create the store when it does not exist (else it is refused; see licensed init)");
+  admin.add_flag("--migrate", a->store.migrate,
+                 "apply pending schema migrations (only once no older server uses the store)");
   admin.require_subcommand(1);
 
   auto* product = admin.add_subcommand("product", "manage products")->require_subcommand(1);
@@ -114,7 +108,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   pcreate->add_flag("--json", a->json, "print JSON");
   pcreate->callback([a, chosen] {
     *chosen = [a] {
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return create_product(tx, a->slug, a->name, admin_context());
         });
@@ -205,7 +199,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         }
         spec.status = *st;
       }
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return create_license(tx, spec, admin_context());
         });
@@ -226,7 +220,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   lshow->add_flag("--json", a->json, "print JSON");
   lshow->callback([a, chosen] {
     *chosen = [a] {
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kRead, [&](StoreTx& tx) {
           return show_license(tx, a->key, SystemClock().now_ms());
         });
@@ -281,7 +275,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
       }
       AdminContext ctx = admin_context();
       ctx.reason = a->reason;
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return set_license_status(tx, a->key, *st, ctx);
         });
@@ -298,7 +292,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
     *chosen = [a] {
       const auto max = parse_max(a->max);
       if (!max) return kExitRefused;
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return set_license_max(tx, a->key, *max, admin_context());
         });
@@ -318,7 +312,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         ttl = duration_flag("DURATION", a->ttl_value, " or never");
         if (!ttl) return kExitRefused;
       }
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return set_license_machine_ttl(tx, a->key, ttl, admin_context());
         });
@@ -335,7 +329,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   auto* ldelete = key_command("delete", "soft-delete a license");
   ldelete->callback([a, chosen] {
     *chosen = [a] {
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return delete_license(tx, a->key, admin_context());
         });
@@ -349,13 +343,15 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   add_plan_commands(admin, *product, *license, &a->store, chosen);
   add_offline_commands(*license, &a->store, chosen);
   add_store_commands(admin, &a->store, chosen);
+  add_webhook_commands(admin, &a->store, chosen);
+  add_maintenance_commands(admin, &a->store, chosen);
 
   auto* audit = admin.add_subcommand("audit", "a license's audit records, oldest first");
   audit->add_option("KEY", a->key, "license key")->required();
   audit->add_flag("--json", a->json, "print a JSON array");
   audit->callback([a, chosen] {
     *chosen = [a] {
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r =
             run_blocking(s, TxKind::kRead, [&](StoreTx& tx) { return license_audit(tx, a->key); });
         if (!r.ok()) return report(r.error());
@@ -387,7 +383,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   tcreate->add_flag("--json", a->json, "print {\"token\", \"name\"}");
   tcreate->callback([a, chosen] {
     *chosen = [a] {
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) {
           return create_admin_token(tx, a->token_name, a->read_only, SystemClock().now_ms());
         });
@@ -408,7 +404,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   trevoke->add_option("--name", a->token_name, "the token's name")->required();
   trevoke->callback([a, chosen] {
     *chosen = [a] {
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kWrite,
                               [&](StoreTx& tx) { return revoke_admin_token(tx, a->token_name); });
         if (!r.ok()) return report(r.error());
@@ -422,7 +418,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   tlist->add_flag("--json", a->json, "print a JSON array");
   tlist->callback([a, chosen] {
     *chosen = [a] {
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto r = run_blocking(s, TxKind::kRead, [](StoreTx& tx) { return list_admin_tokens(tx); });
         if (!r.ok()) return report(r.error());
         boost::json::array list;
@@ -459,7 +455,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
       ->required();
   exp->callback([a, chosen] {
     *chosen = [a] {
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto text = export_store(s);
         if (!text.ok()) return report(text.error());
         if (const auto failed = write_new_private_file(a->out_file, text.value())) {
@@ -483,7 +479,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         std::cerr << "licensed admin: cannot read " << a->out_file << "\n";
         return kExitRefused;
       }
-      return with_store(*a, [&](Store& s) {
+      return with_store(a->store, [&](Store& s) {
         auto rows = import_store(s, text.str());
         if (!rows.ok()) return report(rows.error());
         std::cout << "imported " << rows.value() << " rows\n";

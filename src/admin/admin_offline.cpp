@@ -32,6 +32,7 @@ OperationContext operation_context(const CheckedFile& checked, const AdminContex
   OperationContext op;
   op.now = ctx.now;
   if (ctx.ip) op.ip = *ctx.ip;
+  if (ctx.request_id) op.request_id = *ctx.request_id;
   op.key_id = checked.key->id;
   op.bound_products = &checked.key->products;
   op.inner_bound_products = &checked.key->products;

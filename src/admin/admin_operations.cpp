@@ -47,6 +47,7 @@ AuditEntry audit_entry(std::string_view action, const License& l, const AdminCon
   e.actor = ctx.actor;
   e.actor_name = ctx.actor_name;
   e.ip = ctx.ip;
+  e.request_id = ctx.request_id;
   e.reason = ctx.reason;
   e.source = ctx.source;
   return e;
@@ -56,7 +57,7 @@ Status audit(StoreTx& tx, std::string_view action, const License& l, const Admin
              std::optional<std::string> machine_id = std::nullopt) {
   AuditEntry e = audit_entry(action, l, ctx);
   e.machine_id = std::move(machine_id);
-  return tx.append_audit(e);
+  return tx.append_audit(e, l);
 }
 
 // An audit record of one field's change, `changes` being {"<field>": {"from", "to"}}
@@ -66,7 +67,7 @@ Status audit_change(StoreTx& tx, std::string_view action, const License& l, cons
   AuditEntry e = audit_entry(action, l, ctx);
   boost::json::object change{{"from", std::move(from)}, {"to", std::move(to)}};
   e.changes = boost::json::serialize(boost::json::object{{field, std::move(change)}});
-  return tx.append_audit(e);
+  return tx.append_audit(e, l);
 }
 
 boost::json::value optional_json(const std::optional<int64_t>& v) {
@@ -355,13 +356,30 @@ Result<License> set_license_max_deactivations(StoreTx& tx, std::string_view key,
   return l;
 }
 
+Result<License> set_license_plan(StoreTx& tx, std::string_view key,
+                                 const std::optional<std::string>& plan, const AdminContext& ctx) {
+  ASSIGN_OR_RETURN(License l, load_live(tx, key));
+  if (plan) {
+    ASSIGN_OR_RETURN(const auto found, tx.find_plan(l.product.id, *plan));
+    if (!found) return refused("plan", "product " + l.product.slug + " has no plan " + *plan);
+  }
+  const auto from = l.plan;
+  l.plan = plan;
+  RETURN_IF_ERROR(tx.update_license(l));
+  const auto text = [](const std::optional<std::string>& v) {
+    return v ? boost::json::value(*v) : boost::json::value(nullptr);
+  };
+  RETURN_IF_ERROR(audit_change(tx, audit_action::kUpdate, l, ctx, "plan", text(from), text(plan)));
+  return l;
+}
+
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx) {
   if (!patch.status && !patch.max && !patch.expires_at && !patch.machine_ttl_seconds &&
       !patch.entitlements && !patch.offline_grace_seconds && !patch.offline_lease_seconds &&
-      !patch.offline_release && !patch.max_deactivations) {
+      !patch.offline_release && !patch.max_deactivations && !patch.plan) {
     return refused("",
-                   "nothing to change: give status, max, expiresAt, machineTtl, "
+                   "nothing to change: give status, max, expiresAt, machineTtl, plan, "
                    "offlineGrace, offlineLease, offlineRelease, maxDeactivations or entitlements");
   }
   if (patch.entitlements) RETURN_IF_ERROR(check_entitlements(*patch.entitlements, "entitlements"));
@@ -370,6 +388,9 @@ Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePa
   ASSIGN_OR_RETURN(License l, load_live(tx, key));
   if (patch.status) {
     ASSIGN_OR_RETURN(l, set_license_status(tx, key, *patch.status, ctx));
+  }
+  if (patch.plan) {
+    ASSIGN_OR_RETURN(l, set_license_plan(tx, key, *patch.plan, ctx));
   }
   if (patch.max) {
     ASSIGN_OR_RETURN(l, set_license_max(tx, key, *patch.max, ctx));

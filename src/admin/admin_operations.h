@@ -24,6 +24,9 @@ struct AdminContext {
   std::optional<std::string> actor_name;  // the admin token's name, when there is one
   Actor actor = Actor::kAdmin;
   std::optional<std::string> ip;  // the client's address, recorded where known
+  // The admin API request's X-Request-Id, kept in its audit records so support can find
+  // the request in the logs (docs/protocol.md §26).
+  std::optional<std::string> request_id;
   // Why, in the admin's words: kept in every audit record of the call (docs/protocol.md §17).
   std::optional<std::string> reason;
   // On changes a store event made (actor `store`, or `system` for the payment-grace
@@ -97,6 +100,11 @@ Result<License> set_license_offline_release(StoreTx& tx, std::string_view key,
 // limit, or 3 under offlineRelease "deactivation").
 Result<License> set_license_max_deactivations(StoreTx& tx, std::string_view key,
                                               std::optional<int64_t> max, const AdminContext& ctx);
+// The plan the license says it is on (docs/protocol.md §20): a plan code of its product,
+// or nullopt for none; refused (1702, field plan) for a code the product does not have.
+// Only the code changes: the license's max, expiry and entitlements stay as they are.
+Result<License> set_license_plan(StoreTx& tx, std::string_view key,
+                                 const std::optional<std::string>& plan, const AdminContext& ctx);
 
 // The admin API's PATCH: each member given is one of the changes above (an inner
 // nullopt clears expiresAt / machineTtl), applied in the caller's transaction.
@@ -110,6 +118,7 @@ struct LicensePatch {
   std::optional<std::optional<int64_t>> offline_lease_seconds{};  // inner nullopt: the default
   std::optional<OfflineRelease> offline_release{};
   std::optional<std::optional<int64_t>> max_deactivations{};  // inner nullopt: the default
+  std::optional<std::optional<std::string>> plan{};           // inner nullopt: no plan
 };
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx);

@@ -16,6 +16,7 @@
 
 #include "admin/admin_offline.h"
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
 #include "auth/stored_response_key.h"
 #include "core/clock.h"
 #include "core/operations.h"
@@ -122,7 +123,7 @@ int report_refusal(const RequestError& e) {
   return exit_code_of(e.failure()->code, CliStage::kRunning);
 }
 
-int run_offline_activate(const std::string& store_url, const OfflineArgs& a) {
+int run_offline_activate(const AdminStore& store_url, const OfflineArgs& a) {
   const auto configs = signing_keys(a);
   if (!configs) {
     std::cerr << "licensed admin: give the request signing keys as --signing-key ID=SECRET "
@@ -134,7 +135,7 @@ int run_offline_activate(const std::string& store_url, const OfflineArgs& a) {
   // Refused before anything is activated, so a second run cannot lose a file.
   if (::access(a.out.c_str(), F_OK) == 0)
     return refuse(a.out + " exists already; it is not overwritten");
-  auto store = open_store(store_url);
+  auto store = open_admin_store(store_url);
   if (!store.ok()) return refuse(store.error().message);
   auto key = response_key(*store.value(), a);
   if (!key.ok()) return refuse(cli_error_text(key.error()));
@@ -164,8 +165,7 @@ int run_offline_activate(const std::string& store_url, const OfflineArgs& a) {
 
 }  // namespace
 
-void add_offline_commands(CLI::App& license, const std::string* store,
-                          const ChosenCommand& chosen) {
+void add_offline_commands(CLI::App& license, const AdminStore* store, const ChosenCommand& chosen) {
   auto a = std::make_shared<OfflineArgs>();
   auto* cmd = license.add_subcommand(
       "offline-activate", "turn a customer's offline request file into an activation file");

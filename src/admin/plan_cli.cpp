@@ -6,6 +6,7 @@
 
 #include "admin/admin_operations.h"
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
 #include "admin/plan_operations.h"
 #include "core/license_json.h"
 #include "core/text.h"
@@ -49,20 +50,8 @@ constexpr MemberFlag kMemberFlags[] = {
     {"--max-borrow", "maxBorrow", false},
 };
 
-int report(const Error& e) {
-  std::cerr << "licensed admin: " << cli_error_text(e) << "\n";
-  return exit_code_of(e.code, CliStage::kRunning);
-}
-
-template <class Fn>
-int with_store(const std::string& url, Fn&& fn) {
-  auto store = open_store(url);
-  if (!store.ok()) {
-    std::cerr << "licensed admin: " << store.error().message << "\n";
-    return exit_code_of(store.error().code, CliStage::kRunning);
-  }
-  return fn(*store.value());
-}
+using admin_cli::report;
+using admin_cli::with_store;
 
 AdminContext now_context() {
   return AdminContext{SystemClock().now_ms(), std::nullopt};
@@ -154,7 +143,7 @@ void add_member_flags(CLI::App* cmd, const std::shared_ptr<PlanArgs>& a) {
   cmd->add_option("--entitlement", a->entitlements, "CODE[@DURATION][=VALUE], repeatable");
 }
 
-void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const std::string* store,
+void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const AdminStore* store,
                     const ChosenCommand& chosen) {
   auto* plan = admin.add_subcommand("plan", "a product's plans (editions)")->require_subcommand(1);
   auto* create = plan->add_subcommand("create", "create a plan");
@@ -243,7 +232,7 @@ void add_plan_group(CLI::App& admin, const std::shared_ptr<PlanArgs>& a, const s
   });
 }
 
-int patch_product_and_print(const std::string& store, const std::string& slug,
+int patch_product_and_print(const AdminStore& store, const std::string& slug,
                             const json::object& body) {
   return with_store(store, [&](Store& s) {
     auto r =
@@ -255,7 +244,7 @@ int patch_product_and_print(const std::string& store, const std::string& slug,
 }
 
 void add_product_commands(CLI::App& product, const std::shared_ptr<PlanArgs>& a,
-                          const std::string* store, const ChosenCommand& chosen) {
+                          const AdminStore* store, const ChosenCommand& chosen) {
   auto* trial = product.add_subcommand("set-trial", "offer trials of a product, or stop");
   trial->add_option("SLUG", a->product, "product slug")->required();
   trial->add_option("--plan", a->plan_flag, "the plan trial licenses are made from");
@@ -302,7 +291,7 @@ void add_product_commands(CLI::App& product, const std::shared_ptr<PlanArgs>& a,
   });
 }
 
-int run_license_change(const std::string& store,
+int run_license_change(const AdminStore& store,
                        const std::function<Result<License>(StoreTx&)>& change) {
   return with_store(store, [&](Store& s) {
     auto r = run_blocking(s, TxKind::kWrite, change);
@@ -371,7 +360,7 @@ Result<License> set_license_field(StoreTx& tx, const std::string& key, const std
 }
 
 void add_license_commands(CLI::App& license, const std::shared_ptr<PlanArgs>& a,
-                          const std::string* store, const ChosenCommand& chosen) {
+                          const AdminStore* store, const ChosenCommand& chosen) {
   auto* entitle = license.add_subcommand("entitle", "add or change one entitlement");
   entitle->add_option("KEY", a->key, "license key")->required();
   entitle->add_option("CODE", a->code, "entitlement code")->required();
@@ -423,7 +412,7 @@ void add_license_commands(CLI::App& license, const std::shared_ptr<PlanArgs>& a,
 }
 
 void add_trial_commands(CLI::App& admin, const std::shared_ptr<PlanArgs>& a,
-                        const std::string* store, const ChosenCommand& chosen) {
+                        const AdminStore* store, const ChosenCommand& chosen) {
   auto* trial = admin.add_subcommand("trial", "trials of products")->require_subcommand(1);
   auto* reset = trial->add_subcommand("reset", "let a machine start a new trial (audited)");
   reset->add_option("--product", a->product, "product slug")->required();
@@ -467,7 +456,7 @@ Result<std::vector<Entitlement>> parse_license_entitlement_flags(
 }
 
 void add_plan_commands(CLI::App& admin, CLI::App& product, CLI::App& license,
-                       const std::string* store, const ChosenCommand& chosen) {
+                       const AdminStore* store, const ChosenCommand& chosen) {
   auto a = std::make_shared<PlanArgs>();
   add_plan_group(admin, a, store, chosen);
   add_product_commands(product, a, store, chosen);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "admin/cli_store.h"
 #include "core/entitlement.h"
 #include "core/result.h"
 
@@ -19,7 +20,7 @@ using ChosenCommand = std::shared_ptr<std::function<int()>>;
 
 // `store`: the --store value, read when the command runs.
 void add_plan_commands(CLI::App& admin, CLI::App& product, CLI::App& license,
-                       const std::string* store, const ChosenCommand& chosen);
+                       const AdminStore* store, const ChosenCommand& chosen);
 
 // `--entitlement CODE[@TS][=VALUE]` of `license create`: kInvalidArgument ("entitlements")
 // when one is out of grammar.

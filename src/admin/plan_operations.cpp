@@ -127,9 +127,10 @@ Status audit_update(StoreTx& tx, const License& l, const AdminContext& ctx,
   e.actor = ctx.actor;
   e.actor_name = ctx.actor_name;
   e.ip = ctx.ip;
+  e.request_id = ctx.request_id;
   e.reason = ctx.reason;
   e.changes = json::serialize(changes);
-  return tx.append_audit(e);
+  return tx.append_audit(e, l);
 }
 
 json::object change(json::value from, json::value to) {
@@ -395,6 +396,7 @@ Status reset_trial(StoreTx& tx, std::string_view product_slug, std::string_view 
     e.actor = ctx.actor;
     e.actor_name = ctx.actor_name;
     e.ip = ctx.ip;
+    e.request_id = ctx.request_id;
     e.reason = ctx.reason;
     RETURN_IF_ERROR(tx.append_audit(e));
   }

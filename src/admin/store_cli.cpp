@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
 #include "admin/store_sample_cli.h"
 #include "admin/storefront_operations.h"
 #include "store/store.h"
@@ -21,20 +22,8 @@ struct StoreArgs {
   bool json_out = false;
 };
 
-int report(const Error& e) {
-  std::cerr << "licensed admin: " << cli_error_text(e) << "\n";
-  return exit_code_of(e.code, CliStage::kRunning);
-}
-
-template <class Fn>
-int with_store(const std::string& url, Fn&& fn) {
-  auto store = open_store(url);
-  if (!store.ok()) {
-    std::cerr << "licensed admin: " << store.error().message << "\n";
-    return exit_code_of(store.error().code, CliStage::kRunning);
-  }
-  return fn(*store.value());
-}
+using admin_cli::report;
+using admin_cli::with_store;
 
 // --map ITEM=PRODUCT:PLAN[:per-unit]; the item id is everything before the last '='
 // that precedes the product (Stripe price ids hold no '=').
@@ -102,7 +91,7 @@ Result<json::object> create_body(const StoreArgs& a) {
   return body;
 }
 
-void add_create(CLI::App& group, const std::shared_ptr<StoreArgs>& a, const std::string* store,
+void add_create(CLI::App& group, const std::shared_ptr<StoreArgs>& a, const AdminStore* store,
                 const std::shared_ptr<std::function<int()>>& chosen) {
   auto* create = group.add_subcommand("create", "add a store; prints its inbound URL, once");
   create
@@ -151,7 +140,7 @@ void add_create(CLI::App& group, const std::shared_ptr<StoreArgs>& a, const std:
 
 }  // namespace
 
-void add_store_commands(CLI::App& admin, const std::string* store,
+void add_store_commands(CLI::App& admin, const AdminStore* store,
                         const std::shared_ptr<std::function<int()>>& chosen) {
   auto a = std::make_shared<StoreArgs>();
   auto* group = admin

@@ -9,10 +9,12 @@
 #include <memory>
 #include <string>
 
+#include "admin/cli_store.h"
+
 namespace licensed {
 
 // `store`: the --store value, read when the command runs; `chosen` receives the command.
-void add_store_commands(CLI::App& admin, const std::string* store,
+void add_store_commands(CLI::App& admin, const AdminStore* store,
                         const std::shared_ptr<std::function<int()>>& chosen);
 
 }  // namespace licensed

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "admin/admin_operations.h"
+#include "core/webhook_event.h"
 
 namespace licensed {
 namespace {
@@ -39,7 +40,9 @@ Result<License> make_license(StoreTx& tx, const Storefront& store, const Verifie
   e.actor = Actor::kStore;
   e.actor_name = store.name;
   e.source = store_source_json(store, order.order_id);
-  RETURN_IF_ERROR(tx.append_audit(e));
+  RETURN_IF_ERROR(tx.append_audit(e, l));
+  RETURN_IF_ERROR(record_license_event(tx, webhook_event::kOrderFulfilled, l, now, Actor::kStore,
+                                       {{"order", store_order_json(store, order.order_id)}}));
   return l;
 }
 
@@ -59,9 +62,12 @@ Status keep_references(StoreTx& tx, const Storefront& store, const VerifiedOrder
 
 }  // namespace
 
+boost::json::object store_order_json(const Storefront& store, std::string_view order_id) {
+  return {{"provider", store.provider}, {"storeId", store.id}, {"orderId", order_id}};
+}
+
 std::string store_source_json(const Storefront& store, std::string_view order_id) {
-  return boost::json::serialize(boost::json::object{
-      {"provider", store.provider}, {"storeId", store.id}, {"orderId", order_id}});
+  return boost::json::serialize(store_order_json(store, order_id));
 }
 
 Result<bool> acknowledge_event(StoreTx& tx, const Storefront& store, std::string_view event_key,

@@ -14,6 +14,7 @@
 // Parsing and checking a provider's request is the HTTP layer's; this knows no provider.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -56,8 +57,10 @@ struct Fulfilment {
 Result<Fulfilment> fulfil_order(StoreTx& tx, const Storefront& store, const VerifiedOrder& order,
                                 UnixMillis now);
 
-// The `source` of a store's audit records (docs/protocol.md §22.5): {"provider", "storeId",
-// "orderId"}.
+// The `source` of a store's audit records (docs/protocol.md §22.5): {"provider",
+// "storeId", "orderId"};
+// as an object, the `order` of its webhook events (docs/protocol.md §25).
+boost::json::object store_order_json(const Storefront& store, std::string_view order_id);
 std::string store_source_json(const Storefront& store, std::string_view order_id);
 
 // Records an event that changes nothing (a type not acted on, a test-mode event): true when

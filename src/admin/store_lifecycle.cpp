@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "admin/admin_operations.h"
+#include "core/webhook_event.h"
 
 namespace licensed {
 namespace {
@@ -67,6 +68,13 @@ Result<CitedOrder> cite_order(StoreTx& tx, const Storefront& store, std::string 
   return order;
 }
 
+// The order as its webhook events name it: the `source` its audit records carry.
+boost::json::value order_json(const CitedOrder& order) {
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(order.ctx.source.value_or("{}"), ec);
+  return ec ? boost::json::value(boost::json::object{}) : v;
+}
+
 Status set_status(StoreTx& tx, CitedOrder& order, License& l, LicenseStatus status) {
   ASSIGN_OR_RETURN(l, set_license_status(tx, l.key, status, order.ctx));
   order.mark_changed(l.key);
@@ -80,6 +88,8 @@ Status refund(StoreTx& tx, CitedOrder& order) {
     // A license an admin revoked stays revoked; one refunded before, refunded.
     if (l.status != LicenseStatus::kActive && l.status != LicenseStatus::kSuspended) continue;
     RETURN_IF_ERROR(set_status(tx, order, l, LicenseStatus::kRefunded));
+    RETURN_IF_ERROR(record_license_event(tx, webhook_event::kOrderRefunded, l, order.ctx.now,
+                                         order.ctx.actor, {{"order", order_json(order)}}));
   }
   return Ok{};
 }
@@ -96,7 +106,7 @@ Status partial_refund(StoreTx& tx, const CitedOrder& order) {
     e.changes = "{}";
     e.reason = "partial refund";
     e.source = order.ctx.source;
-    RETURN_IF_ERROR(tx.append_audit(e));
+    RETURN_IF_ERROR(tx.append_audit(e, l));
   }
   return Ok{};
 }

@@ -132,6 +132,19 @@ std::string format_response_signature(std::string_view kid, int64_t t,
   return out;
 }
 
+std::string format_response_signature(std::string_view kid, int64_t t,
+                                      const RawResponseSignature& signature,
+                                      ResponseAlgorithm algorithm, const TreePosition& tree) {
+  std::string out = format_response_signature(kid, t, signature, algorithm);
+  out.append(", tree=").append(std::to_string(tree.index)).append("/");
+  out.append(std::to_string(tree.size)).append(", path=");
+  std::vector<uint8_t> path;
+  path.reserve(tree.path.size() * 32);
+  for (const auto& hash : tree.path) path.insert(path.end(), hash.begin(), hash.end());
+  out.append(base64_encode(path.data(), path.size()));
+  return out;
+}
+
 std::optional<ParsedResponseSignature> parse_response_signature(std::string_view value) {
   const auto params = split_parameters(value);
   if (!params || (params->size() != 3 && params->size() != 5)) return std::nullopt;

@@ -60,6 +60,13 @@ struct TreePosition {
   std::vector<std::array<uint8_t, 32>> path;  // the audit path, RFC 9162 order
 };
 
+// The batched form: the plain form's parameters, then "tree=<index>/<size>, path=<base64
+// of the audit path's hashes concatenated>" (empty when size = 1), where `signature` is
+// over the tree string (response_tree.h) rather than the answer's own signing string.
+std::string format_response_signature(std::string_view kid, int64_t t,
+                                      const RawResponseSignature& signature,
+                                      ResponseAlgorithm algorithm, const TreePosition& tree);
+
 struct ParsedResponseSignature {
   std::string kid;
   int64_t t = 0;

@@ -18,7 +18,30 @@ std::string_view bytes_of(const TreeHash& h) {
   return {reinterpret_cast<const char*>(h.data()), h.size()};
 }
 
+// MTH(D[lo:hi]) (RFC 9162 2.1.1), appending to the path of every leaf below it the
+// sibling hashes on its way up to this subtree's root: the deeper ones first, as
+// PATH(m, D[n]) = PATH(m, D[0:k]) : MTH(D[k:n]) orders them.
+TreeHash subtree_hash(const std::vector<TreeHash>& leaves, size_t lo, size_t hi,
+                      std::vector<std::vector<TreeHash>>& paths) {
+  if (hi - lo == 1) return leaves[lo];
+  size_t k = 1;  // the largest power of two smaller than hi - lo
+  while (k * 2 < hi - lo) k *= 2;
+  const TreeHash left = subtree_hash(leaves, lo, lo + k, paths);
+  const TreeHash right = subtree_hash(leaves, lo + k, hi, paths);
+  for (size_t i = lo; i < lo + k; ++i) paths[i].push_back(right);
+  for (size_t i = lo + k; i < hi; ++i) paths[i].push_back(left);
+  return tree_node_hash(left, right);
+}
+
 }  // namespace
+
+std::optional<BuiltTree> build_tree(const std::vector<TreeHash>& leaves) {
+  if (leaves.empty()) return std::nullopt;
+  BuiltTree tree;
+  tree.paths.resize(leaves.size());
+  tree.root = subtree_hash(leaves, 0, leaves.size(), tree.paths);
+  return tree;
+}
 
 TreeHash tree_leaf_hash(std::string_view signing_string) {
   return prefixed_hash(0x00, signing_string);

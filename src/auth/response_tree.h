@@ -24,6 +24,16 @@ TreeHash tree_node_hash(const TreeHash& left, const TreeHash& right);
 std::optional<TreeHash> tree_root_from_path(const TreeHash& leaf, uint64_t index, uint64_t size,
                                             const std::vector<TreeHash>& path);
 
+// A whole tree as the batch signer builds it: RFC 9162 section 2.1.1's Merkle Tree Hash
+// over the leaves, and section 2.1.3.1's inclusion proof of every leaf, in the order
+// tree_root_from_path folds them.
+struct BuiltTree {
+  TreeHash root{};
+  std::vector<std::vector<TreeHash>> paths;  // paths[i]: the audit path of leaf i
+};
+// `leaves` must not be empty (a tree of zero leaves signs nothing; nullopt).
+std::optional<BuiltTree> build_tree(const std::vector<TreeHash>& leaves);
+
 // "v1-response-tree\n<size>\n<lowercase hex root>".
 std::string tree_signing_string(uint64_t size, const TreeHash& root);
 

@@ -23,6 +23,15 @@ namespace licensed {
 
 // Filled by resolve_serve_config: every default is in the settings table
 // (serve_settings.cpp), so the members here start out empty.
+// The vendor the customer dashboard shows (--dashboard-brand): a name, a logo file served
+// at /dashboard/brand-logo (so the page's CSP, img-src 'self', allows it) and a support
+// link (https:, http: or mailto:). Empty members: the page's defaults.
+struct DashboardBrand {
+  std::string name;
+  std::string logo_file;
+  std::string support_url;
+};
+
 struct ServeConfig {
   std::string listen_host;
   uint16_t listen_port = 0;
@@ -35,6 +44,7 @@ struct ServeConfig {
   // the key kept in the store signs.
   std::vector<std::string> response_keys;
   std::optional<std::string> dashboard_url;
+  DashboardBrand dashboard_brand;
   // The server's address as the world reaches it (docs/protocol.md §22.1, --public-url): the
   // {base_url} of store inbound URLs and claim links, without a trailing slash; none: they are
   // paths.
@@ -71,6 +81,9 @@ struct ServeConfig {
   // beyond it answers 503 1708 (fail closed).
   size_t max_nonces = 0;
   LogFormat log_format = LogFormat::kText;
+  LogLevel log_level = LogLevel::kInfo;
+  std::string log_file;                 // empty: standard output
+  bool access_log = false;              // one line per request (http/access_log.h)
   std::optional<SentryDsn> sentry_dsn;  // where 500s are reported; none: only logged
   // Every outgoing connection (store API calls, webhooks; docs/protocol.md §24): plain http and
   // private or loopback addresses only when allowed; a CA bundle that replaces the
@@ -108,7 +121,14 @@ void add_serve_flags(CLI::App& app, ServeFlags& flags);
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
 EnvLookup process_environment();
 
-// A bad value anywhere is an error naming where it came from; the caller exits 2.
+// An environment variable named LICENSED_* that no setting reads is refused, naming it:
+// a misspelled one would otherwise leave a default in force without a word.
+Status check_environment_names(const std::vector<std::string>& names);
+// The names of this process's environment variables.
+std::vector<std::string> process_environment_names();
+
+// A bad value anywhere is an error naming where it came from; the caller exits 2. A key
+// of the TOML file that no setting has is such an error too.
 Result<ServeConfig> resolve_serve_config(const ServeFlags& flags, const EnvLookup& env);
 
 }  // namespace licensed

@@ -1,5 +1,6 @@
 #include "config/serve_settings.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <fstream>
@@ -64,6 +65,43 @@ Status set_dashboard_url(ServeConfig& c, const Sourced& s, const SettingSpec&) {
   return Ok{};
 }
 
+// "name=Acme Audio;logo=/etc/licensed/logo.svg;support=https://acme.example/help": each
+// part optional, in any order; empty means no brand, so an environment can undo a file's.
+Status set_dashboard_brand(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  c.dashboard_brand = {};
+  std::string_view rest = s.value;
+  while (!rest.empty()) {
+    const size_t semi = rest.find(';');
+    const std::string_view part = rest.substr(0, semi);
+    rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
+    if (part.empty()) continue;
+    const size_t eq = part.find('=');
+    const std::string_view name = part.substr(0, eq);
+    const std::string value(eq == std::string_view::npos ? "" : part.substr(eq + 1));
+    if (value.empty() || std::any_of(value.begin(), value.end(), [](char ch) {
+          return static_cast<unsigned char>(ch) < 0x20 || ch == 0x7f;
+        })) {
+      return config_error(s.source + ": '" + std::string(name) +
+                          "' needs a value without control characters");
+    }
+    if (name == "name" && value.size() <= 100) {
+      c.dashboard_brand.name = value;
+    } else if (name == "logo") {
+      c.dashboard_brand.logo_file = value;
+    } else if (name == "support" &&
+               (value.starts_with("https://") || value.starts_with("http://") ||
+                value.starts_with("mailto:"))) {
+      c.dashboard_brand.support_url = value;
+    } else {
+      return config_error(s.source +
+                          ": expected name=TEXT (at most 100 bytes), logo=FILE or "
+                          "support=URL (https:, http: or mailto:) separated by ';', got '" +
+                          std::string(part) + "'");
+    }
+  }
+  return Ok{};
+}
+
 // An http:// or https:// URL with a host, kept without its trailing slashes (paths are
 // appended to it); empty means none, so an environment can undo a file's.
 Status set_public_url(ServeConfig& c, const Sourced& s, const SettingSpec&) {
@@ -91,6 +129,21 @@ Status set_endpoint(ServeConfig& c, const Sourced& s, const SettingSpec&) {
   auto parsed = Parse(s.value);
   if (!parsed.ok()) return config_error(s.source + ": " + parsed.error().message);
   c.*Member = std::move(parsed.value());
+  return Ok{};
+}
+
+Status set_log_level(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  const auto level = parse_log_level(s.value);
+  if (!level) {
+    return config_error(s.source + ": expected debug, info, warn or error, got '" + s.value + "'");
+  }
+  c.log_level = *level;
+  return Ok{};
+}
+
+// Empty: standard output. The file is opened (and made) by main, which says why it cannot.
+Status set_log_file(ServeConfig& c, const Sourced& s, const SettingSpec&) {
+  c.log_file = s.value;
   return Ok{};
 }
 
@@ -217,6 +270,12 @@ Status read_signing_key_tables(ServeConfig& c, const toml::node& node) {
   for (const auto& entry : *arr) {
     const auto* t = entry.as_table();
     if (t == nullptr) return config_error("config signing_keys: each entry is a table");
+    for (const auto& [key, value] : *t) {
+      if (key != "id" && key != "secret" && key != "products") {
+        return config_error("config signing_keys: unknown key '" + std::string(key.str()) +
+                            "' (a key has id, secret and products)");
+      }
+    }
     auto id = t->get("id") ? t->get("id")->value<std::string>() : std::nullopt;
     auto secret = t->get("secret") ? t->get("secret")->value<std::string>() : std::nullopt;
     if (!id || !secret || id->empty() || secret->empty()) {
@@ -281,11 +340,12 @@ const SettingSpec kSettings[] = {
      .default_value = "127.0.0.1:8080", .set = set_listen},
     {.flag = "store", .env = "LICENSED_STORE", .toml = "store", .value_name = "URL",
      .help = "sqlite:PATH, or postgresql://... (a libpq connection URI)",
-     .default_value = "sqlite:./licensed.db", .set = set_store},
+     .default_value = "sqlite:./licensed.db", .set = set_store, .secret = true},
     {.flag = "redis", .env = "LICENSED_REDIS", .toml = "redis", .value_name = "URL",
      .help = "redis://[[USER]:PASSWORD@]HOST[:PORT][/DB] for nonces, rate-limit buckets and "
              "dashboard sessions shared by several instances; empty: off",
-     .default_help = "off: kept in this process", .set = set_endpoint<&ServeConfig::redis, parse_redis_url>},
+     .default_help = "off: kept in this process", .set = set_endpoint<&ServeConfig::redis, parse_redis_url>,
+     .secret = true},
     {.flag = "redis-timeout", .env = "LICENSED_REDIS_TIMEOUT", .toml = "redis_timeout",
      .kind = K::kDuration, .value_name = "MS",
      .help = "milliseconds a Redis connect or command may take",
@@ -293,7 +353,8 @@ const SettingSpec kSettings[] = {
     {.flag = "signing-key", .env = "LICENSED_SIGNING_KEYS", .toml = "signing_keys",
      .kind = K::kList, .value_name = "ID=SECRET",
      .help = "a key id and its secret for request signatures",
-     .set = add_signing_key, .read_toml = read_signing_key_tables, .check = check_signing_key_ids},
+     .set = add_signing_key, .read_toml = read_signing_key_tables, .check = check_signing_key_ids,
+     .secret = true, .reloads = true},
     {.flag = "response-key", .env = "LICENSED_RESPONSE_KEYS", .toml = "response_keys",
      .kind = K::kList, .value_name = "FILE",
      .help = "PKCS#8 PEM key file, Ed25519 or P-256 (ES256), that signs answers: per algorithm "
@@ -302,6 +363,11 @@ const SettingSpec kSettings[] = {
     {.flag = "dashboard-url", .env = "LICENSED_DASHBOARD_URL", .toml = "dashboard_url",
      .value_name = "URL", .help = "where a customer frees a slot (the 409 hint)",
      .default_help = "none", .set = set_dashboard_url},
+    {.flag = "dashboard-brand", .env = "LICENSED_DASHBOARD_BRAND", .toml = "dashboard_brand",
+     .value_name = "SPEC",
+     .help = "the vendor the customer dashboard shows: name=TEXT;logo=FILE (SVG, PNG, JPEG or "
+             "WebP, at most 256 KiB);support=URL (https:, http: or mailto:), each optional",
+     .default_help = "none: \"Licenses\", no logo or support link", .set = set_dashboard_brand},
     {.flag = "public-url", .env = "LICENSED_PUBLIC_URL", .toml = "public_url",
      .value_name = "URL",
      .help = "the server's address as stores and buyers reach it: the base of store inbound "
@@ -309,18 +375,18 @@ const SettingSpec kSettings[] = {
      .default_help = "none (inbound URLs are paths)", .set = set_public_url},
     {.flag = "rate-limit-key", .env = "LICENSED_RATE_LIMIT_KEY", .toml = "rate_limit_key",
      .kind = K::kRateSpec, .value_name = "SPEC", .help = "per-license bucket: N/PERIOD or off",
-     .default_value = "120/1m", .set = set_rate_spec<&ServeConfig::rate_limit_key>},
+     .default_value = "120/1m", .set = set_rate_spec<&ServeConfig::rate_limit_key>, .reloads = true},
     {.flag = "rate-limit-ip", .env = "LICENSED_RATE_LIMIT_IP", .toml = "rate_limit_ip",
      .kind = K::kRateSpec, .value_name = "SPEC", .help = "per-IP bucket: N/PERIOD or off",
-     .default_value = "600/1m", .set = set_rate_spec<&ServeConfig::rate_limit_ip>},
+     .default_value = "600/1m", .set = set_rate_spec<&ServeConfig::rate_limit_ip>, .reloads = true},
     {.flag = "rate-limit-trial", .env = "LICENSED_RATE_LIMIT_TRIAL", .toml = "rate_limit_trial",
      .kind = K::kRateSpec, .value_name = "SPEC",
      .help = "new trials per client IP (IPv6 per /64): N/PERIOD or off", .default_value = "10/1h",
-     .set = set_rate_spec<&ServeConfig::rate_limit_trial>},
+     .set = set_rate_spec<&ServeConfig::rate_limit_trial>, .reloads = true},
     {.flag = "rate-limit-trial-product", .env = "LICENSED_RATE_LIMIT_TRIAL_PRODUCT",
      .toml = "rate_limit_trial_product", .kind = K::kRateSpec, .value_name = "SPEC",
      .help = "new trials per product across all IPs: N/PERIOD or off", .default_value = "500/1h",
-     .set = set_rate_spec<&ServeConfig::rate_limit_trial_product>},
+     .set = set_rate_spec<&ServeConfig::rate_limit_trial_product>, .reloads = true},
     {.flag = "timestamp-window", .env = "LICENSED_TIMESTAMP_WINDOW", .toml = "timestamp_window",
      .kind = K::kDuration, .value_name = "SECONDS", .help = "accepted clock skew in seconds",
      .default_value = "300", .max = kMaxTimestampWindowSeconds,
@@ -371,9 +437,22 @@ const SettingSpec kSettings[] = {
     {.flag = "log-format", .env = "LICENSED_LOG_FORMAT", .toml = "log_format",
      .value_name = "text|json", .help = "json: one JSON object a line", .default_value = "text",
      .set = set_log_format},
+    {.flag = "log-level", .env = "LICENSED_LOG_LEVEL", .toml = "log_level",
+     .value_name = "LEVEL", .help = "the least severe lines logged once the server is ready (the lines up to the "
+             "ready line always are): debug, info, warn or error",
+     .default_value = "info", .set = set_log_level, .reloads = true},
+    {.flag = "log-file", .env = "LICENSED_LOG_FILE", .toml = "log_file", .value_name = "FILE",
+     .help = "append log lines to this file instead of standard output; SIGHUP reopens it "
+             "(after logrotate moved it)",
+     .default_help = "standard output", .set = set_log_file},
+    {.flag = "access-log", .env = "LICENSED_ACCESS_LOG", .toml = "access_log", .kind = K::kSwitch,
+     .help = "log one line per request: request id, route, status, latency, key id and masked "
+             "license key",
+     .default_value = "false", .set = set_switch<&ServeConfig::access_log>},
     {.flag = "sentry-dsn", .env = "LICENSED_SENTRY_DSN", .toml = "sentry_dsn", .value_name = "DSN",
      .help = "report 500s to Sentry: http://PUBLIC_KEY@HOST[:PORT]/PROJECT_ID; empty: off",
-     .default_help = "off", .set = set_endpoint<&ServeConfig::sentry_dsn, parse_sentry_dsn>},
+     .default_help = "off", .set = set_endpoint<&ServeConfig::sentry_dsn, parse_sentry_dsn>,
+     .secret = true},
     // Every outgoing connection: store API calls now, webhooks later (docs/protocol.md §24).
     {.flag = "webhook-allow-http", .env = "LICENSED_WEBHOOK_ALLOW_HTTP",
      .toml = "webhook_allow_http", .kind = K::kSwitch,
@@ -392,7 +471,7 @@ const SettingSpec kSettings[] = {
     // README shows it in TOML; docs/protocol.md §11), and a new flag would be new behaviour.
     {.flag = "", .env = "LICENSED_TRUSTED_PROXIES", .toml = "trusted_proxies", .kind = K::kList,
      .value_name = "CIDR", .help = "addresses whose X-Forwarded-For is believed",
-     .default_help = "none", .set = add_trusted_proxy},
+     .default_help = "none", .set = add_trusted_proxy, .reloads = true},
 };
 // clang-format on
 
@@ -419,6 +498,43 @@ std::string env_name_of_flag(std::string_view flag) {
     name += ch == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   }
   return name;
+}
+
+SecretFileNames secret_file_names(const SettingSpec& s) {
+  SecretFileNames names;
+  if (!s.flag.empty()) names.flag = std::string(s.flag) + "-file";
+  names.env.push_back(std::string(s.env) + "_FILE");
+  if (s.kind == SettingKind::kList && !s.flag.empty()) {
+    names.env.push_back(env_name_of_flag(s.flag) + "_FILE");
+  }
+  if (!s.toml.empty()) {
+    names.toml = std::string(s.toml) + "_file";
+    names.credential = std::string(s.toml);
+  }
+  return names;
+}
+
+std::vector<std::string> known_environment_names() {
+  // Read by `licensed admin store send-sample`, never by serve; an operator may keep it
+  // in the environment both run in.
+  std::vector<std::string> names{"LICENSED_STORE_SECRET"};
+  for (const auto& s : kSettings) {
+    names.emplace_back(s.env);
+    if (s.kind == SettingKind::kList && !s.flag.empty()) names.push_back(env_name_of_flag(s.flag));
+    if (!s.secret) continue;
+    for (auto& name : secret_file_names(s).env) names.push_back(std::move(name));
+  }
+  return names;
+}
+
+std::vector<std::string> known_toml_keys() {
+  std::vector<std::string> keys;
+  for (const auto& s : kSettings) {
+    if (s.toml.empty()) continue;
+    keys.emplace_back(s.toml);
+    if (s.secret) keys.push_back(secret_file_names(s).toml);
+  }
+  return keys;
 }
 
 std::string where_to_set(const SettingSpec& s) {

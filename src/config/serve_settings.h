@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/serve_config.h"
 #include "core/result.h"
@@ -65,6 +66,13 @@ struct SettingSpec {
   Status (*read_toml)(ServeConfig&, const toml::node&) = nullptr;
   // Run once the setting is resolved, on the whole value (a list's entries together).
   Status (*check)(const ServeConfig&) = nullptr;
+  // A credential (a password in a URL, a signing secret, a DSN's key): it can also be read
+  // from a file, so that it stays out of the command line, the environment and the
+  // config file (see secret_file_names).
+  bool secret = false;
+  // SIGHUP makes a running server take the setting's new value (docs/configuration.md);
+  // the others need a restart.
+  bool reloads = false;
 };
 
 // Every setting, in the order --help lists them.
@@ -75,6 +83,25 @@ const SettingSpec* find_setting(std::string_view flag);
 
 // The environment variable the general rule gives a flag: LICENSED_ + NAME_IN_CAPS.
 std::string env_name_of_flag(std::string_view flag);
+
+// The ways a secret setting is read from a file: the flag `--NAME-file`, the variable
+// `ENV_FILE` (a list's singular variable too), the TOML key `toml_file`, and the systemd
+// credential named as the TOML key in $CREDENTIALS_DIRECTORY. Empty strings where the
+// setting has no flag or no TOML key.
+struct SecretFileNames {
+  std::string flag;              // "signing-key-file"
+  std::vector<std::string> env;  // {"LICENSED_SIGNING_KEYS_FILE", "LICENSED_SIGNING_KEY_FILE"}
+  std::string toml;              // "signing_keys_file"
+  std::string credential;        // "signing_keys"
+};
+SecretFileNames secret_file_names(const SettingSpec& setting);
+
+// Every LICENSED_* variable `licensed` reads: each setting's, a list's singular name,
+// a secret's _FILE forms, and those only admin commands read (LICENSED_STORE_SECRET).
+std::vector<std::string> known_environment_names();
+
+// Every key a TOML config file may hold at its top level.
+std::vector<std::string> known_toml_keys();
 
 // Where an operator can give the setting, for messages: "--signing-key ID=SECRET,
 // LICENSED_SIGNING_KEYS or [[signing_keys]] in the config file".

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <string>
 
+#include "config/serve_config.h"
+#include "config/settings_docs.h"
 #include "support/admin.h"
 #include "support/process.h"
 
@@ -160,6 +162,89 @@ TEST(ServeConfigSettings, TheMissingSigningKeyMessageNamesEverySpelling) {
             "--signing-key ID=SECRET, LICENSED_SIGNING_KEYS or [[signing_keys]] in the config "
             "file");
   EXPECT_EQ(find_setting("no-such-flag"), nullptr);
+}
+
+// The dashboard's brand, read from the environment as from any source.
+Result<ServeConfig> with_brand(const std::string& spec) {
+  return resolve_serve_config({}, [spec](const std::string& name) {
+    return name == "LICENSED_DASHBOARD_BRAND" ? std::optional<std::string>(spec) : std::nullopt;
+  });
+}
+
+TEST(ServeConfigSettings, TheDashboardBrandTakesANameALogoFileAndASupportLink) {
+  auto c = with_brand("name=Acme Audio;logo=/etc/licensed/acme.svg;support=mailto:help@acme.test");
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->dashboard_brand.name, "Acme Audio");
+  EXPECT_EQ(c->dashboard_brand.logo_file, "/etc/licensed/acme.svg");
+  EXPECT_EQ(c->dashboard_brand.support_url, "mailto:help@acme.test");
+  auto only_name = with_brand("name=Acme");
+  ASSERT_TRUE(only_name.ok());
+  EXPECT_EQ(only_name->dashboard_brand.support_url, "");
+}
+
+TEST(ServeConfigSettings, ADashboardBrandWithAScriptLinkOrAnUnknownPartIsRefused) {
+  EXPECT_FALSE(with_brand("support=javascript:alert(1)").ok());
+  EXPECT_FALSE(with_brand("colour=red").ok());
+  EXPECT_FALSE(with_brand("name=").ok());
+  EXPECT_FALSE(with_brand("name=" + std::string(101, 'a')).ok());
+}
+
+// The generated documents match the table; UPDATE_GENERATED_DOCS=1 rewrites them
+// (scripts/generate-config-docs.sh).
+void ExpectGenerated(const std::string& relative, const std::string& expected) {
+  const std::string path = LICENSED_SOURCE_DIR "/" + relative;
+  if (std::getenv("UPDATE_GENERATED_DOCS") != nullptr) std::ofstream(path) << expected;
+  EXPECT_TRUE(ReadFile(path) == expected)
+      << relative << " is not what the settings table gives: run scripts/generate-config-docs.sh";
+}
+
+TEST(ConfigurationDoc, IsUpToDateWithTheSettingsTable) {
+  ExpectGenerated("docs/configuration.md", configuration_markdown());
+}
+
+TEST(ConfigurationDoc, TheExampleConfigIsUpToDateAndNamesEveryTomlKey) {
+  ExpectGenerated("deploy/licensed.toml", example_config_toml());
+  for (const auto& key : known_toml_keys()) {
+    EXPECT_TRUE(example_config_toml().find(key + " = ") != std::string::npos ||
+                example_config_toml().find("[[" + key + "]]") != std::string::npos)
+        << key;
+  }
+}
+
+TEST(ConfigurationDoc, NamesEverySpellingOfEverySetting) {
+  const std::string doc = configuration_markdown();
+  for (const auto& name : known_environment_names()) {
+    if (name == "LICENSED_STORE_SECRET") continue;  // an admin command's, not serve's
+    EXPECT_NE(doc.find("`" + name + "`"), std::string::npos) << name;
+  }
+  for (const SettingSpec& s : serve_settings()) {
+    if (!s.flag.empty()) {
+      EXPECT_NE(doc.find("`--" + std::string(s.flag)), std::string::npos);
+    }
+  }
+}
+
+// Uncommented, the example is a valid configuration (with a signing key added): every
+// key it shows is one the server takes, at a value it takes.
+TEST(ConfigurationDoc, TheExampleConfigUncommentedIsAcceptedByTheServer) {
+  std::string uncommented;
+  std::istringstream lines(example_config_toml());
+  for (std::string line; std::getline(lines, line);) {
+    // "# key = value" lines only; the [[signing_keys]] table and file forms stay out.
+    const bool setting = line.starts_with("# ") && line.find(" = ") != std::string::npos &&
+                         line.find("_file = ") == std::string::npos &&
+                         line.find('[') == std::string::npos && !line.starts_with("# id") &&
+                         !line.starts_with("# secret") && !line.starts_with("# products");
+    if (setting) uncommented += line.substr(2) + "\n";
+  }
+  uncommented += "signing_keys = []\n";
+  const std::string path = ::testing::TempDir() + "/example.toml";
+  std::ofstream(path) << uncommented;
+  auto c = resolve_serve_config({}, [&path](const std::string& name) -> std::optional<std::string> {
+    if (name == "LICENSED_CONFIG") return path;
+    return std::nullopt;
+  });
+  EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message) << "\n" << uncommented;
 }
 
 }  // namespace

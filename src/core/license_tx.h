@@ -122,7 +122,25 @@ class LicenseTx {
   virtual Result<std::optional<UnixMillis>> latest_deactivation(int64_t license_id,
                                                                 std::string_view machine_id) = 0;
 
-  virtual Status append_audit(const AuditEntry& entry) = 0;
+  // The audit record of an accepted change and, when webhooks report that change (spec
+  // §18, event_type_of), its event, in this same transaction: no operation can write the
+  // one without the other. `license` is the license after the change; without it, it is
+  // read here when the record has an event.
+  Status append_audit(const AuditEntry& entry, const License& license);
+  Status append_audit(const AuditEntry& entry);
+  // The audit record alone: for append_audit.
+  virtual Status insert_audit(const AuditEntry& entry) = 0;
+
+  // The webhook outbox (docs/protocol.md §25): the event, with a pending delivery (due at `at`) for
+  // every enabled endpoint whose filter takes `type`; nothing when none does, so a
+  // deployment without webhooks keeps no events.
+  virtual Status insert_webhook_event(std::string_view type, UnixMillis at,
+                                      std::string_view body) = 0;
+  // Marks that keep an event once (a sweep's, per license and expiry) or rare (limit_reached,
+  // per license per hour): true when `mark` was not taken, or when `renew_after_ms` is set
+  // and it was taken at least that long before `now`; it is then (re)taken at `now`.
+  virtual Result<bool> take_webhook_mark(std::string_view mark, UnixMillis now,
+                                         std::optional<int64_t> renew_after_ms) = 0;
 
   // Writes status, max, expires_at, machine_ttl_seconds, deleted_at, plan, entitlements,
   // offline_grace_seconds, valid_for_pending_seconds, offline_lease_seconds,

@@ -9,6 +9,7 @@
 #include "core/operation_parts.h"
 #include "core/operations.h"
 #include "core/timestamp.h"
+#include "core/webhook_event.h"
 
 namespace licensed {
 namespace {
@@ -86,7 +87,15 @@ RequestResult<object> renew(LicenseTx& tx, const LockedLicense& locked, Activati
   AuditEntry e = offline_audit(was_active ? audit_action::kHeartbeat : audit_action::kActivate,
                                license, a.machine_id, ctx);
   e.refresh = was_active;
-  RETURN_IF_ERROR(tx.append_audit(e));
+  RETURN_IF_ERROR(tx.append_audit(e, license));
+  if (was_active && !same_request) {
+    // A new file for a machine holding its slot: an offline renewal (docs/protocol.md §25).
+    RETURN_IF_ERROR(record_license_event(
+        tx, webhook_event::kActivationRenewed, license, ctx.now, ctx.actor,
+        {{"machine", object{{"id", a.machine_id},
+                            {"offline", true},
+                            {"offlineUntil", format_timestamp(*a.offline_until)}}}}));
+  }
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
   return offline_answer(license, count, a, ctx.now);
 }
@@ -98,6 +107,9 @@ RequestResult<object> take_offline_slot(LicenseTx& tx, const LockedLicense& lock
   ASSIGN_OR_RETURN(const bool own_machine,
                    op_parts::trial_machine(tx, locked.license(), *req.machine_id, ctx));
   if (count >= locked->max || !own_machine) {
+    // Kept though the answer is a refusal: refusals are committed.
+    RETURN_IF_ERROR(
+        record_limit_reached(tx, locked.license(), *req.machine_id, 1705, ctx.now, ctx.actor));
     return errors::limit_reached(count, locked->max,
                                  ctx.dashboard_url ? *ctx.dashboard_url : std::nullopt);
   }
@@ -109,7 +121,7 @@ RequestResult<object> take_offline_slot(LicenseTx& tx, const LockedLicense& lock
   RETURN_IF_ERROR(issue_file(a, license, *req.offline, ctx));
   RETURN_IF_ERROR(tx.insert_activation(locked, a));
   RETURN_IF_ERROR(
-      tx.append_audit(offline_audit(audit_action::kActivate, license, a.machine_id, ctx)));
+      tx.append_audit(offline_audit(audit_action::kActivate, license, a.machine_id, ctx), license));
   return offline_answer(license, count + 1, a, ctx.now);
 }
 
@@ -155,7 +167,7 @@ RequestResult<object> offline_deactivate(LicenseTx& tx, const LicenseRequest& re
   if (frees) {
     // Support's frees never count and are never refused (docs/protocol.md §21.6).
     if (ctx.actor != Actor::kAdmin) {
-      RETURN_IF_ERROR(op_parts::check_deactivation_quota(tx, locked, ctx.now));
+      RETURN_IF_ERROR(op_parts::check_deactivation_quota(tx, locked, *req.machine_id, ctx));
     }
     ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
     if (!removed) return errors::machine_not_activated();
@@ -167,8 +179,8 @@ RequestResult<object> offline_deactivate(LicenseTx& tx, const LicenseRequest& re
     RETURN_IF_ERROR(tx.update_offline_activation(locked, *existing));
     RETURN_IF_ERROR(tx.append_deactivation(locked, *req.machine_id, ctx.now, false, true));
   }
-  RETURN_IF_ERROR(
-      tx.append_audit(offline_audit(audit_action::kDeactivate, license, *req.machine_id, ctx)));
+  RETURN_IF_ERROR(tx.append_audit(
+      offline_audit(audit_action::kDeactivate, license, *req.machine_id, ctx), license));
   ASSIGN_OR_RETURN(object body, op_parts::deactivation_body(tx, locked, ctx.now));
   return body;
 }

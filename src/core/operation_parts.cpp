@@ -8,6 +8,7 @@
 
 #include "core/license_json.h"
 #include "core/timestamp.h"
+#include "core/webhook_event.h"
 
 namespace licensed::op_parts {
 
@@ -82,7 +83,7 @@ Status reclaim_stale(LicenseTx& tx, const LockedLicense& locked, const Operation
     AuditEntry e = audit_entry(audit_action::kReclaim, license, machine_id, ctx);
     e.actor = Actor::kSystem;
     e.actor_name.reset();
-    RETURN_IF_ERROR(tx.append_audit(e));
+    RETURN_IF_ERROR(tx.append_audit(e, license));
   }
   return Ok{};
 }
@@ -143,7 +144,7 @@ Result<License> start_validity(LicenseTx& tx, const LockedLicense& locked,
   e.actor = Actor::kSystem;
   e.actor_name.reset();
   e.changes = boost::json::serialize(changes);
-  RETURN_IF_ERROR(tx.append_audit(e));
+  RETURN_IF_ERROR(tx.append_audit(e, l));
   return l;
 }
 
@@ -158,7 +159,9 @@ Result<bool> trial_machine(LicenseTx& tx, const License& license, std::string_vi
 }
 
 RequestResult<Ok> check_deactivation_quota(LicenseTx& tx, const LockedLicense& locked,
-                                           UnixMillis now) {
+                                           std::string_view machine_id,
+                                           const OperationContext& ctx) {
+  const UnixMillis now = ctx.now;
   const auto max = effective_max_deactivations(locked.license());
   if (!max) return Ok{};
   ASSIGN_OR_RETURN(const auto times,
@@ -169,6 +172,8 @@ RequestResult<Ok> check_deactivation_quota(LicenseTx& tx, const LockedLicense& l
   const size_t leaving = times.size() - static_cast<size_t>(*max);
   const UnixMillis frees_at = times[leaving] + kDeactivationWindowMillis;
   const int64_t wait = (frees_at - now + 999) / 1000;
+  // Kept though the answer is a refusal: refusals are committed.
+  RETURN_IF_ERROR(record_limit_reached(tx, locked.license(), machine_id, 1711, now, ctx.actor));
   return errors::deactivation_limit(used, *max, wait);
 }
 

@@ -44,10 +44,12 @@ Result<bool> trial_machine(LicenseTx& tx, const License& license, std::string_vi
                            const OperationContext& ctx);
 
 // docs/protocol.md §21.6: 409 1711 when the license's counted deactivations of the last 30
-// days have reached its quota (effective_max_deactivations). Under the lock, so concurrent
-// deactivations of one license cannot both pass.
+// days have reached its quota (effective_max_deactivations), with its license.limit_reached
+// event (docs/protocol.md §25). Under the lock, so concurrent deactivations of one license
+// cannot both pass.
 RequestResult<Ok> check_deactivation_quota(LicenseTx& tx, const LockedLicense& locked,
-                                           UnixMillis now);
+                                           std::string_view machine_id,
+                                           const OperationContext& ctx);
 // Logs a deactivation by ctx.actor: counted for the client and the customer, never for
 // the admin or the system.
 Status record_deactivation(LicenseTx& tx, const LockedLicense& locked, std::string_view machine_id,

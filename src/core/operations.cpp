@@ -6,6 +6,7 @@
 #include "core/license_json.h"
 #include "core/operation_parts.h"
 #include "core/timestamp.h"
+#include "core/webhook_event.h"
 
 namespace licensed {
 namespace {
@@ -60,8 +61,8 @@ RequestResult<object> reactivate(LicenseTx& tx, const LockedLicense& locked, Act
         req.machine_name->empty() ? std::nullopt : std::optional<std::string>(*req.machine_name);
   }
   RETURN_IF_ERROR(tx.update_offline_activation(locked, existing));
-  RETURN_IF_ERROR(
-      tx.append_audit(audit_entry(audit_action::kActivate, license, existing.machine_id, ctx)));
+  RETURN_IF_ERROR(tx.append_audit(
+      audit_entry(audit_action::kActivate, license, existing.machine_id, ctx), license));
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, locked, ctx.now));
   return activation_body(license, effective_status(license, ctx.now), count, existing, ctx.now);
 }
@@ -75,6 +76,9 @@ RequestResult<object> take_slot(LicenseTx& tx, const LockedLicense& locked,
   ASSIGN_OR_RETURN(const bool own_machine,
                    trial_machine(tx, locked.license(), *req.machine_id, ctx));
   if (count >= locked->max || !own_machine) {
+    // Kept though the answer is a refusal: the License API commits its refusals.
+    RETURN_IF_ERROR(
+        record_limit_reached(tx, locked.license(), *req.machine_id, 1705, ctx.now, ctx.actor));
     return errors::limit_reached(count, locked->max,
                                  ctx.dashboard_url ? *ctx.dashboard_url : std::nullopt);
   }
@@ -86,7 +90,7 @@ RequestResult<object> take_slot(LicenseTx& tx, const LockedLicense& locked,
   a.last_seen_at = ctx.now;
   RETURN_IF_ERROR(tx.insert_activation(locked, a));
   RETURN_IF_ERROR(
-      tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx)));
+      tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx), license));
   return activation_body(license, effective_status(license, ctx.now), count + 1, a, ctx.now);
 }
 
@@ -138,7 +142,7 @@ RequestResult<object> answer_trial(LicenseTx& tx, const std::string& key, const 
     a.last_seen_at = ctx.now;
     RETURN_IF_ERROR(tx.insert_activation(*locked, a));
     RETURN_IF_ERROR(
-        tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx)));
+        tx.append_audit(audit_entry(audit_action::kActivate, license, a.machine_id, ctx), license));
   }
   ASSIGN_OR_RETURN(const int64_t count, count_fresh(tx, *locked, ctx.now));
   return trial_body(license, count, a, ctx.now);
@@ -167,7 +171,10 @@ RequestResult<object> start_trial(LicenseTx& tx, const Product& product,
   ASSIGN_OR_RETURN(const License license, tx.insert_license(n));
   AuditEntry created = audit_entry(audit_action::kCreate, license, "", ctx);
   created.machine_id.reset();
-  RETURN_IF_ERROR(tx.append_audit(created));
+  RETURN_IF_ERROR(tx.append_audit(created, license));
+  RETURN_IF_ERROR(record_license_event(tx, webhook_event::kTrialStarted, license, ctx.now,
+                                       Actor::kClient,
+                                       {{"machine", object{{"id", *req.machine_id}}}}));
   RETURN_IF_ERROR(tx.insert_trial(product.id, machine_hmac, license.key, ctx.now));
   if (email_hmac) {
     RETURN_IF_ERROR(tx.insert_trial_email(product.id, *email_hmac, license.key, ctx.now));
@@ -282,12 +289,12 @@ RequestResult<object> deactivate(LicenseTx& tx, const LicenseRequest& req,
   const License& license = locked.license();
   ASSIGN_OR_RETURN(const auto existing, tx.find_activation(license.id, *req.machine_id));
   if (!existing || existing->offline()) return errors::machine_not_activated();
-  RETURN_IF_ERROR(op_parts::check_deactivation_quota(tx, locked, ctx.now));
+  RETURN_IF_ERROR(op_parts::check_deactivation_quota(tx, locked, *req.machine_id, ctx));
   ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
   if (!removed) return errors::machine_not_activated();
   RETURN_IF_ERROR(op_parts::record_deactivation(tx, locked, *req.machine_id, ctx, false));
-  RETURN_IF_ERROR(
-      tx.append_audit(audit_entry(audit_action::kDeactivate, license, *req.machine_id, ctx)));
+  RETURN_IF_ERROR(tx.append_audit(
+      audit_entry(audit_action::kDeactivate, license, *req.machine_id, ctx), license));
   ASSIGN_OR_RETURN(object body, op_parts::deactivation_body(tx, locked, ctx.now));
   return body;
 }

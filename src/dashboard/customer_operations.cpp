@@ -1,5 +1,6 @@
 #include "dashboard/customer_operations.h"
 
+#include <span>
 #include <vector>
 
 #include "auth/request_signature.h"
@@ -43,7 +44,44 @@ Result<json::object> audit_page(StoreTx& tx, const License& l, const PageRequest
                    [](const AuditEntry& e) { return std::to_string(e.id); });
 }
 
+// The code points normalize_pasted_key drops (besides ASCII whitespace and quotes), and
+// those it reads as '-', in UTF-8.
+constexpr std::string_view kDropped[] = {"\u00A0", "\u2007", "\u202F", "\u200B", "\u200C",
+                                         "\u200D", "\u2060", "\uFEFF", "\u201C", "\u201D",
+                                         "\u201E", "\u2018", "\u2019", "\u201A", "\u00AB",
+                                         "\u00BB", "\u2039", "\u203A", "\u3000"};
+constexpr std::string_view kDashes[] = {"\u2010", "\u2011", "\u2012", "\u2013", "\u2014", "\u2212"};
+
+bool starts_with_any(std::string_view s, std::span<const std::string_view> set, size_t& length) {
+  for (const std::string_view c : set) {
+    if (s.starts_with(c)) {
+      length = c.size();
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+std::string normalize_pasted_key(std::string_view pasted) {
+  std::string key;
+  key.reserve(pasted.size());
+  while (!pasted.empty()) {
+    size_t length = 1;
+    const char c = pasted.front();
+    if (starts_with_any(pasted, kDashes, length)) {
+      key += '-';
+    } else if (starts_with_any(pasted, kDropped, length) ||
+               std::string_view(" \t\r\n\v\f\"'`<>").find(c) != std::string_view::npos) {
+      // dropped
+    } else {
+      key += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    pasted.remove_prefix(length);
+  }
+  return key;
+}
 
 std::string mask_machine_id(std::string_view id) {
   const std::vector<size_t> starts = code_point_starts(id);

@@ -28,6 +28,13 @@ std::string mask_machine_id(std::string_view machine_id);
 // SHA-256 of its id. The dashboard deactivates by it, so full ids never reach the page.
 std::string machine_handle(std::string_view machine_id);
 
+// A license key as people paste it, made a key again: whitespace anywhere (spaces, tabs,
+// line breaks of a wrapped email, no-break and zero-width spaces) and quotes (straight,
+// curly, guillemets, backticks, angle brackets) are dropped, dashes a word processor
+// made typographic become '-', and letters become lowercase. A key holds none of them,
+// so nothing a real key needs is lost.
+std::string normalize_pasted_key(std::string_view pasted);
+
 // The live license of that key (normalised); kNotFound (subjects::kLicenseKey) when
 // unknown or deleted.
 Result<License> find_customer_license(StoreTx& tx, std::string_view key);

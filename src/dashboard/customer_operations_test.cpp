@@ -259,5 +259,31 @@ TEST_F(CustomerOperationsTest, AnOfflineActivationIsTheCustomersShownOfflineAndE
   EXPECT_EQ(audit_of_last_deactivation_actor(), "customer");
 }
 
+TEST(NormalizePastedKey, AKeyPastedWithSpacesLineBreaksQuotesAndUpperCaseIsTheKey) {
+  const std::string key = "1b4e28ba-2fa1-41d2-883f-0016d3cca427";
+  EXPECT_EQ(normalize_pasted_key(key), key);
+  EXPECT_EQ(normalize_pasted_key(" " + key), key);
+  EXPECT_EQ(normalize_pasted_key("\t" + key + "\r\n"), key);
+  EXPECT_EQ(normalize_pasted_key("1B4E28BA-2FA1-41D2-883F-0016D3CCA427"), key);
+  EXPECT_EQ(normalize_pasted_key("\"" + key + "\""), key);
+  EXPECT_EQ(normalize_pasted_key("'" + key + "'"), key);
+  EXPECT_EQ(normalize_pasted_key("`" + key + "`"), key);
+  EXPECT_EQ(normalize_pasted_key("<" + key + ">"), key);
+  EXPECT_EQ(normalize_pasted_key("\u201C" + key + "\u201D"), key) << "curly quotes";
+  EXPECT_EQ(normalize_pasted_key("\u00AB\u00A0" + key + "\u00A0\u00BB"), key) << "guillemets";
+  EXPECT_EQ(normalize_pasted_key("\uFEFF\u200B" + key), key) << "zero-width";
+  // An email client wrapped the key at a dash.
+  EXPECT_EQ(normalize_pasted_key("1b4e28ba-2fa1-41d2-\n  883f-0016d3cca427"), key);
+  EXPECT_EQ(normalize_pasted_key("1b4e28ba\u20132fa1\u201341d2\u2014883f\u20110016d3cca427"), key)
+      << "typographic dashes";
+}
+
+TEST(NormalizePastedKey, KeepsWhatIsNotAKeyRecognisablyWrong) {
+  EXPECT_EQ(normalize_pasted_key(""), "");
+  EXPECT_EQ(normalize_pasted_key("  \n "), "");
+  EXPECT_EQ(normalize_pasted_key("Not A Key"), "notakey");
+  EXPECT_EQ(normalize_pasted_key("caf\u00C9"), "caf\u00C9") << "only ASCII letters change case";
+}
+
 }  // namespace
 }  // namespace licensed

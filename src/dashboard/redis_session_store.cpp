@@ -26,6 +26,33 @@ std::optional<DashboardSession> decode(std::string_view v) {
   return s;
 }
 
+// "<expires_at>\n<machine id>\n<machine name>\n<license key>": ids and names hold no
+// control characters (docs/protocol.md §3), so only the key, last, may hold a newline.
+std::string encode(const SignInLink& l, UnixMillis expires_at) {
+  return std::to_string(expires_at) + "\n" + l.machine_id + "\n" + l.machine_name + "\n" +
+         l.license_key;
+}
+
+std::optional<std::pair<SignInLink, UnixMillis>> decode_link(std::string_view v) {
+  std::string_view parts[3];
+  for (auto& part : parts) {
+    const size_t end = v.find('\n');
+    if (end == std::string_view::npos) return std::nullopt;
+    part = v.substr(0, end);
+    v.remove_prefix(end + 1);
+  }
+  const auto expires_at = parse_whole_number<UnixMillis>(parts[0]);
+  if (!expires_at) return std::nullopt;
+  return std::pair{SignInLink{std::string(v), std::string(parts[1]), std::string(parts[2])},
+                   *expires_at};
+}
+
+const RedisScript kTakeScript(R"lua(
+local v = redis.call('GET', KEYS[1])
+if v then redis.call('DEL', KEYS[1]) end
+return v
+)lua");
+
 }  // namespace
 
 RedisSessionStore::RedisSessionStore(RedisClient& redis, std::string key_prefix, const Clock& clock,
@@ -93,6 +120,43 @@ Result<std::optional<DashboardSession>> RedisSessionStore::find(std::string_view
 Status RedisSessionStore::close(std::string_view id) {
   RETURN_IF_ERROR(run({"DEL", key_of(id)}));
   return Ok{};
+}
+
+Result<std::string> RedisSessionStore::open_link(const SignInLink& link) {
+  auto token = new_link_token();
+  if (!token) return Error::internal("no random bytes for a dashboard sign-in link");
+  const std::string key = prefix_ + "dashboard-link:" + sha256_hex(*token);
+  RETURN_IF_ERROR(run({"SET", key, encode(link, clock_.now_ms() + kSignInLinkMs), "PX",
+                       std::to_string(kSignInLinkMs)}));
+  return std::move(*token);
+}
+
+Result<std::optional<SignInLink>> RedisSessionStore::take_link(std::string_view token) {
+  const std::string key = prefix_ + "dashboard-link:" + sha256_hex(token);
+  const std::string_view keys[] = {key};
+  auto reply = redis_.eval(kTakeScript, keys, {});
+  if (!reply.ok() || reply.value()->type == REDIS_REPLY_ERROR) {
+    const std::string cause = reply.ok()
+                                  ? "redis: " + std::string(reply.value()->str, reply.value()->len)
+                                  : reply.error().message;
+    outage_.failed(cause);
+    return Error::unavailable("dashboard sessions are unavailable: " + cause);
+  }
+  outage_.succeeded();
+  if (reply.value()->type != REDIS_REPLY_STRING) return std::optional<SignInLink>();
+  auto link = decode_link(std::string_view(reply.value()->str, reply.value()->len));
+  if (!link || link->second <= clock_.now_ms()) return std::optional<SignInLink>();
+  return std::optional<SignInLink>(std::move(link->first));
+}
+
+void RedisSessionStore::open_link_async(const SignInLink& link,
+                                        Completion<Result<std::string>> done) {
+  redis_.later([this, link] { return open_link(link); }, std::move(done));
+}
+
+void RedisSessionStore::take_link_async(std::string_view token,
+                                        Completion<Result<std::optional<SignInLink>>> done) {
+  redis_.later([this, token = std::string(token)] { return take_link(token); }, std::move(done));
 }
 
 void RedisSessionStore::open_async(std::string_view license_key,

@@ -4,6 +4,7 @@
 #include <openssl/rand.h>
 
 #include "auth/base64.h"
+#include "auth/request_signature.h"
 
 namespace licensed {
 namespace {
@@ -21,6 +22,18 @@ std::optional<NewDashboardSession> new_session_tokens() {
   auto csrf = random_token();
   if (!id || !csrf) return std::nullopt;
   return NewDashboardSession{std::move(*id), std::move(*csrf)};
+}
+
+std::optional<std::string> new_link_token() {
+  return random_token();
+}
+
+std::string with_sign_in_link(std::string_view dashboard_url, std::string_view token) {
+  return std::string(dashboard_url) + "#signin=" + std::string(token);
+}
+
+std::string sign_in_link_id(std::string_view token) {
+  return sha256_hex(token).substr(0, 16);
 }
 
 bool is_session_id(std::string_view id) {

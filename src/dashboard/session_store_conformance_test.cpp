@@ -132,6 +132,55 @@ TEST_P(SessionStoreConformance, SessionsOpenedFoundAndClosedFromANetworkThreadAr
   EXPECT_FALSE(Find(opened->id));
 }
 
+TEST_P(SessionStoreConformance, ASignInLinkIsTakenOnceAndNamesTheLicenseAndTheRefusedMachine) {
+  const SignInLink link{"key\nwith a newline", "ci-runner-\xE2\x80\xAE-42", "CI runner"};
+  auto token = sessions().open_link(link);
+  ASSERT_TRUE(token.ok()) << token.error().message;
+  EXPECT_TRUE(is_session_id(token.value())) << "256 random bits in base64url";
+  auto other = sessions().open_link(link);
+  ASSERT_TRUE(other.ok());
+  EXPECT_NE(token.value(), other.value());
+  auto taken = sessions().take_link(token.value());
+  ASSERT_TRUE(taken.ok()) << taken.error().message;
+  ASSERT_TRUE(taken.value());
+  EXPECT_EQ(taken.value()->license_key, link.license_key);
+  EXPECT_EQ(taken.value()->machine_id, link.machine_id);
+  EXPECT_EQ(taken.value()->machine_name, link.machine_name);
+  auto again = sessions().take_link(token.value());
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again.value()) << "a link signs in once";
+  auto unknown = sessions().take_link("not-a-link");
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_FALSE(unknown.value());
+}
+
+TEST_P(SessionStoreConformance, ASignInLinkEndsAfterItsMinutes) {
+  auto kept = sessions().open_link({"key-a", "machine-1", ""});
+  auto late = sessions().open_link({"key-a", "machine-2", ""});
+  ASSERT_TRUE(kept.ok() && late.ok());
+  clock().advance_ms(kSignInLinkMs - 1);
+  auto in_time = sessions().take_link(kept.value());
+  ASSERT_TRUE(in_time.ok() && in_time.value());
+  EXPECT_EQ(in_time.value()->machine_name, "");
+  clock().advance_ms(1);
+  auto too_late = sessions().take_link(late.value());
+  ASSERT_TRUE(too_late.ok());
+  EXPECT_FALSE(too_late.value());
+}
+
+TEST_P(SessionStoreConformance, ASignInLinkOpenedAndTakenFromANetworkThreadIsTheSame) {
+  using Taken = Result<std::optional<SignInLink>>;
+  const auto token =
+      FromNetworkThread<Result<std::string>>([&](Completion<Result<std::string>> done) {
+        sessions().open_link_async({"key-a", "machine-1", "Studio"}, std::move(done));
+      });
+  ASSERT_TRUE(token.ok()) << token.error().message;
+  const auto taken = FromNetworkThread<Taken>(
+      [&](Completion<Taken> done) { sessions().take_link_async(token.value(), std::move(done)); });
+  ASSERT_TRUE(taken.ok() && taken.value());
+  EXPECT_EQ(taken.value()->machine_id, "machine-1");
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, SessionStoreConformance,
                          ::testing::Values(std::make_pair("memory", Factory(InMemory)),
                                            std::make_pair("redis", Factory(InRedis))),

@@ -6,6 +6,7 @@
 
 #include "admin/admin_api.h"
 #include "admin/admin_tokens.h"
+#include "admin/webhook_operations.h"
 #include "core/request_body.h"
 #include "http/admin_api_error.h"
 #include "http/routes.h"
@@ -67,10 +68,37 @@ std::string_view path_template(AdminRoute r) {
       return "/api/v1/admin/stores/{id}";
     case AdminRoute::kListStoreRejections:
       return "/api/v1/admin/stores/{id}/rejections";
+    case AdminRoute::kListWebhooks:
+    case AdminRoute::kCreateWebhook:
+      return "/api/v1/admin/webhooks";
+    case AdminRoute::kGetWebhook:
+    case AdminRoute::kPatchWebhook:
+    case AdminRoute::kDeleteWebhook:
+      return "/api/v1/admin/webhooks/{id}";
+    case AdminRoute::kRotateWebhookSecret:
+      return "/api/v1/admin/webhooks/{id}/rotate-secret";
+    case AdminRoute::kListWebhookDeliveries:
+      return "/api/v1/admin/webhooks/{id}/deliveries";
+    case AdminRoute::kRetryWebhookDelivery:
+      return "/api/v1/admin/webhooks/{id}/deliveries/{eventId}/retry";
     case AdminRoute::kOfflineActivation:
       return "/api/v1/admin/licenses/{key}/offline-activations";
     case AdminRoute::kOfflineDeactivation:
       return "/api/v1/admin/licenses/{key}/offline-deactivations";
+    case AdminRoute::kTokenInfo:
+      return "/api/v1/admin/token";
+    case AdminRoute::kListRefusals:
+      return "/api/v1/admin/licenses/{key}/refusals";
+    case AdminRoute::kStatsLicenses:
+      return "/api/v1/admin/stats/licenses";
+    case AdminRoute::kStatsActivations:
+      return "/api/v1/admin/stats/activations";
+    case AdminRoute::kStatsRefusals:
+      return "/api/v1/admin/stats/refusals";
+    case AdminRoute::kStatsTrials:
+      return "/api/v1/admin/stats/trials";
+    case AdminRoute::kStatsNearestCap:
+      return "/api/v1/admin/stats/nearest-cap";
   }
   return "/api/v1/admin/";
 }
@@ -89,6 +117,26 @@ ApiResult<Route> pick(std::string_view method,
     allow += m;
   }
   return errors::method_not_allowed(allow);
+}
+
+// /api/v1/admin/webhooks[/{id}[/rotate-secret | /deliveries[/{eventId}/retry]]]
+ApiResult<Route> route_webhook(std::string_view method, const std::vector<std::string_view>& s) {
+  using R = AdminRoute;
+  if (s.size() == 1) return pick(method, {{"GET", R::kListWebhooks}, {"POST", R::kCreateWebhook}});
+  if (s.size() == 2) {
+    return pick(
+        method,
+        {{"GET", R::kGetWebhook}, {"PATCH", R::kPatchWebhook}, {"DELETE", R::kDeleteWebhook}});
+  }
+  if (s.size() == 3 && s[2] == "rotate-secret") {
+    return pick(method, {{"POST", R::kRotateWebhookSecret}});
+  }
+  if (s.size() == 3 && s[2] == "deliveries")
+    return pick(method, {{"GET", R::kListWebhookDeliveries}});
+  if (s.size() == 5 && s[2] == "deliveries" && s[4] == "retry") {
+    return pick(method, {{"POST", R::kRetryWebhookDelivery}});
+  }
+  return errors::route_not_found();
 }
 
 std::optional<std::string_view> header(const HttpRequest& req, std::string_view name) {
@@ -129,17 +177,26 @@ ApiResult<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
   // /api/v1/admin/stores/{id}[/rejections]
   const bool product_path = segments.size() >= 4 && segments[3] == "products";
   const bool store_path = segments.size() >= 4 && segments[3] == "stores";
+  // /api/v1/admin/webhooks/{id}[/deliveries/{eventId}/retry]
+  const bool webhook_path = segments.size() >= 4 && segments[3] == "webhooks";
+  const bool stats_path = segments.size() >= 4 && segments[3] == "stats";
+  if (segments.size() >= 5 && webhook_path) call.webhook_id = segments[4];
+  if (segments.size() >= 7 && webhook_path) call.event_id = segments[6];
   if (segments.size() >= 5 && store_path) call.store_id = segments[4];
-  if (segments.size() >= 5 && !store_path) {
+  if (segments.size() >= 5 && !store_path && !webhook_path && !stats_path) {
     (product_path ? call.product_slug : call.license_key) = segments[4];
   }
-  if (segments.size() >= 7) (product_path ? call.plan_code : call.machine_id) = segments[6];
+  if (segments.size() >= 7 && !webhook_path) {
+    (product_path ? call.plan_code : call.machine_id) = segments[6];
+  }
   for (auto p : url->params()) call.query.emplace_back(std::string(p.key), std::string(p.value));
   if (route == AdminRoute::kCreateProduct || route == AdminRoute::kCreateLicense ||
       route == AdminRoute::kPatchLicense || route == AdminRoute::kPatchProduct ||
       route == AdminRoute::kCreatePlan || route == AdminRoute::kPatchPlan ||
       route == AdminRoute::kCreateStore || route == AdminRoute::kPatchStore ||
-      route == AdminRoute::kOfflineActivation || route == AdminRoute::kOfflineDeactivation) {
+      route == AdminRoute::kCreateWebhook || route == AdminRoute::kPatchWebhook ||
+      route == AdminRoute::kOfflineActivation || route == AdminRoute::kOfflineDeactivation ||
+      (route == AdminRoute::kRotateWebhookSecret && !req.body().empty())) {
     if (!is_json_content_type(header(req, "Content-Type").value_or(""))) {
       return errors::malformed("", "the body must be sent as Content-Type: application/json");
     }
@@ -197,6 +254,17 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
   if (s[0] == "stores" && s.size() == 3 && s[2] == "rejections") {
     return pick(method, {{"GET", R::kListStoreRejections}});
   }
+  if (s[0] == "webhooks") return route_webhook(method, s);
+  if (s.size() == 1 && s[0] == "token") return pick(method, {{"GET", R::kTokenInfo}});
+  if (s[0] == "stats" && s.size() == 2) {
+    for (const auto& [name, r] :
+         {std::pair{"licenses", R::kStatsLicenses}, std::pair{"activations", R::kStatsActivations},
+          std::pair{"refusals", R::kStatsRefusals}, std::pair{"trials", R::kStatsTrials},
+          std::pair{"nearest-cap", R::kStatsNearestCap}}) {
+      if (s[1] == name) return pick(method, {{"GET", r}});
+    }
+    return errors::route_not_found();
+  }
   if (s.empty() || s[0] != "licenses") return errors::route_not_found();
   if (s.size() == 1) return pick(method, {{"GET", R::kListLicenses}, {"POST", R::kCreateLicense}});
   if (s.size() == 2) {
@@ -207,6 +275,7 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
   if (s.size() == 3 && s[2] == "restore") return pick(method, {{"POST", R::kRestoreLicense}});
   if (s.size() == 3 && s[2] == "activations") return pick(method, {{"GET", R::kListActivations}});
   if (s.size() == 3 && s[2] == "audit") return pick(method, {{"GET", R::kListAudit}});
+  if (s.size() == 3 && s[2] == "refusals") return pick(method, {{"GET", R::kListRefusals}});
   if (s.size() == 3 && s[2] == "offline-activations") {
     return pick(method, {{"POST", R::kOfflineActivation}});
   }
@@ -245,6 +314,60 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
   std::optional<std::string> token = bearer_token(req);
   if (!token) return refuse_token(ctx, reply);
 
+  ApiResult<AdminCall> parsed = parse_call(admin_route, req);
+  if (parsed.ok()) {
+    parsed.value().public_url = config_.public_url;
+    // The URL's own checks only: a URL to resolve is resolved before the transaction.
+    parsed.value().check_webhook_url = [policy = config_.outgoing_policy](std::string_view url) {
+      return check_outgoing_url(url, policy);
+    };
+    parsed.value().offline = &config_.offline;
+    parsed.value().trial_identity = config_.trial_identity;
+    if (admin_route == AdminRoute::kCreateWebhook || admin_route == AdminRoute::kPatchWebhook) {
+      if (auto url = webhook_body_url(parsed.value().body)) {
+        return check_url_then_run(admin_route, std::move(parsed.value()), std::move(*url), *token,
+                                  ctx, std::move(reply));
+      }
+    }
+  }
+  run_call(admin_route, std::move(parsed), std::move(*token), ctx, reply);
+}
+
+void AdminApiHandler::check_url_then_run(AdminRoute route, AdminCall call, std::string url,
+                                         const std::string& token, const RequestContext& ctx,
+                                         HttpReply reply) const {
+  auto shared = std::make_shared<AdminCall>(std::move(call));
+  const AdminApiHandler* self = this;
+  submit_call<bool>(
+      *config_.store, TxKind::kRead,
+      [token](StoreTx& tx) -> Result<bool> {
+        ASSIGN_OR_RETURN(const auto found, find_admin_token_by_value(tx, token));
+        return found && !found->read_only;
+      },
+      [self, route, shared, url = std::move(url), token, reply = std::move(reply),
+       client_ip = std::string(ctx.client_ip),
+       request_id = std::string(ctx.request_id)](const Result<bool>& may_write) mutable {
+        const RequestContext owned{{}, client_ip, request_id, {}};
+        // Anyone else is answered by the call's own flow (refused token, 403, 503) with no
+        // look-up made for them.
+        if (!may_write.ok() || !may_write.value()) {
+          return self->run_call(route, std::move(*shared), token, owned, reply);
+        }
+        auto resolve = [self, route, shared, url, token, reply = std::move(reply), client_ip,
+                        request_id]() mutable {
+          shared->check_webhook_url = checked_beforehand(
+              url, check_outgoing_destination(url, self->config_.outgoing_policy));
+          self->run_call(route, std::move(*shared), token,
+                         RequestContext{{}, client_ip, request_id, {}}, reply);
+        };
+        if (self->config_.workers == nullptr) return resolve();
+        self->config_.workers->submit(std::move(resolve));
+      });
+}
+
+void AdminApiHandler::run_call(AdminRoute admin_route, ApiResult<AdminCall> parsed,
+                               std::string token_value, const RequestContext& ctx,
+                               const HttpReply& reply) const {
   // What the call came to inside its transaction, besides its answer: a token no one
   // holds (answered apart, counted as a guess), and a read's token whose last use is
   // old (touched afterwards, in a write of its own).
@@ -253,11 +376,7 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
     std::optional<int64_t> touch_token_id;
     AdminAnswer answer;
   };
-  ApiResult<AdminCall> parsed = parse_call(admin_route, req);
-  if (parsed.ok()) {
-    parsed.value().public_url = config_.public_url;
-    parsed.value().offline = &config_.offline;
-  }
+  std::optional<std::string> token(std::move(token_value));
   auto call = std::make_shared<const ApiResult<AdminCall>>(std::move(parsed));
   const bool writes = changes_data(admin_route);
   const Clock* clock = config_.clock;
@@ -267,8 +386,8 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
 
   submit_call<Outcome, RequestError>(
       *store, writes ? TxKind::kWrite : TxKind::kRead,
-      [call, token = std::move(*token), client_ip = std::string(ctx.client_ip), clock,
-       writes](StoreTx& tx) -> RequestResult<Outcome> {
+      [call, token = std::move(*token), client_ip = std::string(ctx.client_ip), clock, writes,
+       request_id = std::string(ctx.request_id)](StoreTx& tx) -> RequestResult<Outcome> {
         ASSIGN_OR_RETURN(const auto found, find_admin_token_by_value(tx, token));
         Outcome out;
         if (!found) {
@@ -287,9 +406,13 @@ void AdminApiHandler::serve(const Route& route, const HttpRequest& req, const Re
             out.touch_token_id = t.id;
           }
         }
-        ASSIGN_OR_RETURN(
-            out.answer,
-            run_admin_call(tx, call->value(), AdminContext{now, t.name, Actor::kAdmin, client_ip}));
+        if (call->value().route == AdminRoute::kTokenInfo) {
+          out.answer.body = {{"name", t.name}, {"readOnly", t.read_only}};
+          return out;
+        }
+        AdminContext admin{now, t.name, Actor::kAdmin, client_ip};
+        admin.request_id = request_id;
+        ASSIGN_OR_RETURN(out.answer, run_admin_call(tx, call->value(), admin));
         return out;
       },
       [call, reply, self, store, clock, reporter, request_id = std::string(ctx.request_id),

@@ -4,10 +4,13 @@
 // the admin operations.
 #pragma once
 
+#include "admin/admin_api.h"
 #include "admin/admin_offline.h"
 #include "http/http_service.h"
 #include "observability/error_reporter.h"
+#include "outgoing/outgoing_client.h"
 #include "ratelimit/memory_rate_limiter.h"
+#include "redis/redis_workers.h"
 #include "store/store.h"
 
 namespace licensed {
@@ -24,9 +27,19 @@ struct AdminApiConfig {
   ErrorReporter* error_reporter = nullptr;
   // --public-url: the start of a new store's inboundUrl; empty: it is a path.
   std::string public_url;
+  // --webhook-allow-http and --webhook-allow-private: how a webhook endpoint's URL is
+  // checked when it is given (docs/protocol.md §25.1; the host is resolved then, on a
+  // worker before the call's transaction, and again by the dispatcher when it connects).
+  OutgoingPolicy outgoing_policy;
+  // Where that resolution runs, never a network or store thread; null: on the thread
+  // that authenticated the call (tests without workers).
+  RedisWorkers* workers = nullptr;
   // The signing keys, offline limits and response keys of the License API's offline
   // endpoints, for support's submissions of offline files (docs/protocol.md §21.7, §21.5).
   OfflineSubmission offline;
+  // The trials' machine HMAC, for the overview's converted trials (docs/protocol.md §26.3);
+  // null: none counts as converted.
+  const TrialIdentity* trial_identity = nullptr;
 };
 
 // The first path of the admin API; every route is below it.
@@ -43,6 +56,14 @@ class AdminApiHandler final : public HttpService {
              HttpReply reply) const override;
 
  private:
+  // The call in its transaction, from the token's check to the answer.
+  void run_call(AdminRoute route, ApiResult<AdminCall> parsed, std::string token,
+                const RequestContext& ctx, const HttpReply& reply) const;
+  // For a webhook URL: once a read checked that the token may write, the URL is resolved
+  // and checked on a worker, and then the call runs with that verdict.
+  void check_url_then_run(AdminRoute route, AdminCall call, std::string url,
+                          const std::string& token, const RequestContext& ctx,
+                          HttpReply reply) const;
   void refuse_token(const RequestContext& ctx, const HttpReply& reply) const;
   // The 429 while the client's failed-token bucket is empty; nullopt otherwise.
   std::optional<HttpResponse> locked_out(const RequestContext& ctx) const;

@@ -55,6 +55,11 @@ void AdminService::serve_readiness(const RequestContext& ctx, HttpReply reply) c
   if (config_.accepting && !config_.accepting()) {
     return reply(error_response(unready("the server is shutting down"), ctx.request_id));
   }
+  // Reads would still answer from the file as it was opened; what matters is that writes
+  // are no longer kept (store.h).
+  if (const auto why = config_.store->unusable()) {
+    return reply(error_response(unready(*why), ctx.request_id));
+  }
   // A read through the store proves its connections work, not only that it was opened.
   submit_call<Ok>(
       *config_.store, TxKind::kRead,

@@ -43,6 +43,9 @@ void ApiService::finish_response(HttpResponse& res, const HttpRequestHeader* req
   if (route.is<StoreRoute>() || too_large_delivery) {
     return inbound_.finish_response(res, request, route, path);
   }
+  if (route.is<DashboardRoute>() || is_dashboard_path(path)) {
+    return dashboard_.finish_response(res, request, route, path);
+  }
   license_.finish_response(res, request, route, path);
 }
 

@@ -81,15 +81,39 @@ bool CidrBlock::contains(const boost::asio::ip::address& address) const {
   return true;
 }
 
-bool TrustedProxies::trusts(const boost::asio::ip::address& address) const {
-  for (const auto& b : blocks_) {
+TrustedProxies::TrustedProxies(std::vector<CidrBlock> blocks)
+    : shared_(std::make_shared<Shared>()) {
+  replace(std::move(blocks));
+}
+
+void TrustedProxies::replace(std::vector<CidrBlock> blocks) const {
+  auto next = std::make_shared<const Blocks>(std::move(blocks));
+  MutexLock lock(shared_->mu);
+  shared_->blocks = std::move(next);
+}
+
+std::shared_ptr<const TrustedProxies::Blocks> TrustedProxies::blocks() const {
+  MutexLock lock(shared_->mu);
+  return shared_->blocks;
+}
+
+bool TrustedProxies::any_contains(const Blocks& blocks, const boost::asio::ip::address& address) {
+  for (const auto& b : blocks) {
     if (b.contains(address)) return true;
   }
   return false;
 }
 
+bool TrustedProxies::trusts(const boost::asio::ip::address& address) const {
+  return any_contains(*blocks(), address);
+}
+
 std::string TrustedProxies::client_address(const boost::asio::ip::address& peer,
                                            std::string_view forwarded_for) const {
+  const auto in_force = blocks();
+  const auto trusts = [&in_force](const boost::asio::ip::address& a) {
+    return any_contains(*in_force, a);
+  };
   if (!trusts(peer) || forwarded_for.empty()) return peer.to_string();
   // Walk from the right: each hop appended by a trusted proxy is skipped, the first
   // untrusted one is the client. A malformed hop ends the walk there.

@@ -4,11 +4,13 @@
 
 #include <array>
 #include <boost/asio/ip/address.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/mutex.h"
 #include "core/result.h"
 
 namespace licensed {
@@ -35,16 +37,29 @@ boost::asio::ip::address client_block(const boost::asio::ip::address& address);
 // that is no address, stays as it is.
 std::string ip_bucket_key(std::string_view client_ip);
 
+// The proxies whose X-Forwarded-For is believed. Copies share one set of blocks, so that
+// replace() (a reload on SIGHUP) reaches the copy the server holds; readers take the set
+// in force when they begin, so a request is judged by one set throughout.
 class TrustedProxies {
  public:
-  TrustedProxies() = default;
-  explicit TrustedProxies(std::vector<CidrBlock> blocks) : blocks_(std::move(blocks)) {}
+  TrustedProxies() : TrustedProxies(std::vector<CidrBlock>{}) {}
+  explicit TrustedProxies(std::vector<CidrBlock> blocks);
   bool trusts(const boost::asio::ip::address& address) const;
   std::string client_address(const boost::asio::ip::address& peer,
                              std::string_view forwarded_for) const;
+  // The blocks for this object and every copy of it from now on.
+  void replace(std::vector<CidrBlock> blocks) const;
 
  private:
-  std::vector<CidrBlock> blocks_;
+  using Blocks = std::vector<CidrBlock>;
+  struct Shared {
+    mutable Mutex mu;
+    std::shared_ptr<const Blocks> blocks GUARDED_BY(mu);
+  };
+  std::shared_ptr<const Blocks> blocks() const;
+  static bool any_contains(const Blocks& blocks, const boost::asio::ip::address& address);
+
+  std::shared_ptr<Shared> shared_;
 };
 
 }  // namespace licensed

@@ -36,3 +36,21 @@ TEST(IpBucketKey, AnIpv6ClientsWholeSlash64SharesOneBucketAndIpv4StaysAsItIs) {
 
 }  // namespace
 }  // namespace licensed
+
+namespace licensed {
+namespace {
+
+// SIGHUP replaces the trusted proxies of the copy the server holds through main's.
+TEST(TrustedProxies, ACopySeesTheBlocksReplacedThroughTheOriginal) {
+  const TrustedProxies original;
+  const TrustedProxies copy = original;  // NOLINT(performance-unnecessary-copy-initialization)
+  const auto proxy = boost::asio::ip::make_address("10.0.0.1");
+  EXPECT_FALSE(copy.trusts(proxy));
+  EXPECT_EQ(copy.client_address(proxy, "203.0.113.9"), "10.0.0.1");
+  original.replace({CidrBlock::parse("10.0.0.0/8").value()});
+  EXPECT_TRUE(copy.trusts(proxy));
+  EXPECT_EQ(copy.client_address(proxy, "203.0.113.9"), "203.0.113.9");
+}
+
+}  // namespace
+}  // namespace licensed

@@ -16,13 +16,23 @@ ApiError wrong_key() {
   return e;
 }
 
+ApiError spent_sign_in_link() {
+  ApiError e = errors::unauthorized();
+  e.message = "this sign-in link was used already or is more than 10 minutes old";
+  return e;
+}
+
 ApiError to_dashboard_error(const Error& error, DashboardStep step) {
   switch (error.code) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kConflict:
       return errors::malformed(error.subject, error.message);
     case StatusCode::kNotFound:
-      if (error.subject == subjects::kMachineId) break;
+      if (error.subject == subjects::kMachineId) {
+        ApiError e = to_api_error(error);
+        e.message = "that machine is no longer activated on this license";
+        return e;
+      }
       return step == DashboardStep::kSignIn ? wrong_key() : not_signed_in();
     // The store and the session store alike: the customer needs only to wait.
     case StatusCode::kUnavailable:

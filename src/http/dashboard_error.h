@@ -16,6 +16,8 @@ ApiError not_signed_in();
 // 401 for a key typed at sign-in: wrong, unknown and deleted keys all answer this, so
 // sign-in tells nothing apart.
 ApiError wrong_key();
+// 401 for a sign-in link (a 1705's dashboardUrl) used before, ended, or never made.
+ApiError spent_sign_in_link();
 
 // A customer is told why a change was refused (Error::message of an invalid argument or
 // a conflict); never a store's or Redis's own words.

@@ -65,5 +65,13 @@ TEST(DashboardErrorSubject, AnUnknownMachineIs1707AtEitherStep) {
             ErrorCode::kMachineNotActivated);
 }
 
+TEST(DashboardErrorSubject, AnUnknownMachineIsToldInACustomersWordsNotTheApis) {
+  const Error machine = Error::not_found(subjects::kMachineId, "no machine has that handle");
+  const std::string said = to_dashboard_error(machine, DashboardStep::kSignedIn).message;
+  EXPECT_EQ(said, "that machine is no longer activated on this license");
+  EXPECT_EQ(said.find("activate first"), std::string::npos);
+  EXPECT_EQ(said.find("call"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace licensed

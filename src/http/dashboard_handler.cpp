@@ -1,5 +1,7 @@
 #include "http/dashboard_handler.h"
 
+#include <spdlog/spdlog.h>
+
 #include <boost/beast/http/field.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/url/parse.hpp>
@@ -14,6 +16,8 @@
 #include "http/dashboard_error.h"
 #include "http/license_api_error.h"
 #include "observability/internal_error.h"
+#include "observability/log_fields.h"
+#include "observability/redaction.h"
 
 namespace licensed {
 namespace {
@@ -177,19 +181,31 @@ void run_and_reply(Store* store, TxKind kind, const Clock* clock, ErrorReporter*
       });
 }
 
-// Opens a session for `license_key` and answers the sign-in with its cookie and token.
+// Opens a session for `license_key` and answers the sign-in with its cookie and token;
+// `extra` goes into the answer too (what a sign-in link says of the refused machine).
 void open_session(SessionStore* sessions, const std::string& license_key, bool secure,
-                  const std::string& request_id, const HttpReply& reply) {
-  sessions->open_async(
-      license_key, [secure, request_id, reply](Result<NewDashboardSession> opened) {
-        if (!opened.ok()) {
-          return reply(dashboard_error(opened.error(), DashboardStep::kSignIn, request_id));
-        }
-        HttpResponse res =
-            dashboard_json(200, {{"ok", true}, {"csrfToken", opened->csrf_token}}, request_id);
-        res.set(http::field::set_cookie, cookie_header(opened->id, kSessionSeconds, secure));
-        reply(std::move(res));
-      });
+                  const std::string& request_id, const HttpReply& reply, json::object extra = {}) {
+  sessions->open_async(license_key, [secure, request_id, reply,
+                                     extra = std::move(extra)](Result<NewDashboardSession> opened) {
+    if (!opened.ok()) {
+      return reply(dashboard_error(opened.error(), DashboardStep::kSignIn, request_id));
+    }
+    json::object body = extra;
+    body["ok"] = true;
+    body["csrfToken"] = opened->csrf_token;
+    HttpResponse res = dashboard_json(200, body, request_id);
+    res.set(http::field::set_cookie, cookie_header(opened->id, kSessionSeconds, secure));
+    reply(std::move(res));
+  });
+}
+
+// What the page is told of the machine a sign-in link was made for: masked as every
+// machine id on the page is, so the full id never reaches it.
+json::object refused_machine(const SignInLink& link) {
+  json::object machine{{"machineId", mask_machine_id(link.machine_id)}};
+  machine["name"] =
+      link.machine_name.empty() ? json::value(nullptr) : json::value(link.machine_name);
+  return json::object{{"refused", machine}};
 }
 
 // The signed-in dashboard's translation, as a plain function for RequestError::answer_or.
@@ -284,6 +300,10 @@ ApiResult<Route> DashboardHandler::route(std::string_view method, std::string_vi
     if (method == "DELETE") return route_of(R::kSignOut);
     return errors::method_not_allowed("POST, DELETE");
   }
+  if (path == "/dashboard/api/brand") return only(method, "GET", R::kBrand);
+  if (path == "/dashboard/brand-logo" && !config_.brand.logo.empty()) {
+    return only(method, "GET", R::kBrandLogo);
+  }
   if (path == "/dashboard/api/license") return only(method, "GET", R::kLicense);
   if (path == "/dashboard/api/audit") return only(method, "GET", R::kAudit);
   if (path == "/dashboard/api/free-slot") return only(method, "POST", R::kFreeSlot);
@@ -309,6 +329,15 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
     }
     case R::kSignIn:
       return sign_in(req, ctx, std::move(reply));
+    case R::kBrand: {
+      HttpResponse res = dashboard_json(200, brand_json(config_.brand), ctx.request_id);
+      res.set(http::field::cache_control, "no-cache");
+      return reply(std::move(res));
+    }
+    case R::kBrandLogo: {
+      const EmbeddedFile logo{config_.brand.logo, config_.brand.logo_type};
+      return reply(asset_response(logo, ctx.request_id, "no-cache"));
+    }
     default:
       break;
   }
@@ -318,6 +347,14 @@ void DashboardHandler::serve(const Route& route, const HttpRequest& req, const R
   // lookup once its address is over the limit.
   check_bucket(config_.ip_read_limiter, ip_bucket_key(ctx.client_ip), "ip", config_.clock->now_ms(),
                unless_refused(visit, [this](const Visit& v) { find_session(v); }));
+}
+
+void DashboardHandler::finish_response(HttpResponse& res, const HttpRequestHeader*, const Route&,
+                                       std::string_view) const {
+  add_security_headers(res);
+  if (res.find(http::field::cache_control) == res.end()) {
+    res.set(http::field::cache_control, "no-store");
+  }
 }
 
 void DashboardHandler::find_session(const Visit& visit) const {
@@ -399,8 +436,44 @@ void DashboardHandler::look_up_license(const Visit& visit) const {
   const std::string_view request_id = visit->ctx.request_id;
   auto body = json_body(req);
   if (!body.ok()) return visit->reply(dashboard_error(body.error(), request_id));
+  if (body.value().contains("link")) return take_link(visit, body.value());
   auto key = string_member(body.value(), "licenseKey");
   if (!key.ok()) return visit->reply(dashboard_error(key.error(), request_id));
+  open_for_license(visit, normalize_pasted_key(key.value()), {});
+}
+
+void DashboardHandler::take_link(const Visit& visit, const json::object& body) const {
+  auto token = string_member(body, "link");
+  if (!token.ok()) return visit->reply(dashboard_error(token.error(), visit->ctx.request_id));
+  // Only a token of the shape links are made in is looked up.
+  if (!is_session_id(token.value())) {
+    return visit->reply(dashboard_error(spent_sign_in_link(), visit->ctx.request_id));
+  }
+  const std::string link_id = sign_in_link_id(token.value());
+  config_.sessions->take_link_async(
+      token.value(),
+      resume_visit<Result<std::optional<SignInLink>>>(
+          visit, [this, link_id](const Visit& v, Result<std::optional<SignInLink>> taken) {
+            const std::string_view request_id = v->ctx.request_id;
+            if (!taken.ok()) {
+              return v->reply(dashboard_error(taken.error(), DashboardStep::kSignIn, request_id));
+            }
+            if (!taken.value()) {
+              return v->reply(dashboard_error(spent_sign_in_link(), request_id));
+            }
+            // The audit line of the link's use (docs/dashboard.md).
+            const ScopedLogFields fields{
+                {"requestId", request_id}, {"linkId", link_id}, {"ip", v->ctx.client_ip}};
+            spdlog::info("dashboard sign-in link used for license {}",
+                         mask_license_key(taken.value()->license_key));
+            open_for_license(v, taken.value()->license_key, refused_machine(*taken.value()));
+          }));
+}
+
+void DashboardHandler::open_for_license(const Visit& visit, std::string key,
+                                        json::object extra) const {
+  const HttpRequest& req = *visit->request;
+  const std::string_view request_id = visit->ctx.request_id;
   const bool secure = came_over_https(req, config_.public_url_is_https);
   SessionStore* sessions = config_.sessions;
   std::optional<std::string> previous_session(session_cookie(req));  // this browser's, if any
@@ -408,23 +481,23 @@ void DashboardHandler::look_up_license(const Visit& visit) const {
   // the store and Redis answer them, and reply from there.
   submit_call<License>(
       *config_.store, TxKind::kRead,
-      [key = std::move(key.value())](StoreTx& tx) { return find_customer_license(tx, key); },
+      [key = std::move(key)](StoreTx& tx) { return find_customer_license(tx, key); },
       [sessions, secure, reply = visit->reply, previous_session = std::move(previous_session),
-       request_id = std::string(request_id)](Result<License> found) {
+       request_id = std::string(request_id), extra = std::move(extra)](Result<License> found) {
         if (!found.ok()) {
           return reply(dashboard_error(found.error(), DashboardStep::kSignIn, request_id));
         }
         if (!previous_session) {
-          return open_session(sessions, found.value().key, secure, request_id, reply);
+          return open_session(sessions, found.value().key, secure, request_id, reply, extra);
         }
         // A new id at every sign-in, the old one ended: no session fixation, and no
         // second live session when the old one could not be ended.
         sessions->close_async(*previous_session, [sessions, key = found.value().key, secure,
-                                                  request_id, reply](Status closed) {
+                                                  request_id, reply, extra](Status closed) {
           if (!closed.ok()) {
             return reply(dashboard_error(closed.error(), DashboardStep::kSignIn, request_id));
           }
-          open_session(sessions, key, secure, request_id, reply);
+          open_session(sessions, key, secure, request_id, reply, extra);
         });
       });
 }

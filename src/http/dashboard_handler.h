@@ -11,6 +11,7 @@
 // decisions live in src/dashboard/customer_operations.*.
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "auth/key_ring.h"
 #include "auth/offline_files.h"
 #include "auth/response_signer.h"
+#include "dashboard/brand.h"
 #include "dashboard/session_store.h"
 #include "http/http_service.h"
 #include "observability/error_reporter.h"
@@ -50,6 +52,8 @@ struct DashboardConfig {
   const ResponseSigner* response_signer = nullptr;
   // The hint of a 1705 (offline activation at the cap).
   std::optional<std::string> dashboard_url;
+  // The vendor's name, logo and support link (--dashboard-brand).
+  DashboardBrandAssets brand;
 };
 
 // A request of the dashboard's API on its way (dashboard_handler.cpp).
@@ -67,6 +71,10 @@ class DashboardHandler final : public HttpService {
   ApiResult<Route> route(std::string_view method, std::string_view path) const override;
   void serve(const Route& route, const HttpRequest& request, const RequestContext& ctx,
              HttpReply reply) const override;
+  // Every answer under /dashboard, the server's own errors (404, 405, 413, ...) included,
+  // leaves with the security headers and, unless it set its own, Cache-Control: no-store.
+  void finish_response(HttpResponse& res, const HttpRequestHeader* request, const Route& route,
+                       std::string_view path) const override;
 
  private:
   using Visit = std::shared_ptr<DashboardVisit>;
@@ -76,6 +84,10 @@ class DashboardHandler final : public HttpService {
   // resume there once Redis answered (http/resume.h).
   void sign_in(const HttpRequest& request, const RequestContext& ctx, HttpReply reply) const;
   void look_up_license(const Visit& visit) const;
+  // Sign-in by a 1705's one-time link ({"link": token}) instead of the key.
+  void take_link(const Visit& visit, const boost::json::object& body) const;
+  // Opens a session for `key` when it names a live license; `extra` joins the answer.
+  void open_for_license(const Visit& visit, std::string key, boost::json::object extra) const;
   void find_session(const Visit& visit) const;
   void with_session(const Visit& visit, FoundSession found) const;
   // What a signed-in visit asks for: a view, a change, or signing out.

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
+#include <fstream>
+#include <string>
+
 namespace licensed {
 namespace {
 
@@ -43,6 +46,28 @@ TEST(DescriptorLimit, RaisingLeavesTheSoftLimitAtTheHardOne) {
   ASSERT_TRUE(raised.has_value());
   EXPECT_EQ(*raised, after.rlim_cur);
   EXPECT_EQ(after.rlim_cur, before.rlim_max);
+}
+
+}  // namespace
+}  // namespace licensed
+
+namespace licensed {
+namespace {
+
+// deploy/licensed.service's LimitNOFILE holds the default --max-connections with what
+// serve keeps aside for up to 99 network threads: raising one without the other would
+// make serve lower its cap at start.
+TEST(DescriptorLimit, TheSystemdUnitAllowsTheDefaultConnectionCap) {
+  std::ifstream unit(LICENSED_SOURCE_DIR "/deploy/licensed.service");
+  ASSERT_TRUE(unit.good());
+  uint64_t limit = 0;
+  for (std::string line; std::getline(unit, line);) {
+    if (line.rfind("LimitNOFILE=", 0) == 0) limit = std::stoull(line.substr(12));
+  }
+  ASSERT_GT(limit, 0u) << "no LimitNOFILE= in the unit";
+  EXPECT_EQ(connections_within(limit, descriptors_kept_aside(99, 0), 10'000), 10'000u);
+  EXPECT_LT(connections_within(limit, descriptors_kept_aside(200, 0), 10'000), 10'000u)
+      << "the check can fail: with 200 threads the unit's limit is too small";
 }
 
 }  // namespace

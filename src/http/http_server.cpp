@@ -14,6 +14,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "http/access_log.h"
+
 namespace licensed {
 
 namespace net = boost::asio;
@@ -221,9 +223,15 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     finalize_response(server_.service(), res, parser_ && parser_->get().version() == 10 ? 10 : 11,
                       keep_alive, parser_ ? parsed_header(*parser_, path_) : nullptr, route_,
                       path_);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started_;
     if (ServerMetrics* metrics = server_.metrics()) {
-      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - started_;
       metrics->record_request(route_.label, res.result_int(), took.count());
+      if (res.result_int() >= 400) record_api_error(*metrics, res.body());
+    }
+    if (config().access_log) {
+      const bool whole = parser_ && parser_->is_done();
+      log_access({request_id_, route_.label, res.result_int(), took.count(),
+                  whole ? &parser_->get() : nullptr});
     }
     response_ = std::make_unique<HttpResponse>(std::move(res));
     expires_after(config().body_timeout);

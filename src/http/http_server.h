@@ -46,6 +46,8 @@ struct HttpServerConfig {
   // long for its next request: slots held by idle clients go to new ones.
   std::chrono::seconds crowded_idle_timeout{2};
   TrustedProxies trusted_proxies;
+  // One log line per answered request (http/access_log.h).
+  bool access_log = false;
 };
 
 // Network threads for a configured number: 0 means one per core.

@@ -1,15 +1,19 @@
 #include "http/license_handler.h"
 
+#include <spdlog/spdlog.h>
+
 #include <boost/beast/http/field.hpp>
 
 #include "admin/admin_operations.h"
 #include "auth/accept_signature.h"
 #include "core/operations.h"
 #include "http/license_api_error.h"
+#include "http/refusal_recording.h"
 #include "http/response_signing.h"
 #include "http/routes.h"
 #include "observability/internal_error.h"
 #include "observability/log_fields.h"
+#include "observability/redaction.h"
 
 namespace licensed {
 
@@ -111,6 +115,11 @@ HttpReply LicenseHandler::bound_to(AnswerBinding binding, ResponseAlgorithm algo
   const ResponseSigner* signer = config_.response_signer;
   if (signer == nullptr) return reply;
   const Clock* clock = config_.pipeline.clock;
+  if (BatchSigner* batcher = config_.batch_signer) {
+    return [batcher, algorithm, clock, binding, reply = std::move(reply)](HttpResponse res) {
+      sign_response_batched(std::move(res), *batcher, algorithm, *clock, binding, reply);
+    };
+  }
   return [signer, algorithm, clock, binding, reply = std::move(reply)](HttpResponse res) {
     sign_response(res, *signer, algorithm, *clock, binding);
     reply(std::move(res));
@@ -194,7 +203,7 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
   const LicenseHandler* self = this;
   submit_call<boost::json::object, RequestError>(
       *config_.store, writes ? TxKind::kWrite : TxKind::kRead,
-      [request, request_id, ip = std::move(client_ip),
+      [request, request_id, ip = client_ip,
        self](StoreTx& tx) -> RequestResult<boost::json::object> {
         // So a store failure logged on the way names the request it hit.
         const ScopedLogFields log_fields{{"requestId", request_id}};
@@ -212,13 +221,14 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
         }
         return run_operation(request->endpoint, tx, request->body, op);
       },
-      [request, request_id, reply, self,
-       algorithm](const RequestResult<boost::json::object>& answer) {
+      // A copy, not a move: the order in which the two lambdas are made is unspecified.
+      [request, request_id, reply, self, algorithm,
+       ip = client_ip](const RequestResult<boost::json::object>& answer) {
         if (request->endpoint == Endpoint::kOfflineActivate && answer.ok()) {
           return self->reply_with(self->with_activation_file(answer.value(), algorithm), *request,
-                                  request_id, reply);
+                                  request_id, ip, reply);
         }
-        self->reply_with(answer, *request, request_id, reply);
+        self->reply_with(answer, *request, request_id, ip, reply);
       },
       // Business refusals are committed with the nonce and any reclaim they include.
       [](const RequestResult<boost::json::object>& answer) { return !must_roll_back(answer); });
@@ -250,14 +260,60 @@ RequestResult<boost::json::object> LicenseHandler::with_activation_file(
 
 void LicenseHandler::reply_with(const RequestResult<boost::json::object>& answer,
                                 const AuthorizedRequest& request, const std::string& request_id,
-                                const HttpReply& reply) const {
+                                const std::string& client_ip, const HttpReply& reply) const {
   if (answer.ok()) return reply(json_response(200, answer.value(), request_id));
-  const ApiError error = answer.error().answer_or(to_api_error);
+  ApiError error = answer.error().answer_or(to_api_error);
   if (is_internal_error(error)) {
     report_internal_error(config_.error_reporter, request.endpoint, request_id,
                           request.body.license_key, config_.pipeline.clock->now_ms());
   }
+  // Queued before the answer goes (the answer does not wait for it): once the reply is
+  // sent, whoever waits for it may tear this handler and its store down.
+  if (is_recorded_refusal(error) && config_.store != nullptr) {
+    record_refusal(*config_.store, config_.trial_identity,
+                   RefusedRequest{config_.pipeline.clock->now_ms(), static_cast<int>(*error.code),
+                                  request.body, client_ip, request.key->id, request_id});
+  }
+  if (error.code == ErrorCode::kLimitReached) {
+    return reply_with_sign_in_link(std::move(error), request, request_id, reply);
+  }
   reply(error_response(error, request_id));
+}
+
+void LicenseHandler::reply_with_sign_in_link(ApiError error, const AuthorizedRequest& request,
+                                             const std::string& request_id,
+                                             const HttpReply& reply) const {
+  const boost::json::value* url = error.extra.if_contains("dashboardUrl");
+  // A trial's 1705 names no key, and a configured URL with a fragment of its own is left
+  // as the operator wrote it.
+  if (config_.sign_in_links == nullptr || url == nullptr || !url->is_string() ||
+      request.body.license_key.empty() || !request.body.machine_id ||
+      url->as_string().find('#') != boost::json::string::npos) {
+    return reply(error_response(error, request_id));
+  }
+  const SignInLink link{request.body.license_key, *request.body.machine_id,
+                        request.body.machine_name.value_or("")};
+  config_.sign_in_links->open_link_async(
+      link, [error = std::move(error), request_id, reply,
+             masked = mask_license_key(link.license_key)](Result<std::string> token) mutable {
+        if (!token.ok()) {
+          // The refusal still goes out, with the URL as configured: the customer signs in
+          // with the key instead.
+          spdlog::warn("no sign-in link for the 1705 of request {}: {}", request_id,
+                       token.error().message);
+          return reply(error_response(error, request_id));
+        }
+        // The audit line of the link (docs/dashboard.md): which request made it, for which
+        // license; `linkId` names it again when it is used. The token itself is never logged.
+        {
+          const std::string link_id = sign_in_link_id(token.value());
+          const ScopedLogFields fields{{"requestId", request_id}, {"linkId", link_id}};
+          spdlog::info("dashboard sign-in link issued for license {} (1705)", masked);
+        }
+        auto& shown = error.extra["dashboardUrl"];
+        shown = with_sign_in_link(shown.as_string(), token.value());
+        reply(error_response(error, request_id));
+      });
 }
 
 }  // namespace licensed

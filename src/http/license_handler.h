@@ -13,6 +13,7 @@
 
 #include "auth/response_signer.h"
 #include "core/operations.h"
+#include "dashboard/session_store.h"
 #include "http/http_service.h"
 #include "http/request_pipeline.h"
 #include "http/response.h"
@@ -33,12 +34,18 @@ struct LicenseHandlerConfig {
   // Signs the answers and names the published keys; null: answers go out unsigned
   // (unit tests of other concerns), and no key is published.
   const ResponseSigner* response_signer = nullptr;
+  // Signs the endpoints' answers in batches (docs/protocol.md §13.3) with
+  // response_signer's keys; null: each answer is signed alone, on the thread that made it.
+  BatchSigner* batch_signer = nullptr;
   // Trials (docs/protocol.md §20): the identities they are kept by (null: the trial endpoint
   // answers 1703), and the buckets a new trial takes a token from, per client IP (IPv6 by
   // /64) and per product across IPs (null: off).
   const TrialIdentity* trial_identity = nullptr;
   RateLimiter* trial_ip_limiter = nullptr;
   RateLimiter* trial_product_limiter = nullptr;
+  // Where a 1705's dashboardUrl gets its one-time sign-in link (docs/dashboard.md); null:
+  // the URL as configured.
+  SessionStore* sign_in_links = nullptr;
 };
 
 class LicenseHandler final : public HttpService {
@@ -74,9 +81,14 @@ class LicenseHandler final : public HttpService {
   OperationContext operation_context(const AuthorizedRequest& request, std::string_view ip,
                                      std::string_view request_id) const;
   // Answers an operation's result (200, or its refusal translated), reporting a 1709.
+  // A refusal support wants to see (docs/protocol.md §26.1) is recorded after the reply.
   void reply_with(const RequestResult<boost::json::object>& answer,
                   const AuthorizedRequest& request, const std::string& request_id,
-                  const HttpReply& reply) const;
+                  const std::string& client_ip, const HttpReply& reply) const;
+  // A 1705 whose dashboardUrl may carry a sign-in link for the request's license and
+  // machine: answered with one when the link could be made, else as it is.
+  void reply_with_sign_in_link(ApiError error, const AuthorizedRequest& request,
+                               const std::string& request_id, const HttpReply& reply) const;
   // An offline-activate answer with its activationFile signed in `algorithm` (the one its
   // request's X-License-Accept-Signature chose, docs/protocol.md §13.4).
   RequestResult<boost::json::object> with_activation_file(boost::json::object body,

@@ -55,14 +55,14 @@ void LicenseHandler::answer_trial(const std::shared_ptr<AuthorizedRequest>& requ
         },
         std::move(done), keeps);
   };
-  auto finish = [self, request, request_id, reply](const MaybeAnswer& r,
-                                                   std::optional<RateDecision> refused) {
+  auto finish = [self, request, request_id, reply, ip](const MaybeAnswer& r,
+                                                       std::optional<RateDecision> refused) {
     using Answer = RequestResult<boost::json::object>;
-    if (!r.ok()) return self->reply_with(Answer(r.error()), *request, request_id, reply);
-    if (r.value()) return self->reply_with(Answer(*r.value()), *request, request_id, reply);
+    if (!r.ok()) return self->reply_with(Answer(r.error()), *request, request_id, *ip, reply);
+    if (r.value()) return self->reply_with(Answer(*r.value()), *request, request_id, *ip, reply);
     const int64_t wait = refused ? refused->retry_after_seconds : 1;
     self->reply_with(Answer(RequestError(errors::rate_limited("trial", wait))), *request,
-                     request_id, reply);
+                     request_id, *ip, reply);
   };
   phase(TrialMode::kFindOnly, request->keep_nonce_durably,
         [self, request, ip, phase, finish](const MaybeAnswer& found) {

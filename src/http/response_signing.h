@@ -2,8 +2,10 @@
 // written, after which neither its status nor its body may change.
 #pragma once
 
+#include <functional>
 #include <optional>
 
+#include "auth/batch_signer.h"
 #include "auth/request_signature.h"
 #include "auth/response_signer.h"
 #include "core/clock.h"
@@ -22,6 +24,13 @@ using AnswerBinding = std::optional<Sha256Digest>;
 // the key treats it as no answer, which is what it is.
 void sign_response(HttpResponse& res, const ResponseSigner& signer, ResponseAlgorithm algorithm,
                    const Clock& clock, const AnswerBinding& binding);
+
+// As sign_response, through `batcher` (docs/protocol.md §13.3): `reply` gets `res` with its
+// signature, plain or batched, on the signer's thread (or at once, once it has stopped).
+// The signing string (the body's hash) and `t` are made here, on the caller's thread.
+void sign_response_batched(HttpResponse res, BatchSigner& batcher, ResponseAlgorithm algorithm,
+                           const Clock& clock, const AnswerBinding& binding,
+                           std::function<void(HttpResponse)> reply);
 
 // True when `res` already carries a response signature.
 bool is_signed(const HttpResponse& res);

@@ -29,6 +29,8 @@ enum class DashboardRoute {
   kFreeSlot,
   kOfflineActivate,
   kOfflineDeactivate,
+  kBrand,      // GET /dashboard/api/brand
+  kBrandLogo,  // GET /dashboard/brand-logo
 };
 
 // A store's deliveries, POST /api/v1/stores/{provider}/{id}/{token} (docs/protocol.md §22.2;

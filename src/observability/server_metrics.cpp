@@ -35,6 +35,18 @@ void ServerMetrics::record_connection_refused() {
   connections_refused_.fetch_add(1, std::memory_order_relaxed);
 }
 
+void ServerMetrics::record_api_error(int code, std::string_view reason) {
+  const bool known =
+      code >= kFirstErrorCode && code < kFirstErrorCode + static_cast<int>(kErrorCodes);
+  api_errors_[known ? static_cast<size_t>(code - kFirstErrorCode) : kErrorCodes].fetch_add(
+      1, std::memory_order_relaxed);
+  if (code != 1700 && code != 1701) return;
+  const std::string_view cause = code == 1701 ? "stale_timestamp" : reason;
+  size_t i = 0;
+  while (i + 1 < kUnauthorizedCauses.size() && kUnauthorizedCauses[i] != cause) ++i;
+  unauthorized_[i].fetch_add(1, std::memory_order_relaxed);
+}
+
 namespace {
 
 template <size_t N>
@@ -98,6 +110,22 @@ std::string ServerMetrics::render_prometheus() const {
   out += fmt::format("licensed_rate_limited_total{{bucket=\"key\"}} {}\n",
                      rate_limited_key_.load(std::memory_order_relaxed));
   append(
+      "# HELP licensed_api_errors_total Answers with a numbered error, by code (1705: license "
+      "full; 1708, 1709: the store or Redis failing).\n");
+  append("# TYPE licensed_api_errors_total counter\n");
+  for (size_t i = 0; i < api_errors_.size(); ++i) {
+    const std::string code =
+        i == kErrorCodes ? "other" : std::to_string(kFirstErrorCode + static_cast<int>(i));
+    out += fmt::format("licensed_api_errors_total{{code=\"{}\"}} {}\n", code,
+                       api_errors_[i].load(std::memory_order_relaxed));
+  }
+  append("# HELP licensed_unauthorized_total Requests refused with 401, by cause.\n");
+  append("# TYPE licensed_unauthorized_total counter\n");
+  for (size_t i = 0; i < kUnauthorizedCauses.size(); ++i) {
+    out += fmt::format("licensed_unauthorized_total{{cause=\"{}\"}} {}\n", kUnauthorizedCauses[i],
+                       unauthorized_[i].load(std::memory_order_relaxed));
+  }
+  append(
       "# HELP licensed_connections_refused_total Connections closed at once because the "
       "connection cap, or their address's cap, was reached.\n");
   append("# TYPE licensed_connections_refused_total counter\n");
@@ -115,9 +143,22 @@ std::string ServerMetrics::render_prometheus() const {
                          kStoreProviders[p], kStoreRejections[r], n);
     }
   }
+  if (!build_version_.empty()) {
+    out += fmt::format(
+        "# HELP licensed_build_info The running release (always 1).\n"
+        "# TYPE licensed_build_info gauge\nlicensed_build_info{{version=\"{}\"}} 1\n",
+        build_version_);
+  }
+  // A name with labels ("x_total{outcome=\"a\"}") shares its family's HELP and TYPE with
+  // the gauges of the same family added right before it.
+  std::string_view family_done;
   for (const Gauge& g : gauges_) {
-    out += fmt::format("# HELP {} {}\n# TYPE {} {}\n{} {}\n", g.name, g.help, g.name, g.type,
-                       g.name, g.read());
+    const std::string_view family = std::string_view(g.name).substr(0, g.name.find('{'));
+    if (family != family_done) {
+      out += fmt::format("# HELP {} {}\n# TYPE {} {}\n", family, g.help, family, g.type);
+    }
+    family_done = family;
+    out += fmt::format("{} {}\n", g.name, g.read());
   }
   return out;
 }

@@ -27,6 +27,10 @@ class ServerMetrics {
       "lemonsqueezy", "gumroad", "unknown"};
   static constexpr std::array<std::string_view, 4> kStoreRejections = {
       "unknown_store", "authenticity", "malformed", "too_large"};
+  // 401 causes apart: the reasons of 1700 (docs/protocol.md §3) and 1701's stale timestamp.
+  static constexpr std::array<std::string_view, 7> kUnauthorizedCauses = {
+      "missing_header", "malformed_header", "unknown_key", "signature_mismatch",
+      "nonce_reused",   "stale_timestamp",  "other"};
   // Upper bounds of the latency histogram, in seconds.
   static constexpr std::array<double, 13> kLatencyBounds = {
       0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5};
@@ -35,6 +39,10 @@ class ServerMetrics {
   void record_request(std::string_view route, unsigned status, double seconds);
   void record_rate_limited(std::string_view bucket);
   void record_connection_refused();
+  // An answer carrying a numbered error (1700-1712, others counted as "other"): a 1708
+  // or 1709 is the store (or Redis) failing, 1705 a full license. For 1700 `reason` says
+  // why the signature was refused; 1701 counts as stale_timestamp.
+  void record_api_error(int code, std::string_view reason);
   // A store delivery refused; a provider or reason not in the lists above counts as the
   // last entry of its list.
   void record_store_rejected(std::string_view provider, std::string_view reason);
@@ -48,6 +56,10 @@ class ServerMetrics {
     std::string_view type = "gauge";
   };
   void add_gauge(Gauge gauge);
+
+  // `licensed_build_info{version="..."} 1`: the release that runs, for dashboards that
+  // follow a rolling upgrade. Set once before serving.
+  void set_build_version(std::string version) { build_version_ = std::move(version); }
 
   std::string render_prometheus() const;
 
@@ -67,9 +79,14 @@ class ServerMetrics {
   std::atomic<uint64_t> rate_limited_ip_{0};
   std::atomic<uint64_t> rate_limited_key_{0};
   std::atomic<uint64_t> connections_refused_{0};
+  static constexpr int kFirstErrorCode = 1700;
+  static constexpr size_t kErrorCodes = 13;  // 1700-1712, then "other"
+  std::array<std::atomic<uint64_t>, kErrorCodes + 1> api_errors_{};
+  std::array<std::atomic<uint64_t>, kUnauthorizedCauses.size()> unauthorized_{};
   std::array<std::array<std::atomic<uint64_t>, kStoreRejections.size()>, kStoreProviders.size()>
       store_rejected_{};
   std::vector<Gauge> gauges_;  // set up before serving, read-only afterwards
+  std::string build_version_;
 };
 
 }  // namespace licensed

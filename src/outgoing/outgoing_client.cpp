@@ -1,6 +1,7 @@
 #include "outgoing/outgoing_client.h"
 
 #include <curl/curl.h>
+#include <netdb.h>
 
 #include <algorithm>
 #include <cctype>
@@ -125,6 +126,7 @@ struct Reading {
   std::string body;
   size_t max = 0;
   bool too_large = false;
+  bool cut = false;  // cut_long_answers: keep what fits, then stop
 };
 
 size_t append_bounded(char* data, size_t size, size_t count, void* user) {
@@ -132,6 +134,7 @@ size_t append_bounded(char* data, size_t size, size_t count, void* user) {
   const size_t n = size * count;
   if (r->body.size() + n > r->max) {
     r->too_large = true;
+    if (r->cut) r->body.append(data, r->max - r->body.size());
     return 0;  // anything but n stops the transfer
   }
   r->body.append(data, n);
@@ -165,8 +168,12 @@ void set_safety_options(CURL* c, const OutgoingPolicy& policy) {
 void set_limits(CURL* c, const OutgoingLimits& limits) {
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, millis(limits.connect_timeout));
   curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, millis(limits.total_timeout));
-  // A declared length over the limit is refused before the body is read.
-  curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(limits.max_answer_bytes));
+  // A declared length over the limit is refused before the body is read, unless the answer
+  // is to stand cut (the status line and headers are read by then either way).
+  if (!limits.cut_long_answers) {
+    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE,
+                     static_cast<curl_off_t>(limits.max_answer_bytes));
+  }
 }
 
 void set_method(CURL* c, const OutgoingRequest& request) {
@@ -261,6 +268,32 @@ Status check_outgoing_url(std::string_view url, const OutgoingPolicy& policy) {
   return check_parsed_url(u.get(), policy);
 }
 
+Status check_outgoing_destination(std::string_view url, const OutgoingPolicy& policy) {
+  ASSIGN_OR_RETURN(auto u, parse_url(url));
+  RETURN_IF_ERROR(check_parsed_url(u.get(), policy));
+  if (policy.allow_private) return Ok{};
+  std::string host = url_part(u.get(), CURLUPART_HOST).value_or("");
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) {
+    return url_error("the host " + host + " does not resolve");
+  }
+  const std::unique_ptr<addrinfo, decltype(&::freeaddrinfo)> owned(found, &::freeaddrinfo);
+  for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+    const auto ip = IpAddress::from_sockaddr(a->ai_addr, a->ai_addrlen);
+    if (!ip) continue;
+    if (const auto range = refused_range(*ip)) {
+      return url_error(host + " resolves to " + range->describe(*ip) +
+                       "; --webhook-allow-private allows it");
+    }
+  }
+  return Ok{};
+}
+
 Result<OutgoingAnswer> OutgoingClient::send(const OutgoingRequest& request) const {
   init_curl_once();
   if (request.method != "GET" && request.method != "POST") {
@@ -280,13 +313,19 @@ Result<OutgoingAnswer> OutgoingClient::send(const OutgoingRequest& request) cons
   ConnectCheck check{.allow_private = policy_.allow_private, .allowed = {}, .refusal = {}};
   curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_checked_socket);
   curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, &check);
-  Reading reading{.body = {}, .max = request.limits.max_answer_bytes, .too_large = false};
+  Reading reading{.body = {},
+                  .max = request.limits.max_answer_bytes,
+                  .too_large = false,
+                  .cut = request.limits.cut_long_answers};
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, append_bounded);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &reading);
   char error[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error);
   const std::string where = origin_of(u.get());
-  if (const CURLcode rc = curl_easy_perform(c); rc != CURLE_OK) {
+  const CURLcode rc = curl_easy_perform(c);
+  // A cut answer stopped by the write callback is still the answer the server gave.
+  const bool cut = rc == CURLE_WRITE_ERROR && reading.cut && reading.too_large;
+  if (rc != CURLE_OK && !cut) {
     return transfer_error(rc, safe_curl_text(error, rc, request, u.get()), check, reading, request,
                           where);
   }

@@ -45,6 +45,10 @@ struct OutgoingLimits {
   std::chrono::milliseconds connect_timeout{1000};
   std::chrono::milliseconds total_timeout{1500};  // name lookup and connect included
   size_t max_answer_bytes = 1024 * 1024;
+  // What an answer past max_answer_bytes is. False: a failure (a store look-up needs the
+  // whole body). True: the answer stands, its body cut at max_answer_bytes and the rest
+  // left unread (a webhook delivery, where only the status counts: docs/protocol.md §25.3).
+  bool cut_long_answers = false;
 };
 
 struct OutgoingRequest {
@@ -73,6 +77,12 @@ std::string url_origin(std::string_view url);
 // or an admin call that stores a URL. kInvalidArgument with subject "url".
 Status check_outgoing_url(std::string_view url, const OutgoingPolicy& policy);
 
+// check_outgoing_url, then the host resolved and each of its addresses checked against
+// the refused ranges (unless private addresses are allowed): for an admin call that stores
+// a URL (a webhook endpoint), so a private target is refused when it is given. The client
+// checks again when it connects, since DNS can change. kInvalidArgument, subject "url".
+Status check_outgoing_destination(std::string_view url, const OutgoingPolicy& policy);
+
 class OutgoingClient {
  public:
   explicit OutgoingClient(OutgoingPolicy policy) : policy_(std::move(policy)) {}
@@ -82,7 +92,7 @@ class OutgoingClient {
   // a store transaction. Thread-safe: each call has its own libcurl handle.
   // Errors: kInvalidArgument (subject "url") for a URL or address the policy refuses;
   // kUnavailable for anything that may pass (no answer in time, a refused connection,
-  // a certificate not verified, an answer over the size limit).
+  // a certificate not verified, an answer over the size limit unless cut_long_answers).
   Result<OutgoingAnswer> send(const OutgoingRequest& request) const;
 
   const OutgoingPolicy& policy() const { return policy_; }

@@ -208,6 +208,29 @@ TEST(OutgoingClient, AnAnswerOverTheSizeLimitIsRefusedWithOrWithoutItsLength) {
   EXPECT_EQ(exact->body.size(), 1000u);
 }
 
+TEST(OutgoingClient, ACutAnswerStandsWithItsStatusAndTheBodyReadUpToTheLimit) {
+  ProviderStandIn api;
+  api.Answer("/declared", Json(std::string(100 * 1024, 'x'), 202));
+  api.Answer("/chunked", {.status = 500,
+                          .body = std::string(100 * 1024, 'y'),
+                          .headers = {},
+                          .delay = {},
+                          .chunked = true});
+  OutgoingRequest request = Get(api.base_url() + "/declared");
+  request.limits.max_answer_bytes = 64 * 1024;
+  request.limits.cut_long_answers = true;
+  const OutgoingClient client(kLoopbackHttp);
+  const auto declared = client.send(request);
+  ASSERT_TRUE(declared.ok()) << declared.error().message;
+  EXPECT_EQ(declared->status, 202);
+  EXPECT_EQ(declared->body, std::string(64 * 1024, 'x'));
+  request.url = api.base_url() + "/chunked";
+  const auto chunked = client.send(request);
+  ASSERT_TRUE(chunked.ok()) << chunked.error().message;
+  EXPECT_EQ(chunked->status, 500);
+  EXPECT_EQ(chunked->body.size(), 64u * 1024);
+}
+
 TEST(OutgoingClient, TheDefaultSizeLimitIsOneMebibyte) {
   ProviderStandIn api;
   api.Answer("/big", Json(std::string(1024 * 1024 + 1, 'x')));

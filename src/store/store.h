@@ -5,6 +5,9 @@
 // store thread's `done`), so submit() and queue_depth() are thread-safe.
 #pragma once
 
+#include <array>
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <future>
 #include <memory>
@@ -12,7 +15,9 @@
 #include <string>
 #include <type_traits>
 
+#include "core/request_error.h"
 #include "core/status.h"
+#include "store/migration.h"
 #include "store/store_tx.h"
 
 namespace licensed {
@@ -31,13 +36,71 @@ struct StoreJob {
   std::function<void(const std::optional<Error>& failure)> done;
 };
 
+// Error::subject of the 1708 a job gets when the queue is full (`--max-queue`), so that
+// an overload is counted apart from a store that fails.
+inline constexpr std::string_view kStoreQueueFull = "max_queue";
+
+// Why a store job ended without its work done, for /metrics
+// (`licensed_store_errors_total{kind=...}`): a fault that passes (locked, disk full, lost
+// connection: 1708), one that needs an operator (corrupt file, bad SQL: 1709), or a job
+// refused because the queue was full (1708 at once).
+enum class StoreFailureKind { kUnavailable, kInternal, kQueueFull, kCount };
+inline constexpr std::array<std::string_view, 3> kStoreFailureKindNames = {
+    "unavailable", "internal", "queue_full"};
+
+// What a store's connection pool can tell cheaply and from any thread, for /metrics.
+struct StorePoolFigures {
+  size_t size = 0;    // connections at most (`--store-pool-size`)
+  size_t open = 0;    // connections open now
+  size_t in_use = 0;  // of those, running a transaction now
+};
+
 class Store {
  public:
   virtual ~Store() = default;
   virtual void submit(TxKind kind, StoreJob job) = 0;
   // Queued and running jobs, for metrics and overload decisions.
   virtual size_t queue_depth() const = 0;
+  // Why the store must not be trusted with writes any more (its SQLite file was removed
+  // or replaced under it), or nullopt. Writes then answer 1708 and /readyz 503.
+  virtual std::optional<std::string> unusable() const { return std::nullopt; }
+  // The pool's figures, or nullopt for a store without a pool of connections (SQLite:
+  // one writer thread and a fixed number of reader threads, nothing to watch).
+  virtual std::optional<StorePoolFigures> pool_figures() const { return std::nullopt; }
+
+  // Jobs that ended in a store failure since the store opened, by kind. Counted by
+  // submit_call, where a job's outcome and the store's failure meet, so every store and
+  // every caller is covered by the one count.
+  uint64_t failures(StoreFailureKind kind) const {
+    return failures_[static_cast<size_t>(kind)].load(std::memory_order_relaxed);
+  }
+  // A job's failure, counted when it is the store's: kUnavailable (kQueueFull when the
+  // queue refused it) or kInternal; any other code is the work's own refusal.
+  void count_failure(const Error& e) {
+    StoreFailureKind kind;
+    if (e.code == StatusCode::kInternal) {
+      kind = StoreFailureKind::kInternal;
+    } else if (e.code != StatusCode::kUnavailable) {
+      return;
+    } else {
+      kind = e.subject == kStoreQueueFull ? StoreFailureKind::kQueueFull
+                                          : StoreFailureKind::kUnavailable;
+    }
+    failures_[static_cast<size_t>(kind)].fetch_add(1, std::memory_order_relaxed);
+  }
+
+ private:
+  std::array<std::atomic<uint64_t>, static_cast<size_t>(StoreFailureKind::kCount)> failures_{};
 };
+
+// The internal failure a job's outcome holds, or null: its Error, or a RequestError's
+// (an answer chosen for the client is no failure).
+inline const Error* store_failure_of(const Error& e) {
+  return &e;
+}
+inline const Error* store_failure_of(const RequestError& e) {
+  return e.failure();
+}
 
 struct StoreLimits {
   // Jobs queued or running at most; more answer 1708 at once (`--max-queue`).
@@ -49,7 +112,18 @@ struct StoreLimits {
 // Opens the store a `--store` URL names: `sqlite:PATH` (and `sqlite::memory:`), or
 // `postgresql://...` (see src/store/postgres/pg_url.h). A failure's message is for the
 // operator: it names the file or server and why it cannot be used, never a password.
-Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLimits& limits = {});
+// `opening` says whether a store that does not exist is made, and whether pending
+// migrations are applied; refusals name the store and `licensed init`.
+Result<std::unique_ptr<Store>> open_store(const std::string& url, const StoreLimits& limits = {},
+                                          const StoreOpening& opening = {});
+
+// Where the store's schema stands, read without creating or changing anything: a SQLite
+// file that does not exist, or a PostgreSQL database without the schema, has `exists`
+// false.
+Result<SchemaState> read_schema_state(const std::string& url);
+
+// The URL as an operator may see it: a password masked.
+std::string store_display_name(const std::string& url);
 
 // The PATH of a `sqlite:PATH` URL (possibly empty); nullopt for any other store.
 std::optional<std::string> sqlite_path_of(const std::string& url);
@@ -71,18 +145,28 @@ void submit_call(
         [](const Result<T, E>& r) { return r.ok(); }) {
   auto outcome = std::make_shared<std::optional<Result<T, E>>>();
   store.submit(
-      kind, StoreJob{[outcome, work = std::move(work), commits = std::move(commits)](StoreTx& tx) {
-                       // A job may run again (see StoreJob): each run starts afresh.
-                       outcome->emplace(work(tx));
-                       return commits(**outcome);
-                     },
-                     [outcome, done = std::move(done)](const std::optional<Error>& failure) {
-                       if (failure) return done(Result<T, E>(*failure));
-                       if (!outcome->has_value()) {
-                         return done(Result<T, E>(Error::internal("a job ended unrun")));
-                       }
-                       done(std::move(**outcome));
-                     }});
+      kind,
+      StoreJob{[outcome, work = std::move(work), commits = std::move(commits)](StoreTx& tx) {
+                 // A job may run again (see StoreJob): each run starts afresh.
+                 outcome->emplace(work(tx));
+                 return commits(**outcome);
+               },
+               [&store, outcome, done = std::move(done)](const std::optional<Error>& failure) {
+                 if (failure) {
+                   store.count_failure(*failure);
+                   return done(Result<T, E>(*failure));
+                 }
+                 if (!outcome->has_value()) {
+                   store.count_failure(Error::internal("a job ended unrun"));
+                   return done(Result<T, E>(Error::internal("a job ended unrun")));
+                 }
+                 if (const auto& result = **outcome; !result.ok()) {
+                   if (const Error* e = store_failure_of(result.error())) {
+                     store.count_failure(*e);
+                   }
+                 }
+                 done(std::move(**outcome));
+               }});
 }
 
 // Runs one job and waits for it: for the admin CLI and start-up, never the request path.

@@ -32,7 +32,13 @@ bool refuse_when_full(StoreJob& job, size_t depth, size_t max_queued, bool stopp
           max_queued, *left_out);
     }
   }
-  finish_store_job(job, Error::unavailable("the license store is overloaded"));
+  if (stopping) {
+    finish_store_job(job, Error::unavailable("the license store is stopping"));
+    return true;
+  }
+  Error full = Error::unavailable("the license store is overloaded");
+  full.subject = kStoreQueueFull;  // counted apart (Store::count_failure)
+  finish_store_job(job, full);
   return true;
 }
 

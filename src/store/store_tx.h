@@ -17,6 +17,8 @@
 #include "core/result.h"
 #include "store/dump_schema.h"
 #include "store/storefront.h"
+#include "store/support_queries.h"
+#include "store/webhook_records.h"
 
 namespace licensed {
 
@@ -34,6 +36,11 @@ struct LicenseFilter {
   // case, and the store's order id, compared exactly.
   std::optional<std::string> customer_email;
   std::optional<std::string> order_id;
+  // docs/protocol.md §26.2: part of the key (hex digits and dashes, lowercase), anywhere in
+  // it; a machine by its exact id or part of its name (case ignored for ASCII), any
+  // activation of the license, freed ones too.
+  std::optional<std::string> key_part;
+  std::optional<std::string> machine;
 };
 
 // Which way a page of one license's audit runs: oldest first (the admin API, `licensed
@@ -83,6 +90,35 @@ class StoreTx : public LicenseTx {
   // ordered by id, at most `limit`.
   virtual Result<std::vector<License>> list_licenses(const LicenseFilter& filter, int64_t after_id,
                                                      int64_t limit) = 0;
+
+  // How many licenses match `filter` in all: the true total beside a page.
+  virtual Result<int64_t> count_licenses(const LicenseFilter& filter) = 0;
+
+  // Refused requests (docs/protocol.md §26.1). insert_refusal also forgets the refusals
+  // older than kRefusalsKeptMillis before `r.at` (of every license) and those of r's
+  // license beyond the newest kRefusalsKeptPerLicense.
+  virtual Status insert_refusal(const Refusal& r) = 0;
+  // A license's refusals at or after `since`, newest first, ids below `before_id` (0: from
+  // the newest), at most `limit`.
+  virtual Result<std::vector<Refusal>> list_refusals(std::string_view license_key, UnixMillis since,
+                                                     int64_t before_id, int64_t limit) = 0;
+
+  // The vendor overview's figures (docs/protocol.md §26.3).
+  // Live licenses by effective status (ACTIVE, EXPIRED, SUSPENDED, REFUNDED, REVOKED) at
+  // `now`; statuses with none are left out, in no particular order.
+  virtual Result<std::vector<std::pair<std::string, int64_t>>> count_licenses_by_status(
+      UnixMillis now) = 0;
+  // First activations (license.activate without refresh) per UTC day since `since`;
+  // series "activations".
+  virtual Result<std::vector<DayCount>> count_activations_per_day(UnixMillis since) = 0;
+  // Refusals per UTC day and code since `since`; the series is the code.
+  virtual Result<std::vector<DayCount>> count_refusals_per_day(UnixMillis since) = 0;
+  virtual Result<std::vector<TrialStart>> list_trials_since(UnixMillis since) = 0;
+  // Activations made since `since` of licenses that are not trials.
+  virtual Result<std::vector<PaidActivation>> list_paid_activations_since(UnixMillis since) = 0;
+  // Live ACTIVE licenses (expiry not passed at `now`, max > 0) with at least one machine
+  // holding a slot, most of their cap taken first, at most `limit`.
+  virtual Result<std::vector<CapUse>> licenses_nearest_cap(UnixMillis now, int64_t limit) = 0;
 
   // A keyset page of one license's audit, at most `limit` records: oldest first with ids
   // greater than `past_id`, or newest first with ids less than it (0: from the newest).
@@ -187,6 +223,59 @@ class StoreTx : public LicenseTx {
   // Failures whose store's paymentGrace has passed at `now`, oldest first, at most `limit`.
   virtual Result<std::vector<PendingPaymentFailure>> due_payment_failures(UnixMillis now,
                                                                           int64_t limit) = 0;
+
+  // Webhook endpoints (docs/protocol.md §25). insert assigns the id and writes the secrets; find
+  // and list read the secrets not retired at `now` (newest first); update writes url, description,
+  // events, enabled, failing_since and disabled_reason. Deleting one forgets its secrets and
+  // deliveries. False when there was no such endpoint.
+  virtual Result<WebhookEndpoint> insert_webhook_endpoint(const WebhookEndpoint& endpoint) = 0;
+  virtual Result<std::optional<WebhookEndpoint>> find_webhook_endpoint(int64_t id,
+                                                                       UnixMillis now) = 0;
+  virtual Result<std::vector<WebhookEndpoint>> list_webhook_endpoints(UnixMillis now) = 0;
+  virtual Status update_webhook_endpoint(const WebhookEndpoint& endpoint) = 0;
+  virtual Result<bool> delete_webhook_endpoint(int64_t id) = 0;
+  // A rotation: the secrets signing now sign until `old_retire_at` (never later than they
+  // would have), those retired by `now` are forgotten, and `secret` is added.
+  virtual Status rotate_webhook_secret(int64_t id, std::string_view secret, UnixMillis now,
+                                       UnixMillis old_retire_at) = 0;
+
+  // The outbox. claim: at most `limit` deliveries due at `now` to enabled endpoints, each
+  // marked claimed until `claim_until` (its next_attempt_at), so no other instance attempts
+  // it meanwhile (PostgreSQL: FOR UPDATE SKIP LOCKED; SQLite: its one writer); should the
+  // claimer die, the attempt is made again once the claim lapses.
+  virtual Result<std::vector<WebhookDelivery>> claim_webhook_deliveries(UnixMillis now,
+                                                                        UnixMillis claim_until,
+                                                                        int64_t limit) = 0;
+  virtual Result<std::optional<WebhookEventRecord>> find_webhook_event(int64_t event_id) = 0;
+  // Writes attempts, next_attempt_at, last_status, last_error, delivered_at and failed.
+  virtual Status record_webhook_attempt(const WebhookDelivery& delivery) = 0;
+  // One endpoint's deliveries, newest event first, with event ids below `before_event_id`
+  // (0: from the newest), at most `limit`.
+  virtual Result<std::vector<WebhookDelivery>> list_webhook_deliveries(int64_t endpoint_id,
+                                                                       int64_t before_event_id,
+                                                                       int64_t limit) = 0;
+  // Makes the delivery due at `now` again, failed or delivered; false when there is none.
+  virtual Result<bool> retry_webhook_delivery(int64_t endpoint_id, int64_t event_id,
+                                              UnixMillis now) = 0;
+  virtual Result<WebhookOutboxStats> webhook_outbox_stats() = 0;
+  // Forgets deliveries no longer pending of events older than `done_before`, every delivery
+  // of events older than `all_before`, events left with none, and marks taken before
+  // `all_before`. Answers how many events it forgot.
+  virtual Result<int64_t> prune_webhook_outbox(UnixMillis done_before, UnixMillis all_before) = 0;
+  // Live licenses (not deleted, stored ACTIVE) whose expiresAt is in (from, to], with ids
+  // above `after_id`, by id, at most `limit`: the expiry sweeps' candidates.
+  virtual Result<std::vector<License>> licenses_expiring_between(UnixMillis from, UnixMillis to,
+                                                                 int64_t after_id,
+                                                                 int64_t limit) = 0;
+  // Live licenses with any entitlement, ids above `after_id`, by id, at most `limit`.
+  virtual Result<std::vector<License>> licenses_with_entitlements(int64_t after_id,
+                                                                  int64_t limit) = 0;
+  // Live licenses with an offline activation, not deactivated, whose file ends in
+  // (from, to]; ids above `after_id`, by id, at most `limit`: the offline_expiring sweep's.
+  virtual Result<std::vector<License>> licenses_with_offline_ending_between(UnixMillis from,
+                                                                            UnixMillis to,
+                                                                            int64_t after_id,
+                                                                            int64_t limit) = 0;
 
   // Export and import (`licensed admin export|import`, src/admin/store_transfer.h):
   // every row of a table in key order; one row written with its ids as they were; and,

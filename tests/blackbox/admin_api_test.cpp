@@ -3,9 +3,12 @@
 // is also checked against the OpenAPI document the server serves.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <set>
+#include <thread>
 
 #include "support/fixture.h"
 #include "support/openapi_check.h"
@@ -756,6 +759,108 @@ TEST_F(AdminApi, ClientAnswersMatchTheOpenApiDocument) {
                             ParseJson(R"({"ok":false,"error":"X","message":"m","requestId":"r",)"
                                       R"("code":1234})"))
                    .empty());
+}
+
+}  // namespace
+}  // namespace bb
+
+// ---- the support console (docs/protocol.md §26) ------------------------------------------
+
+namespace bb {
+namespace {
+
+// Polls the refusals of `key` until `n` are listed (they are written after the answer).
+std::vector<json::value> AwaitRefusals(const std::function<HttpResponse()>& list, size_t n) {
+  std::vector<json::value> items;
+  for (int i = 0; i < 100; ++i) {
+    const HttpResponse r = list();
+    if (r.status != 200) throw std::runtime_error(r.Describe());
+    items.clear();
+    const json::value page = BodyJson(r);
+    for (const auto& item : Arr(page, "items")) items.push_back(item);
+    if (items.size() >= n) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return items;
+}
+
+TEST_F(AdminApi, ARefusedActivationIsListedWithItsRequestIdButIsNoAuditRecord) {
+  Start();
+  const std::string key = CreateLicense(R"({"product":"reverb","max":1})");
+  ASSERT_EQ(Activate(key, "machine-0001", "Studio PC").status, 200);
+  const HttpResponse refused = Activate(key, "machine-0002", "Laptop");
+  ASSERT_EQ(refused.status, 409) << refused.Describe();
+  const auto items = AwaitRefusals([&] { return Api("GET", "/licenses/" + key + "/refusals"); }, 1);
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(Int(items[0], "code"), 1705);
+  EXPECT_EQ(Str(items[0], "machineId"), "machine-0002");
+  EXPECT_EQ(Str(items[0], "machineName"), "Laptop");
+  EXPECT_EQ(Str(items[0], "keyId"), std::string(kPluginKey.id));
+  EXPECT_EQ(Str(items[0], "requestId"), refused.header("X-Request-Id").value_or("?"));
+  EXPECT_EQ(Str(items[0], "ip"), "127.0.0.1");
+  for (const auto& record : AdminAudit(key)) {
+    EXPECT_EQ(boost::json::serialize(record).find("machine-0002"), std::string::npos);
+  }
+  // An unknown license is 1703, as for its audit.
+  EXPECT_EQ(Api("GET", "/licenses/" + RandomUuidV4() + "/refusals").status, 404);
+}
+
+TEST_F(AdminApi, AdminChangesKeepTheirRequestIdAndReasonInTheAudit) {
+  Start();
+  const std::string key = CreateLicense(R"({"product":"reverb","max":1})");
+  const HttpResponse r =
+      Api("PATCH", "/licenses/" + key, R"({"status":"REVOKED","reason":"chargeback #77"})");
+  ASSERT_EQ(r.status, 200) << r.Describe();
+  const auto audit = AdminAudit(key);
+  ASSERT_FALSE(audit.empty());
+  EXPECT_EQ(Str(audit.back(), "action"), "license.status");
+  EXPECT_EQ(Str(audit.back(), "reason"), "chargeback #77");
+  EXPECT_EQ(Str(audit.back(), "requestId"), r.header("X-Request-Id").value_or("?"));
+}
+
+TEST_F(AdminApi, TheTokenRouteSaysWhetherItIsReadOnly) {
+  Start();
+  const std::string viewer = NewToken("viewer", true);
+  const HttpResponse writer = Api("GET", "/token");
+  ASSERT_EQ(writer.status, 200) << writer.Describe();
+  EXPECT_EQ(Str(BodyJson(writer), "name"), "ci-bot");
+  EXPECT_FALSE(Bool(BodyJson(writer), "readOnly"));
+  const HttpResponse reader = Api("GET", "/token", std::nullopt, viewer);
+  EXPECT_TRUE(Bool(BodyJson(reader), "readOnly"));
+}
+
+TEST_F(AdminApi, TheListCountsItsTotalAndRefusesAFilterItDoesNotKnow) {
+  Start();
+  for (int i = 0; i < 3; ++i) CreateLicense(R"({"product":"reverb","max":1})");
+  const HttpResponse page = Api("GET", "/licenses?limit=2");
+  ASSERT_EQ(page.status, 200) << page.Describe();
+  EXPECT_EQ(Int(BodyJson(page), "total"), 3);
+  const json::value listed = BodyJson(page);
+  EXPECT_EQ(Arr(listed, "items").size(), 2u);
+  const HttpResponse unknown = Api("GET", "/licenses?customer=ada@example.com");
+  EXPECT_EQ(unknown.status, 400);
+  EXPECT_EQ(Str(BodyJson(unknown), "field"), "customer");
+}
+
+TEST_F(AdminApi, TheOverviewFiguresAnswerAsDocumented) {
+  Start();
+  const std::string key = CreateLicense(R"({"product":"reverb","max":1})");
+  ASSERT_EQ(Activate(key, "machine-0001").status, 200);
+  ASSERT_EQ(Activate(key, "machine-0002").status, 409);
+  AwaitRefusals([&] { return Api("GET", "/licenses/" + key + "/refusals"); }, 1);
+  const json::value statuses = BodyJson(Api("GET", "/stats/licenses"));
+  EXPECT_EQ(Int(At(statuses, "statuses"), "ACTIVE"), 1);
+  const json::value activations = BodyJson(Api("GET", "/stats/activations?days=7"));
+  ASSERT_EQ(Arr(activations, "days").size(), 7u);
+  EXPECT_EQ(Int(Arr(activations, "days").back(), "activations"), 1);
+  const json::value refusals = BodyJson(Api("GET", "/stats/refusals"));
+  EXPECT_EQ(Int(Arr(refusals, "days").back(), "1705"), 1);
+  const json::value trials = BodyJson(Api("GET", "/stats/trials"));
+  EXPECT_EQ(Int(trials, "started"), 0);
+  const json::value cap = BodyJson(Api("GET", "/stats/nearest-cap"));
+  ASSERT_EQ(Arr(cap, "items").size(), 1u);
+  EXPECT_EQ(Str(Arr(cap, "items")[0], "licenseKey"), key);
+  EXPECT_EQ(Api("GET", "/stats/nothing").status, 404);
 }
 
 }  // namespace

@@ -137,6 +137,38 @@ TEST_F(AdminPlansApi, ALicenseFromAPlanAndAPatchThatReplacesItsEntitlements) {
   EXPECT_EQ(Arr(updates[0], "changes.entitlements.from").size(), 2u);
 }
 
+// Support moves a license to another plan (issue 23 item 6): only the plan's code changes
+// (docs/protocol.md §20: later edits of the license and the plan do not touch each other),
+// audited with its from/to; a code the product has no plan of, or a number, is 1702.
+TEST_F(AdminPlansApi, APatchMovesALicenseToAnotherPlanOrNoneAndRefusesAnUnknownOne) {
+  Start();
+  for (const char* plan : {R"({"code":"basic","name":"Basic","max":1})",
+                           R"({"code":"studio","name":"Studio","max":5})"}) {
+    ASSERT_EQ(Api("POST", "/products/reverb/plans", kPlans, plan).status, 201);
+  }
+  const HttpResponse made =
+      Api("POST", "/licenses", "/licenses", R"({"product":"reverb","plan":"basic"})");
+  ASSERT_EQ(made.status, 201) << made.Describe();
+  const std::string key = Str(BodyJson(made), "licenseKey");
+  const HttpResponse moved =
+      Api("PATCH", "/licenses/" + key, "/licenses/{key}", R"({"plan":"studio"})");
+  ASSERT_EQ(moved.status, 200) << moved.Describe();
+  EXPECT_EQ(Str(BodyJson(moved), "plan"), "studio");
+  EXPECT_EQ(Int(BodyJson(moved), "max"), 1) << "the plan's max is not copied onto the license";
+  ExpectMalformed(Api("PATCH", "/licenses/" + key, "/licenses/{key}", R"({"plan":"gold"})"),
+                  "plan");
+  ExpectMalformed(Api("PATCH", "/licenses/" + key, "/licenses/{key}", R"({"plan":7})"), "plan");
+  const HttpResponse none = Api("PATCH", "/licenses/" + key, "/licenses/{key}", R"({"plan":null})");
+  ASSERT_EQ(none.status, 200) << none.Describe();
+  EXPECT_TRUE(BodyJson(none).at("plan").is_null()) << none.Describe();
+  const auto updates = AuditRecords(key, "license.update");
+  ASSERT_EQ(updates.size(), 2u);
+  EXPECT_EQ(Str(updates[0], "changes.plan.from"), "basic");
+  EXPECT_EQ(Str(updates[0], "changes.plan.to"), "studio");
+  EXPECT_EQ(Str(updates[1], "changes.plan.from"), "studio");
+  EXPECT_TRUE(updates[1].at("changes").at("plan").at("to").is_null());
+}
+
 TEST_F(AdminPlansApi, ATrialOfferedOverTheApiAnswersAsDocumented) {
   Start();
   ASSERT_EQ(

@@ -222,13 +222,19 @@ TEST_F(DashboardAudit, ReadsFromOneAddressBeyondItsLimitAnswer429WhateverTheSess
   constexpr std::string_view kOffice = "127.0.0.3";
   int admitted = 0;
   HttpResponse refused;
+  const auto began = std::chrono::steady_clock::now();
   // Sessions of 50 reads each stay under the session limit; together they pass the IP's.
-  for (int s = 0; s < kReadsPerIp / 50 + 2 && refused.status == 0; ++s) {
+  for (int s = 0; s < kReadsPerIp / 50 + 8 && refused.status == 0; ++s) {
     admitted +=
         ReadsAdmitted(SignIn(license, kOffice), "/dashboard/api/license", 50, refused, kOffice);
   }
+  // The bucket refills kReadsPerIp a minute while the loop runs (slowly on a loaded
+  // machine): what came back in that time may be admitted too, and no more.
+  const auto seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - began)
+          .count();
   EXPECT_GE(admitted, kReadsPerIp);
-  EXPECT_LE(admitted, kReadsPerIp + 10);
+  EXPECT_LE(admitted, kReadsPerIp + 10 + (seconds + 1) * kReadsPerIp / 60) << seconds << " s";
   EXPECT_RATE_LIMITED(refused, "ip", 60);
   // Another address is counted apart.
   EXPECT_EQ(Read(SignIn(license), "/dashboard/api/license").status, 200);

@@ -49,6 +49,10 @@ http {
   server {
     listen 127.0.0.1:@PORT@;
     location = /nginx-ready { return 204; }
+    # Staff only (docs/deploy.md): the admin API and the support view stay off the
+    # public listener; ^~ so that no other location can take them.
+    location ^~ /api/v1/admin { return 404; }
+    location ^~ /dashboard/support { return 404; }
     location /api/ {
       proxy_pass http://licensed;
       proxy_http_version 1.1;
@@ -140,6 +144,27 @@ class NginxProxy : public BlackboxTest {
   std::unique_ptr<ServerProcess> other_;
   std::unique_ptr<ServerProcess> nginx_;
 };
+
+// Issue 24 item 8: the documented configuration keeps the admin API and the support view
+// off the public listener, however the path is spelled; the instance itself still has them.
+TEST_F(NginxProxy, TheAdminApiAndTheSupportViewAreNotOnThePublicListener) {
+  StartDeployment();
+  for (const char* target :
+       {"/api/v1/admin/products", "/api/v1/admin", "/api/v1//admin/products",
+        "/api/v1/%61dmin/products", "/api/v1/admin/../admin/products", "/dashboard/support"}) {
+    HttpRequest req;
+    req.method = "GET";
+    req.target = target;
+    req.Set("Authorization", "Bearer anything");
+    const HttpResponse r = bb::Send(nginx_port_, req);
+    EXPECT_EQ(r.status, 404) << target;
+    EXPECT_EQ(r.body.find("\"ok\""), std::string::npos) << target << ": answered by licensed";
+  }
+  HttpRequest direct;
+  direct.method = "GET";
+  direct.target = "/api/v1/admin/products";
+  EXPECT_EQ(bb::Send(port(), direct).status, 401) << "the instance still serves its staff";
+}
 
 TEST_F(NginxProxy, TheIpBucketCountsTheClientNginxSawAcrossBothInstances) {
   StartDeployment();

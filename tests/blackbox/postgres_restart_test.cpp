@@ -13,6 +13,7 @@ class PostgresRestart : public BlackboxTest {};
 TEST_F(PostgresRestart, LicensedAnswersAgainAfterPostgresRestartsWithoutRestartingItself) {
   if (!on_postgres()) GTEST_SKIP() << "a PostgreSQL restart";
   PgServer pg;
+  InitStore(pg.url());  // a database of its own: serve never makes the schema by itself
   const Admin own(pg.url());
   own.CreateProduct(std::string(kProduct), std::string(kProductName));
   const std::string license = own.CreateLicense(std::string(kProduct), 10);

@@ -338,7 +338,11 @@ TEST_F(ResponseSignatures, PublicKeysPublishesTheSigningKeyAndIsCacheable) {
 }
 
 TEST_F(ResponseSignatures, TheStoredDefaultKeySurvivesARestart) {
-  Start();
+  // A store serve creates itself (`licensed init` would have made the key already).
+  ServerOptions fresh;
+  fresh.store_flag = false;
+  fresh.args = {"--store", "sqlite:" + (dir().path() / "fresh.db").string(), "--create"};
+  Start(fresh);
   const std::string before = GetPublicKeys().body;
   const std::string key = SigningPublicKey();
   EXPECT_NE(server().log().find("made response key " + KidOf(key)), std::string::npos)

@@ -194,6 +194,7 @@ TEST_F(StoreFaults, FullDiskAnswers503AndResumesWhenSpaceIsFreed) {
   Tmpfs disk(dir().path() / "disk");
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (needs root): " << disk.error();
   const fs::path db = disk.path() / "licensed.db";
+  InitStore("sqlite:" + db.string());
   const Admin on_disk("sqlite:" + db.string());
   on_disk.CreateProduct(std::string(kProduct), std::string(kProductName));
   const std::string license = on_disk.CreateLicense(std::string(kProduct), 1000);

@@ -28,7 +28,7 @@ TEST_F(StoreFiles, AStoreServeCreatesAndItsWalAndShmFilesAreMode0600) {
   const std::filesystem::path fresh = dir().path() / "fresh.db";
   ServerOptions o;
   o.store_flag = false;
-  o.args = {"--store", "sqlite:" + fresh.string()};
+  o.args = {"--store", "sqlite:" + fresh.string(), "--create"};
   Start(o);
   for (const char* suffix : {"", "-wal", "-shm"}) {
     EXPECT_EQ(Mode(fresh.string() + suffix), 0600) << fresh.string() + suffix;
@@ -38,7 +38,7 @@ TEST_F(StoreFiles, AStoreServeCreatesAndItsWalAndShmFilesAreMode0600) {
 
 TEST_F(StoreFiles, AStoreTheAdminCommandCreatesIsMode0600) {
   SKIP_UNLESS_SQLITE();
-  // The fixture made the store with `licensed admin product create`.
+  // The fixture made the store with `licensed init`, then `licensed admin product create`.
   EXPECT_EQ(Mode(db_path()), 0600);
 }
 

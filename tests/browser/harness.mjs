@@ -4,12 +4,14 @@
 // its top; the bindings below (base, dir, store) are live and set by then.
 // LICENSED_BINARY names the binary, LICENSECTL_BINARY licensectl (flows that need it are
 // skipped without it); LICENSED_SCREENSHOT_DIR, when set, receives the screenshots
-// docs/ shows.
+// docs/ shows. expectNoSeriousAxeViolations(page, label) runs axe-core (npm, from the lock
+// file) on the page as it stands and fails on any violation of impact serious or critical.
 import { after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
 import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -24,8 +26,14 @@ export const DASHBOARD_URL = 'http://licenses.example.test/dashboard';
 
 export let dir, store, server, base, browser;
 
+// licensed refuses LICENSED_* variables it does not know (docs/configuration.md); the
+// harness's own (LICENSED_BINARY, LICENSED_SCREENSHOT_DIR) are not for it.
+const licensedEnv = Object.fromEntries(Object.entries(process.env)
+                                           .filter(([name]) => !name.startsWith('LICENSED_')));
+
 export function admin(...args) {
-  return execFileSync(binary, ['admin', '--store', store, ...args], { encoding: 'utf8' });
+  return execFileSync(binary, ['admin', '--store', store, ...args],
+                      { encoding: 'utf8', env: licensedEnv });
 }
 export const adminJson = (...args) => JSON.parse(admin(...args, '--json'));
 
@@ -34,7 +42,7 @@ export function startServer() {
     server = spawn(binary, ['serve', '--store', store, '--listen', '127.0.0.1:0',
                             '--admin-listen', 'off', '--signing-key', `${KEY_ID}=${SECRET}`,
                             '--dashboard-url', DASHBOARD_URL],
-                   { stdio: ['ignore', 'pipe', 'pipe'] });
+                   { stdio: ['ignore', 'pipe', 'pipe'], env: licensedEnv });
     let log = '';
     const onData = (chunk) => {
       log += chunk;
@@ -109,6 +117,28 @@ export function storeSql(sql) {
   execFileSync('sqlite3', [join(dir, 'licensed.db'), sql]);
 }
 
+// axe-core's script, read once; injected into each page checked (the pages' CSP does not
+// apply to scripts Playwright evaluates).
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+// Runs axe-core on `page` as it stands (WCAG 2.x A and AA rules and axe's best practices)
+// and fails, naming `label` (the state checked), on any violation of impact serious or
+// critical, listing each with the elements it found.
+export async function expectNoSeriousAxeViolations(page, label) {
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) {
+    await page.evaluate(axeSource);
+  }
+  const results = await page.evaluate(() => window.axe.run(document, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    resultTypes: ['violations'],
+  }));
+  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const described = serious.map((v) => `${v.impact} ${v.id}: ${v.help}\n` +
+      v.nodes.map((n) => `    ${n.target.join(' ')}: ${n.failureSummary}`).join('\n'));
+  assert.deepEqual(described, [], `axe found serious violations in "${label}":\n` +
+                   described.join('\n'));
+}
+
 export async function screenshot(page, name) {
   if (shots) await page.screenshot({ path: join(shots, name), fullPage: true });
 }
@@ -119,6 +149,7 @@ export function useServer() {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'licensed-browser-'));
     store = `sqlite:${join(dir, 'licensed.db')}`;
+    execFileSync(binary, ['init', '--store', store], { encoding: 'utf8', env: licensedEnv });
     admin('product', 'create', '--slug', 'reverb', '--name', 'Reverb Pro');
     base = await startServer();
     // launch() gives chromium a fresh temporary --user-data-dir of its own.

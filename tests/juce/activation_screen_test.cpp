@@ -9,6 +9,7 @@
 #include <string>
 
 #include "loopback_stand_ins.h"
+#include "plugin_env.h"
 #include "support/fixture.h"
 
 namespace {
@@ -53,18 +54,11 @@ class JuceActivationScreen : public bb::BlackboxTest {
 
   bb::EnvVars Env(const std::string& url, const std::string& license,
                   const std::string& machine_id) const {
-    return {{"LICENSE_SERVER_URL", url},
-            {"LICENSE_KEY_ID", bb::kPluginKey.id},
-            {"LICENSE_SECRET", bb::kPluginKey.secret},
-            {"LICENSE_KEY", license},
-            {"LICENSE_MACHINE_ID", machine_id},
-            {"LICENSE_PUBLIC_KEY", public_key_},
-            {"LICENSE_PRODUCT", std::string(bb::kProduct)},
-            {"LICENSE_CACHE_DIR", (dir().path() / "cache").string()},
-            {"LICENSE_OFFLINE_DIR", (dir().path() / "offline").string()},
-            {"SCREEN_BROWSER_LOG", BrowserLog().string()},
-            {"PATH", (dir().path() / "bin").string() + ":/usr/bin:/bin"},
-            {"HOME", dir().path().string()}};
+    bb::EnvVars env = bb::JucePluginEnv(url, license, machine_id, public_key_, dir().path());
+    env.insert(env.end(), {{"LICENSE_PRODUCT", std::string(bb::kProduct)},
+                           {"SCREEN_BROWSER_LOG", BrowserLog().string()},
+                           {"PATH", (dir().path() / "bin").string() + ":/usr/bin:/bin"}});
+    return env;
   }
   fs::path BrowserLog() const { return dir().path() / "browser.log"; }
 
@@ -128,8 +122,12 @@ TEST_F(JuceActivationScreen, AMachineCapRefusalShowsTheLinkThatOpensTheDashboard
   ExpectLine(r, "typed: exactly");
   ExpectLine(r, "focused after tab: Activate");
   ExpectLine(r, "refused: state=limit-reached busy=0 headline=\"Activated on too many computers\"");
-  ExpectLine(r, "link: visible=1 url=" + kDashboard);
-  EXPECT_EQ(Contents(BrowserLog()), kDashboard + "\n");
+  ExpectLine(r, "link: visible=1 url=" + kDashboard + "#signin=");
+  // The URL carries the one-time sign-in link (docs/dashboard.md), opened as the server
+  // sent it: `#signin=` and the token, not re-encoded.
+  const std::string opened = Contents(BrowserLog());
+  EXPECT_EQ(opened.rfind(kDashboard + "#signin=", 0), 0u) << opened;
+  EXPECT_EQ(opened.find('%'), std::string::npos) << opened;
   EXPECT_EQ(AuditRecords(license, "license.activate").size(), 1u) << "the other computer's only";
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "loopback_stand_ins.h"
+#include "plugin_env.h"
 #include "support/fixture.h"
 
 namespace {
@@ -37,16 +38,9 @@ class JuceGain : public bb::BlackboxTest {
   // licensectl's variables for `url`, with a cache directory of the test's own.
   bb::EnvVars PluginEnv(const std::string& url, const std::string& license,
                         const std::string& machine_id) const {
-    return {{"LICENSE_SERVER_URL", url},
-            {"LICENSE_KEY_ID", bb::kPluginKey.id},
-            {"LICENSE_SECRET", bb::kPluginKey.secret},
-            {"LICENSE_KEY", license},
-            {"LICENSE_MACHINE_ID", machine_id},
-            {"LICENSE_PUBLIC_KEY", public_key_},
-            {"LICENSE_CACHE_DIR", (dir().path() / "cache").string()},
-            {"LICENSE_OFFLINE_DIR", (dir().path() / "offline").string()},
-            {"LICENSED_JUCE_TRACE", "1"},
-            {"HOME", dir().path().string()}};
+    bb::EnvVars env = bb::JucePluginEnv(url, license, machine_id, public_key_, dir().path());
+    env.push_back({"LICENSED_JUCE_TRACE", "1"});
+    return env;
   }
   std::string Url() const { return "http://127.0.0.1:" + std::to_string(port()); }
 

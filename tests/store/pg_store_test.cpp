@@ -336,9 +336,11 @@ TEST_F(PgStore, TwoInstancesStartingTogetherMigrateOnce) {
   }
   for (auto& f : opened) EXPECT_TRUE(f.get());
   PgSession s(db.url());
-  // Each migration recorded once: as many rows as the newest version.
+  // Each migration recorded once: no version twice. (Versions may skip a number: 9 is the
+  // webhooks' migration, on a branch of its own, and the support console's is 10.)
   EXPECT_EQ(s.Exec("SELECT count(*) FROM schema_migrations"),
-            s.Exec("SELECT max(version) FROM schema_migrations"));
+            s.Exec("SELECT count(DISTINCT version) FROM schema_migrations"));
+  EXPECT_EQ(s.Exec("SELECT max(version) FROM schema_migrations"), "10");
 }
 
 // The row lock, not a single writer, keeps the cap: two stores (two licensed instances)

@@ -3,9 +3,13 @@
 // default offline grace, and the new tables take plans at once. The migrations run as
 // `serve` runs them at start (migrate_sqlite); the old schema is built from the first
 // four released steps, which are never edited. Likewise from version 5 (before store
-// fulfilment) and 6 (before the store lifecycle).
+// fulfilment), 6 (before the store lifecycle) and 7 (before offline activation, 8, and
+// webhooks, 9).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include "admin/admin_operations.h"
 #include "admin/store_lifecycle.h"
 #include "store/sqlite/sqlite_connection.h"
 #include "store/sqlite/sqlite_migrations.h"
@@ -164,6 +168,102 @@ TEST(SqliteUpgrade, AVersion6StoreFindsItsFulfilledOrdersByIdAfterTheMigration) 
                                   [](StoreTx& tx) { return tx.find_license(kKey); });
   ASSERT_TRUE(found.ok() && found.value().has_value());
   EXPECT_EQ(found.value()->status, LicenseStatus::kRefunded);
+}
+
+// A store written before offline activation and webhooks (schema version 7) takes both
+// steps, 8 then 9: its activation reads as an online one, and a change to its license
+// writes a webhook event for an endpoint made afterwards.
+TEST(SqliteUpgrade, AVersion7StoreTakesOfflineActivationAndThenWebhooks) {
+  bb::TempDir dir;
+  const std::string path = (dir.path() / "v7.db").string();
+  {
+    auto conn = SqliteConnection::open(path, /*read_only=*/false, /*create=*/true);
+    ASSERT_TRUE(conn.ok()) << conn.error().message;
+    ASSERT_GE(sqlite_migrations().size(), 9u);
+    ASSERT_EQ(sqlite_migrations()[6].version, 7);
+    ASSERT_EQ(sqlite_migrations()[7].version, 8);
+    ASSERT_EQ(sqlite_migrations()[8].version, 9);
+    ASSERT_TRUE(apply_sqlite_migrations(*conn.value(), sqlite_migrations().first(7)).ok());
+    const std::string rows =
+        "INSERT INTO products (id, slug, name, created_at) VALUES "
+        "(1, 'reverb', 'Reverb Pro', 1780000000000);"
+        "INSERT INTO licenses (id, license_key, product_id, status, max_activations, created_at)"
+        " VALUES (1, '" +
+        std::string(kKey) +
+        "', 1, 'ACTIVE', 2, 1780000000000);"
+        "INSERT INTO activations (license_id, machine_id, activated_at, last_seen_at)"
+        " VALUES (1, 'studio-mac-01', 1780000000000, 1780000000000);";
+    ASSERT_TRUE(conn.value()->exec(rows.c_str()).ok());
+  }
+  SqliteStoreOptions options;
+  options.path = path;
+  auto store = SqliteStore::open(options);
+  ASSERT_TRUE(store.ok()) << store.error().message;
+  const auto activations = run_blocking(*store.value(), TxKind::kRead,
+                                        [](StoreTx& tx) { return tx.list_activations(1); });
+  ASSERT_TRUE(activations.ok()) << activations.error().message;
+  ASSERT_EQ(activations.value().size(), 1u);
+  EXPECT_FALSE(activations.value()[0].offline());
+  const auto changed =
+      run_blocking(*store.value(), TxKind::kWrite, [](StoreTx& tx) -> Result<int64_t> {
+        WebhookEndpoint w;
+        w.url = "https://hooks.example.com/in";
+        w.created_at = 1780000100000;
+        w.secrets = {{"whsec_one", 1780000100000, std::nullopt}};
+        ASSIGN_OR_RETURN(const WebhookEndpoint made, tx.insert_webhook_endpoint(w));
+        ASSIGN_OR_RETURN(const auto updated,
+                         set_license_status(tx, kKey, LicenseStatus::kSuspended,
+                                            AdminContext{1780000100000, "ops"}));
+        (void)updated;
+        ASSIGN_OR_RETURN(const auto deliveries, tx.list_webhook_deliveries(made.id, 0, 10));
+        return static_cast<int64_t>(deliveries.size());
+      });
+  ASSERT_TRUE(changed.ok()) << changed.error().message;
+  EXPECT_EQ(changed.value(), 1);
+}
+
+// docs/operations.md: admin commands open a store without migrating it (a running older
+// server may use it): an older store is refused, named, and left at its version; the
+// same store opened to migrate (as serve opens it) is brought up to date.
+TEST(SqliteUpgrade, AnOlderStoreOpenedWithoutMigrateIsRefusedAndLeftAtItsVersion) {
+  bb::TempDir dir;
+  const std::string path = (dir.path() / "older.db").string();
+  const auto all = sqlite_migrations();
+  {
+    auto conn = SqliteConnection::open(path, /*read_only=*/false, /*create=*/true);
+    ASSERT_TRUE(conn.ok()) << conn.error().message;
+    ASSERT_TRUE(apply_sqlite_migrations(*conn.value(), all.first(all.size() - 1)).ok());
+  }
+  auto refused = open_store("sqlite:" + path, {}, StoreOpening{false, false});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("sqlite:" + path), std::string::npos);
+  EXPECT_NE(refused.error().message.find("--migrate"), std::string::npos);
+  auto state = read_schema_state("sqlite:" + path);
+  ASSERT_TRUE(state.ok()) << state.error().message;
+  EXPECT_EQ(state->version, all[all.size() - 2].version) << "migrated without --migrate";
+  EXPECT_EQ(state->pending, std::vector<int>{all.back().version});
+
+  auto migrated = open_store("sqlite:" + path, {}, StoreOpening{false, true});
+  ASSERT_TRUE(migrated.ok()) << migrated.error().message;
+  migrated.value().reset();
+  state = read_schema_state("sqlite:" + path);
+  ASSERT_TRUE(state.ok());
+  EXPECT_EQ(state->version, all.back().version);
+  EXPECT_TRUE(state->pending.empty());
+}
+
+TEST(SqliteUpgrade, AFileThatDoesNotExistIsRefusedWithoutCreateAndNotMade) {
+  bb::TempDir dir;
+  const auto path = dir.path() / "absent.db";
+  auto refused = open_store("sqlite:" + path.string(), {}, StoreOpening{false, true});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, StatusCode::kNotFound);
+  EXPECT_NE(refused.error().message.find("licensed init"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  auto state = read_schema_state("sqlite:" + path.string());
+  ASSERT_TRUE(state.ok());
+  EXPECT_FALSE(state->exists);
+  EXPECT_FALSE(std::filesystem::exists(path)) << "reading the state made the file";
 }
 
 }  // namespace

@@ -421,6 +421,97 @@ TEST_P(StoreConformance, AFullQueueAnswers1708AtOnce) {
   first_done.get_future().wait();
 }
 
+// /metrics' licensed_store_errors_total: a job the queue refused counts as queue_full,
+// a job whose work met a fault that passes as unavailable, one that met a bug as
+// internal; the work's own refusals (not found, conflict) and successes count nothing.
+TEST_P(StoreConformance, JobsThatFailAreCountedByKindAndRefusalsAreNot) {
+  using licensed::StoreFailureKind;
+  auto counts = [this] {
+    return std::array<uint64_t, 3>{store().failures(StoreFailureKind::kUnavailable),
+                                   store().failures(StoreFailureKind::kInternal),
+                                   store().failures(StoreFailureKind::kQueueFull)};
+  };
+  EXPECT_EQ(counts(), (std::array<uint64_t, 3>{0, 0, 0}));
+  ASSERT_TRUE(Write([](StoreTx&) -> Status { return licensed::Ok{}; }).ok());
+  EXPECT_FALSE(Write([](StoreTx&) -> Status {
+                 return licensed::Error::not_found("licenseKey", "no such license");
+               }).ok());
+  EXPECT_EQ(counts(), (std::array<uint64_t, 3>{0, 0, 0})) << "a refusal is no store failure";
+  EXPECT_FALSE(
+      Write([](StoreTx&) -> Status { return licensed::Error::unavailable("locked"); }).ok());
+  EXPECT_FALSE(Read([](StoreTx&) -> Status { return licensed::Error::internal("bad SQL"); }).ok());
+  EXPECT_EQ(counts(), (std::array<uint64_t, 3>{1, 1, 0}));
+
+  // With one job running, a second one is refused by the full queue (limit 1). (A store
+  // of its own: a job's place in the queue is given back just after it is answered.)
+  harness_.reset();
+  harness_ = std::make_unique<StoreHarness>(GetParam(), licensed::StoreLimits{1});
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> first_done;
+  licensed::submit_call<licensed::Ok>(
+      store(), TxKind::kWrite,
+      [released](StoreTx&) -> Status {
+        released.wait();
+        return licensed::Ok{};
+      },
+      [&first_done](const Status&) { first_done.set_value(); });
+  std::optional<Status> refused;
+  licensed::submit_call<licensed::Ok>(
+      store(), TxKind::kRead, [](StoreTx&) -> Status { return licensed::Ok{}; },
+      [&refused](Status s) { refused = std::move(s); });
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_FALSE(refused->ok());
+  release.set_value();
+  first_done.get_future().wait();
+  EXPECT_EQ(counts(), (std::array<uint64_t, 3>{0, 0, 1}));
+}
+
+// /metrics' licensed_store_pool_*: PostgreSQL tells its pool's size, connections open
+// and in use; SQLite has no pool and tells nothing.
+TEST_P(StoreConformance, OnlyAPoolOfConnectionsHasPoolFigures) {
+  harness_.reset();
+  harness_ = std::make_unique<StoreHarness>(GetParam(), licensed::StoreLimits{100, 3});
+  if (GetParam() == "sqlite") {
+    EXPECT_FALSE(store().pool_figures().has_value());
+    return;
+  }
+  auto idle = store().pool_figures();
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_EQ(idle->size, 3u);
+  EXPECT_GE(idle->open, 1u);  // the first connection opens with the store
+  EXPECT_EQ(idle->in_use, 0u);
+  // Three jobs held at once make every connection open and in use.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::latch running(3);
+  std::vector<std::future<Status>> jobs;
+  for (int i = 0; i < 3; ++i) {
+    jobs.push_back(std::async(std::launch::async, [&] {
+      return Read([&](StoreTx&) -> Status {
+        running.count_down();
+        released.wait();
+        return licensed::Ok{};
+      });
+    }));
+  }
+  running.wait();
+  const auto busy = store().pool_figures();
+  release.set_value();
+  for (auto& j : jobs) EXPECT_TRUE(j.get().ok());
+  ASSERT_TRUE(busy.has_value());
+  EXPECT_EQ(busy->open, 3u);
+  EXPECT_EQ(busy->in_use, 3u);
+  // A worker counts itself free just after answering its job: wait a moment for it.
+  auto after = store().pool_figures();
+  for (int i = 0; i < 200 && after->in_use != 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    after = store().pool_figures();
+  }
+  EXPECT_EQ(after->open, 3u);
+  EXPECT_EQ(after->in_use, 0u);
+}
+
 // 64 activations of distinct machines at once on a license of 5: exactly 5 succeed,
 // whatever the store's concurrency (one SQLite writer, or a pool of PostgreSQL
 // connections each with its own transaction).

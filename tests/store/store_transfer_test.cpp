@@ -31,6 +31,29 @@ licensed::Error refused(const licensed::RequestError& e) {
 void Populate(licensed::Store& store) {
   auto done = licensed::run_blocking(store, TxKind::kWrite, [](StoreTx& tx) -> licensed::Status {
     const licensed::AdminContext admin{kT0, std::string("ops")};
+    // Webhook endpoints first, so every change below writes its event: one taking every
+    // type with a secret retiring after a rotation, one disabled after failing.
+    licensed::WebhookEndpoint hook;
+    hook.url = "https://hooks.example.com/in";
+    hook.description = "CRM";
+    hook.created_at = kT0;
+    hook.secrets = {{"whsec_old", kT0, kT0 + 86'400'000}, {"whsec_new", kT0 + 1, std::nullopt}};
+    auto made_hook = tx.insert_webhook_endpoint(hook);
+    if (!made_hook.ok()) return made_hook.error();
+    licensed::WebhookEndpoint down = hook;
+    down.url = "https://down.example.com/in";
+    down.events = {"license.created", "activation.created"};
+    down.secrets = {{"whsec_down", kT0, std::nullopt}};
+    auto made_down = tx.insert_webhook_endpoint(down);
+    if (!made_down.ok()) return made_down.error();
+    down = made_down.value();
+    down.enabled = false;
+    down.failing_since = kT0;
+    down.disabled_reason = "410";
+    if (auto s = tx.update_webhook_endpoint(down); !s.ok()) return s;
+    if (auto m = tx.take_webhook_mark("license.expired:k:1", kT0, std::nullopt); !m.ok()) {
+      return m.error();
+    }
     if (auto p = licensed::create_product(tx, "reverb", "Reverb Pro", admin); !p.ok())
       return p.error();
     if (auto p = licensed::create_product(tx, "delay", "Delay \xc3\xa9", admin); !p.ok())
@@ -138,6 +161,22 @@ void Populate(licensed::Store& store) {
         return a.error();
       }
     }
+    // One delivery attempted and failed, with its status and error, another delivered.
+    auto claimed = tx.claim_webhook_deliveries(kT0 + 5000, kT0 + 65'000, 2);
+    if (!claimed.ok()) return claimed.error();
+    if (claimed->size() != 2) return licensed::Error::internal("two deliveries expected");
+    licensed::WebhookDelivery failed = claimed.value()[0];
+    failed.attempts = 1;
+    failed.next_attempt_at = kT0 + 10'000;
+    failed.last_status = 503;
+    failed.last_error = "HTTP 503";
+    if (auto s = tx.record_webhook_attempt(failed); !s.ok()) return s;
+    licensed::WebhookDelivery delivered = claimed.value()[1];
+    delivered.attempts = 1;
+    delivered.next_attempt_at.reset();
+    delivered.last_status = 200;
+    delivered.delivered_at = kT0 + 5000;
+    if (auto s = tx.record_webhook_attempt(delivered); !s.ok()) return s;
     return tx.insert_response_key("-----BEGIN PRIVATE KEY-----\nnot a real key\n", kT0);
   });
   ASSERT_TRUE(done.ok()) << done.error().message << " " << done.error().message;
@@ -183,6 +222,12 @@ TEST(StoreTransfer, SqliteToPostgresAndBackLosesNoRow) {
   EXPECT_EQ(Lines(first, "remembered_nonces"), 1u);
   EXPECT_EQ(Lines(first, "response_keys"), 1u);
   EXPECT_EQ(Lines(first, "admin_tokens"), 1u);
+  EXPECT_EQ(Lines(first, "webhook_endpoints"), 2u);
+  EXPECT_EQ(Lines(first, "webhook_secrets"), 3u);
+  EXPECT_GE(Lines(first, "webhook_events"), 9u);  // beside the audit records
+  EXPECT_GE(Lines(first, "webhook_deliveries"), Lines(first, "webhook_events"));
+  EXPECT_EQ(Lines(first, "webhook_marks"), 1u);
+  EXPECT_NE(first.find("whsec_old"), std::string::npos) << "secrets move";
 
   StoreHarness pg("postgresql");
   auto imported = licensed::import_store(pg.store(), first);

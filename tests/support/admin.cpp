@@ -33,6 +33,11 @@ std::string LicensedBinary() {
   return LICENSED_BINARY;
 }
 
+void InitStore(const std::string& store) {
+  const CommandResult r = RunCommand({LicensedBinary(), "init", "--store", store});
+  if (r.exit_code != 0) throw std::runtime_error("licensed init failed: " + r.Describe());
+}
+
 CommandResult Admin::Run(const std::vector<std::string>& args) const {
   std::vector<std::string> argv = {LicensedBinary(), "admin", "--store", store_};
   argv.insert(argv.end(), args.begin(), args.end());

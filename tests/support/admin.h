@@ -14,6 +14,9 @@ namespace bb {
 // Path of the server binary under test (the LICENSED_BINARY macro).
 std::string LicensedBinary();
 
+// `licensed init --store <store>`: creates the empty store (throws when it fails).
+void InitStore(const std::string& store);
+
 class Admin {
  public:
   explicit Admin(std::string store) : store_(std::move(store)) {}

@@ -90,6 +90,9 @@ void BlackboxTest::SetUp() {
   } else {
     store_ = "sqlite:" + (dir_.path() / "test.db").string();
   }
+  // As an operator starts (docs/operations.md): serve and admin refuse a store that does
+  // not exist.
+  InitStore(store_);
   admin_ = Admin(store_);
   admin_.CreateProduct(std::string(kProduct), std::string(kProductName));
 }
@@ -336,6 +339,19 @@ std::vector<json::value> BlackboxTest::AuditRecords(const std::string& license,
     if (Str(rec, "action") == action) out.push_back(rec);
   }
   return out;
+}
+
+HttpRequest AdminApiRequest(const std::string& token, const std::string& method,
+                            const std::string& target, std::string body) {
+  HttpRequest request;
+  request.method = method;
+  request.target = "/api/v1/admin" + target;
+  request.Set("Authorization", "Bearer " + token);
+  if (!body.empty()) {
+    request.Set("Content-Type", "application/json");
+    request.body = std::move(body);
+  }
+  return request;
 }
 
 json::value BodyJson(const HttpResponse& r) {

@@ -164,6 +164,11 @@ class BlackboxTest : public ::testing::Test {
     if (on_postgres()) GTEST_SKIP() << "a SQLite file fault; PostgreSQL has its own tests"; \
   } while (0)
 
+// A request to the admin API (`target` below /api/v1/admin) with that bearer token; a
+// non-empty body goes as JSON.
+HttpRequest AdminApiRequest(const std::string& token, const std::string& method,
+                            const std::string& target, std::string body = "");
+
 // A customer dashboard session: the cookie ("licensed_dashboard=..."; empty when the
 // sign-in was refused) and the CSRF token its changes carry.
 struct DashboardSession {

@@ -1,5 +1,8 @@
 #include "support/json_util.h"
 
+#include <gtest/gtest.h>
+
+#include <cctype>
 #include <stdexcept>
 
 namespace bb {
@@ -113,6 +116,17 @@ bool IsTimestamp(std::string_view text) {
 bool IsLowercaseUuidV4(std::string_view text) {
   return MatchesShape(text, "xxxxxxxx-xxxx-4xxx-xxxx-xxxxxxxxxxxx") &&
          std::string_view("89ab").find(text[19]) != std::string_view::npos;
+}
+
+void ExpectSignInLink(std::string_view dashboard_url, std::string_view configured) {
+  const std::string prefix = std::string(configured) + "#signin=";
+  ASSERT_TRUE(dashboard_url.starts_with(prefix)) << dashboard_url;
+  const std::string_view token = dashboard_url.substr(prefix.size());
+  EXPECT_EQ(token.size(), 43u) << dashboard_url;
+  for (const char c : token) {
+    EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')
+        << dashboard_url;
+  }
 }
 
 }  // namespace bb

@@ -39,4 +39,9 @@ bool IsTimestamp(std::string_view text);
 // True for a lowercase UUID v4 (version nibble 4, variant 8, 9, a or b).
 bool IsLowercaseUuidV4(std::string_view text);
 
+// A 1705's dashboardUrl: the `configured` URL with a one-time sign-in link as its
+// fragment, "#signin=" and 43 characters of base64url (docs/dashboard.md). Fails the test
+// otherwise.
+void ExpectSignInLink(std::string_view dashboard_url, std::string_view configured);
+
 }  // namespace bb

@@ -88,6 +88,50 @@ void MakeCertificate(ProviderStandIn::State& s) {
   s.tls->use_private_key_file(key, ssl::context::pem);
 }
 
+// A CA of its own and a P-256 certificate for 127.0.0.1 and localhost it signs, as an
+// operator with a private CA makes them; ca_file is the CA's certificate.
+void MakeCaSignedCertificate(ProviderStandIn::State& s) {
+  s.cert_dir.emplace();
+  const auto path = [&s](const char* name) { return (s.cert_dir->path() / name).string(); };
+  s.ca_file = path("ca.pem");
+  const std::string openssl = OpensslBinary();
+  std::ofstream(path("ext.cnf")) << "subjectAltName=IP:127.0.0.1,DNS:localhost\n"
+                                    "basicConstraints=CA:FALSE\n";
+  const std::vector<std::vector<std::string>> steps = {
+      {openssl,
+       "req",
+       "-x509",
+       "-newkey",
+       "ec",
+       "-pkeyopt",
+       "ec_paramgen_curve:prime256v1",
+       "-nodes",
+       "-keyout",
+       path("ca-key.pem"),
+       "-out",
+       s.ca_file,
+       "-days",
+       "2",
+       "-subj",
+       "/CN=licensed test CA",
+       "-addext",
+       "basicConstraints=critical,CA:TRUE",
+       "-addext",
+       "keyUsage=critical,keyCertSign,cRLSign"},
+      {openssl, "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+       "-nodes", "-keyout", path("key.pem"), "-out", path("server.csr"), "-subj", "/CN=127.0.0.1"},
+      {openssl, "x509", "-req", "-in", path("server.csr"), "-CA", s.ca_file, "-CAkey",
+       path("ca-key.pem"), "-CAcreateserial", "-out", path("cert.pem"), "-days", "2", "-extfile",
+       path("ext.cnf")}};
+  for (const auto& argv : steps) {
+    const CommandResult r = RunCommand(argv);
+    if (r.exit_code != 0) throw std::runtime_error("openssl failed: " + r.Describe());
+  }
+  s.tls.emplace(ssl::context::tls_server);
+  s.tls->use_certificate_chain_file(path("cert.pem"));
+  s.tls->use_private_key_file(path("key.pem"), ssl::context::pem);
+}
+
 ReceivedRequest Record(const http::request<http::string_body>& req) {
   ReceivedRequest r;
   r.method = std::string(req.method_string());
@@ -188,9 +232,10 @@ void Accept(ProviderStandIn::State* state) {
 
 }  // namespace
 
-ProviderStandIn::ProviderStandIn(Tls tls) : state_(std::make_unique<State>()) {
+ProviderStandIn::ProviderStandIn(Tls tls, std::uint16_t port) : state_(std::make_unique<State>()) {
   if (tls == Tls::kSelfSigned) MakeCertificate(*state_);
-  const tcp::endpoint endpoint(asio::ip::make_address_v4("127.0.0.1"), 0);
+  if (tls == Tls::kOwnCa) MakeCaSignedCertificate(*state_);
+  const tcp::endpoint endpoint(asio::ip::make_address_v4("127.0.0.1"), port);
   state_->acceptor.open(endpoint.protocol());
   state_->acceptor.set_option(asio::socket_base::reuse_address(true));
   state_->acceptor.bind(endpoint);

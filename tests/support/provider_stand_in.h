@@ -45,9 +45,12 @@ struct StandInAnswer {
 
 class ProviderStandIn {
  public:
-  enum class Tls { kOff, kSelfSigned };
+  // kOwnCa: a CA of its own (made by the openssl command) signs the certificate it
+  // serves; ca_file() is that CA's certificate.
+  enum class Tls { kOff, kSelfSigned, kOwnCa };
 
-  explicit ProviderStandIn(Tls tls = Tls::kOff);
+  // `port` 0: the kernel picks; another: that one (a receiver back on the port it had).
+  explicit ProviderStandIn(Tls tls = Tls::kOff, std::uint16_t port = 0);
   ~ProviderStandIn();
   ProviderStandIn(const ProviderStandIn&) = delete;
   ProviderStandIn& operator=(const ProviderStandIn&) = delete;
@@ -62,8 +65,8 @@ class ProviderStandIn {
   std::uint16_t port() const;
   // "http://127.0.0.1:PORT" or "https://127.0.0.1:PORT": what options.apiBase names.
   std::string base_url() const;
-  // HTTPS: the self-signed certificate (PEM, for 127.0.0.1 and localhost), the file to
-  // trust with --outgoing-ca-file. Empty without TLS.
+  // HTTPS: the self-signed certificate (PEM, for 127.0.0.1 and localhost) or the CA that
+  // signed it, the file to trust with --outgoing-ca-file. Empty without TLS.
   std::string ca_file() const;
 
   // Connections accepted so far, whether a request came on them or not.

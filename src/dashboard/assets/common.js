@@ -91,7 +91,7 @@ window.dash = (() => {
   function confirmDialog(title, text, action) {
     const dialog = confirmElement();
     $('confirm-title').textContent = title;
-    $('confirm-text').textContent = text;
+    setParts($('confirm-text'), text);  // a string, or parts with user text in <bdi>
     $('confirm-ok').textContent = action;
     return new Promise((resolve) => {
       const done = (answer) => {
@@ -119,5 +119,58 @@ window.dash = (() => {
     return (body && body.message) ? body.message : fallback;
   }
 
-  return { $, when, cell, machineRow, rowButton, show, badge, confirmDialog, json, message };
+  // ---- Added for the customer page (issue 23); usable by any page. ----
+
+  // Text a user wrote (a machine's name or id) as a <bdi>: isolated for bidirectional
+  // text, so a right-to-left override inside it cannot reorder the words around it.
+  function user(text) {
+    const bdi = document.createElement('bdi');
+    bdi.textContent = text;
+    return bdi;
+  }
+
+  // Replaces `el`'s content with `parts`: a string, or an array of strings and nodes
+  // (user(...) for text from users). Still never HTML.
+  function setParts(el, parts) {
+    el.replaceChildren(...(Array.isArray(parts) ? parts : [String(parts)]));
+  }
+
+  // A date and time with its time zone ("Nov 21, 2026, 9:30 AM UTC"), so a customer
+  // comparing times with support or a plugin's log knows which clock they are on.
+  function zoned(iso) {
+    if (!iso) return 'never';
+    const d = new Date(iso);
+    if (Number.isNaN(d.getTime())) return iso;
+    // (dateStyle and timeStyle cannot be combined with timeZoneName.)
+    return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric',
+                                         hour: 'numeric', minute: '2-digit',
+                                         timeZoneName: 'short' });
+  }
+
+  // The vendor's name, logo and support link (--dashboard-brand), from
+  // /dashboard/api/brand, into #brand-name, #brand-logo and #support-link where the page
+  // has them. Without a brand, or when it cannot be read, the page keeps its defaults.
+  async function brand() {
+    let b = null;
+    try {
+      const res = await fetch('/dashboard/api/brand', { headers: { 'Accept': 'application/json' } });
+      if (res.ok) b = await res.json();
+    } catch { return; }
+    if (!b) return;
+    if (b.name && $('brand-name')) {
+      $('brand-name').textContent = b.name;
+      document.title = document.title + ' \u2013 ' + b.name;
+    }
+    if (b.logo && $('brand-logo')) {
+      $('brand-logo').src = b.logo;
+      show($('brand-logo'), true);
+    }
+    if (b.support && $('support-link')) {
+      $('support-link').href = b.support;
+      show($('support-link'), true);
+    }
+  }
+
+  return { $, when, cell, machineRow, rowButton, show, badge, confirmDialog, json, message,
+           user, setParts, zoned, brand };
 })();

@@ -4,13 +4,22 @@
 // between them unchanged).
 #pragma once
 
+#include <string>
+
 #include "core/result.h"
+#include "store/migration.h"
 #include "store/postgres/pg_connection.h"
 
 namespace licensed {
 
 // Applies the migrations this database lacks, under an advisory lock so that instances
 // starting together on one database apply each migration once.
-Status migrate_postgres(PgConnection& conn);
+// `opening` says whether a database without the schema may be given one, and whether an
+// existing schema may be migrated; `display_url` names the store in a refusal.
+Status migrate_postgres(PgConnection& conn, const StoreOpening& opening = {},
+                        const std::string& display_url = "");
+
+// Where the database's schema stands, read without writing anything.
+Result<SchemaState> postgres_schema_state(PgConnection& conn);
 
 }  // namespace licensed

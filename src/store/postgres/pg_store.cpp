@@ -26,12 +26,15 @@ Result<std::unique_ptr<PgStore>> PgStore::open(PgStoreOptions options) {
     return e;
   };
   if (!first.ok()) return for_operator(std::move(first.error()));
-  if (auto migrated = migrate_postgres(*first.value()); !migrated.ok()) {
+  if (auto migrated =
+          migrate_postgres(*first.value(), store->options_.opening, store->options_.display_url);
+      !migrated.ok()) {
     return for_operator(std::move(migrated.error()));
   }
   // The other connections open on their first job, so a CLI run costs one connection.
   store->conns_.resize(store->options_.pool_size);
   store->conns_[0] = std::move(first.value());
+  store->open_connections_ = 1;
   for (size_t i = 0; i < store->options_.pool_size; ++i) {
     store->threads_.emplace_back([s = store.get(), i] { s->worker_loop(i); });
   }
@@ -60,6 +63,10 @@ void PgStore::submit(TxKind kind, StoreJob job) {
   cv_.notify_one();
 }
 
+std::optional<StorePoolFigures> PgStore::pool_figures() const {
+  return StorePoolFigures{options_.pool_size, open_connections_.load(), busy_workers_.load()};
+}
+
 void PgStore::worker_loop(size_t index) {
   std::unique_ptr<PgConnection>& conn = conns_[index];
   std::vector<StoreJob> batch;
@@ -78,6 +85,7 @@ void PgStore::worker_loop(size_t index) {
       }
     }
     const size_t taken = batch.size();
+    ++busy_workers_;
     std::optional<Error> failure;
     std::vector<StoreJob> again;
     if (!ensure_connection(conn, failure)) {
@@ -88,6 +96,7 @@ void PgStore::worker_loop(size_t index) {
       again = run_writes(*conn, batch);
     }
     batch.clear();
+    --busy_workers_;
     depth_ -= taken - again.size();
     if (!again.empty()) {
       MutexLock lock(mu_);
@@ -103,6 +112,7 @@ bool PgStore::ensure_connection(std::unique_ptr<PgConnection>& conn,
                                 std::optional<Error>& failure) const {
   if (conn && conn->usable()) return true;
   const bool lost = conn != nullptr;
+  if (lost) --open_connections_;
   conn.reset();
   auto fresh = PgConnection::open(options_.conninfo, options_.session);
   if (!fresh.ok()) {
@@ -110,6 +120,7 @@ bool PgStore::ensure_connection(std::unique_ptr<PgConnection>& conn,
     return false;
   }
   conn = std::move(fresh.value());
+  ++open_connections_;
   if (lost) spdlog::info("store reconnected to PostgreSQL");
   return true;
 }

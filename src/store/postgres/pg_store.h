@@ -41,6 +41,7 @@
 
 #include "core/log_throttle.h"
 #include "core/mutex.h"
+#include "store/migration.h"
 #include "store/postgres/pg_connection.h"
 #include "store/store.h"
 
@@ -52,6 +53,7 @@ struct PgStoreOptions {
   size_t pool_size = 8;     // connections (and threads) at most
   PgSessionSettings session;
   size_t max_queued_jobs = 10000;  // as StoreLimits
+  StoreOpening opening;            // create the schema? migrate it? (store/migration.h)
   // Write jobs in one transaction at most. Each is a subtransaction: PostgreSQL keeps 64
   // of them per transaction cheaply, more spill to pg_subtrans.
   size_t max_batch = 16;
@@ -66,6 +68,7 @@ class PgStore final : public Store {
 
   void submit(TxKind kind, StoreJob job) override;
   size_t queue_depth() const override { return depth_.load(); }
+  std::optional<StorePoolFigures> pool_figures() const override;
 
  private:
   explicit PgStore(PgStoreOptions options) : options_(std::move(options)) {}
@@ -84,6 +87,10 @@ class PgStore final : public Store {
   std::deque<std::pair<TxKind, StoreJob>> jobs_ GUARDED_BY(mu_);
   std::vector<std::unique_ptr<PgConnection>> conns_;  // one per worker, that worker's alone
   std::atomic<size_t> depth_{0};
+  // The pool's figures for /metrics, kept by the workers as they open connections and
+  // take jobs (conns_ itself is each worker's alone).
+  mutable std::atomic<size_t> open_connections_{0};
+  std::atomic<size_t> busy_workers_{0};
   std::atomic<bool> stopping_{false};
   LogThrottle overload_log_;
   std::vector<std::thread> threads_;

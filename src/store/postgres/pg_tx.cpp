@@ -10,15 +10,33 @@ namespace {
 const std::string kSelectLicense = kSelectLicensesSql + " WHERE l.license_key = $1";
 // One statement for every filter combination (a NULL parameter means "any"), prepared
 // once per connection; the id keyset makes each page an index range scan.
-const std::string kListLicenses =
-    kSelectLicensesSql +
+// As in sqlite_tx.cpp: one filter, the page's LIMIT last so the count shares the rest.
+const std::string kLicenseFilter =
     " WHERE l.id > $1 AND ($2::bigint IS NULL OR l.product_id = $2)"
     " AND ($3::text IS NULL OR l.status = $3) AND (l.deleted_at IS NOT NULL) = $4"
-    " AND ($6::bigint IS NULL OR"
-    " (CASE WHEN l.expires_at IS NOT NULL AND l.expires_at <= $7 THEN 1 ELSE 0 END) = $6)"
-    " AND ($8::text IS NULL OR lower(l.customer_email) = lower($8))"
-    " AND ($9::text IS NULL OR l.source_order_id = $9)"
-    " ORDER BY l.id LIMIT $5";
+    " AND ($5::bigint IS NULL OR"
+    " (CASE WHEN l.expires_at IS NOT NULL AND l.expires_at <= $6 THEN 1 ELSE 0 END) = $5)"
+    " AND ($7::text IS NULL OR lower(l.customer_email) = lower($7))"
+    " AND ($8::text IS NULL OR l.source_order_id = $8)"
+    " AND ($9::text IS NULL OR strpos(l.license_key, $9) > 0)"
+    " AND ($10::text IS NULL OR EXISTS (SELECT 1 FROM activations a WHERE a.license_id = l.id"
+    " AND (strpos(a.machine_id, $10) > 0 OR strpos(lower(a.machine_name), lower($10)) > 0)))";
+const std::string kListLicenses = kSelectLicensesSql + kLicenseFilter + " ORDER BY l.id LIMIT $11";
+const std::string kCountLicenses = "SELECT COUNT(*) FROM licenses l" + kLicenseFilter;
+
+// $1-$10 of kLicenseFilter.
+PgParams license_filter_params(const LicenseFilter& filter, int64_t after_id) {
+  PgParams p;
+  p.add(after_id).add(filter.product_id);
+  p.add(filter.stored_status ? std::optional<std::string>(to_string(*filter.stored_status))
+                             : std::optional<std::string>());
+  p.add(filter.deleted);
+  p.add(filter.expired ? std::optional<int64_t>(*filter.expired ? 1 : 0)
+                       : std::optional<int64_t>());
+  p.add(filter.now).add(filter.customer_email).add(filter.order_id);
+  p.add(filter.key_part).add(filter.machine);
+  return p;
+}
 
 const std::string kSelectAdminTokens =
     "SELECT id, name, token_sha256, read_only, created_at, last_used_at FROM admin_tokens";
@@ -189,14 +207,8 @@ Status PgTx::update_license(const License& l) {
 
 Result<std::vector<License>> PgTx::list_licenses(const LicenseFilter& filter, int64_t after_id,
                                                  int64_t limit) {
-  PgParams p;
-  p.add(after_id).add(filter.product_id);
-  p.add(filter.stored_status ? std::optional<std::string>(to_string(*filter.stored_status))
-                             : std::optional<std::string>());
-  p.add(filter.deleted).add(limit);
-  p.add(filter.expired ? std::optional<int64_t>(*filter.expired ? 1 : 0)
-                       : std::optional<int64_t>());
-  p.add(filter.now).add(filter.customer_email).add(filter.order_id);
+  PgParams p = license_filter_params(filter, after_id);
+  p.add(limit);
   ASSIGN_OR_RETURN(auto r, conn_.query(kListLicenses, p, "list licenses"));
   std::vector<License> out;
   for (int i = 0; i < r.rows(); ++i) {
@@ -204,6 +216,53 @@ Result<std::vector<License>> PgTx::list_licenses(const LicenseFilter& filter, in
     out.push_back(std::move(l));
   }
   return out;
+}
+
+Result<std::vector<License>> PgTx::read_licenses(const std::string& sql, const PgParams& params,
+                                                 std::string_view what) {
+  ASSIGN_OR_RETURN(auto r, conn_.query(sql, params, what));
+  std::vector<License> out;
+  for (int i = 0; i < r.rows(); ++i) {
+    ASSIGN_OR_RETURN(License l, read_license(r, i));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+Result<std::vector<License>> PgTx::licenses_expiring_between(UnixMillis from, UnixMillis to,
+                                                             int64_t after_id, int64_t limit) {
+  static const std::string sql =
+      kSelectLicensesSql +
+      " WHERE l.deleted_at IS NULL AND l.status = 'ACTIVE' AND l.expires_at > $1"
+      " AND l.expires_at <= $2 AND l.id > $3 ORDER BY l.id LIMIT $4";
+  return read_licenses(sql, PgParams().add(from).add(to).add(after_id).add(limit),
+                       "licenses expiring");
+}
+
+Result<std::vector<License>> PgTx::licenses_with_entitlements(int64_t after_id, int64_t limit) {
+  static const std::string sql = kSelectLicensesSql +
+                                 " WHERE l.deleted_at IS NULL AND l.entitlements IS NOT NULL"
+                                 " AND l.entitlements <> '[]' AND l.id > $1 ORDER BY l.id LIMIT $2";
+  return read_licenses(sql, PgParams().add(after_id).add(limit), "licenses with entitlements");
+}
+
+Result<std::vector<License>> PgTx::licenses_with_offline_ending_between(UnixMillis from,
+                                                                        UnixMillis to,
+                                                                        int64_t after_id,
+                                                                        int64_t limit) {
+  static const std::string sql =
+      kSelectLicensesSql +
+      " WHERE l.deleted_at IS NULL AND l.id > $1 AND EXISTS (SELECT 1 FROM activations a"
+      " WHERE a.license_id = l.id AND a.deactivated_at IS NULL AND a.offline_until > $2"
+      " AND a.offline_until <= $3) ORDER BY l.id LIMIT $4";
+  return read_licenses(sql, PgParams().add(after_id).add(from).add(to).add(limit),
+                       "licenses with offline files ending");
+}
+
+Result<int64_t> PgTx::count_licenses(const LicenseFilter& filter) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query(kCountLicenses, license_filter_params(filter, 0), "count licenses"));
+  return r.int64(0, 0);
 }
 
 Result<std::optional<Activation>> PgTx::find_activation(int64_t license_id,
@@ -326,7 +385,7 @@ Result<std::vector<std::string>> PgTx::delete_stale_activations(const LockedLice
   return out;
 }
 
-Status PgTx::append_audit(const AuditEntry& e) {
+Status PgTx::insert_audit(const AuditEntry& e) {
   PgParams p;
   p.add(e.at).add(std::string_view(e.action)).add(std::string_view(e.license_key));
   p.add(e.machine_id).add(e.refresh).add(to_string(e.actor)).add(e.actor_name).add(e.ip);

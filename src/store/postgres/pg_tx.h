@@ -42,6 +42,17 @@ class PgTx final : public StoreTx {
   Result<std::string> ensure_server_secret(std::string_view name, std::string_view candidate,
                                            UnixMillis now) override;
   Status update_license(const License& license) override;
+  Result<int64_t> count_licenses(const LicenseFilter& filter) override;
+  Status insert_refusal(const Refusal& r) override;
+  Result<std::vector<Refusal>> list_refusals(std::string_view license_key, UnixMillis since,
+                                             int64_t before_id, int64_t limit) override;
+  Result<std::vector<std::pair<std::string, int64_t>>> count_licenses_by_status(
+      UnixMillis now) override;
+  Result<std::vector<DayCount>> count_activations_per_day(UnixMillis since) override;
+  Result<std::vector<DayCount>> count_refusals_per_day(UnixMillis since) override;
+  Result<std::vector<TrialStart>> list_trials_since(UnixMillis since) override;
+  Result<std::vector<PaidActivation>> list_paid_activations_since(UnixMillis since) override;
+  Result<std::vector<CapUse>> licenses_nearest_cap(UnixMillis now, int64_t limit) override;
   Result<std::optional<Activation>> find_activation(int64_t license_id,
                                                     std::string_view machine_id) override;
   Result<int64_t> count_activations(int64_t license_id, const Freshness& fresh) override;
@@ -59,7 +70,7 @@ class PgTx final : public StoreTx {
                                                               UnixMillis since) override;
   Result<std::optional<UnixMillis>> latest_deactivation(int64_t license_id,
                                                         std::string_view machine_id) override;
-  Status append_audit(const AuditEntry& entry) override;
+  Status insert_audit(const AuditEntry& entry) override;
   Result<std::vector<AuditEntry>> list_keyless_audit(std::string_view action,
                                                      std::string_view source, int64_t past_id,
                                                      int64_t limit) override;
@@ -112,6 +123,34 @@ class PgTx final : public StoreTx {
   Result<bool> clear_payment_failure(int64_t store_id, std::string_view order_id) override;
   Result<std::vector<PendingPaymentFailure>> due_payment_failures(UnixMillis now,
                                                                   int64_t limit) override;
+  Status insert_webhook_event(std::string_view type, UnixMillis at, std::string_view body) override;
+  Result<bool> take_webhook_mark(std::string_view mark, UnixMillis now,
+                                 std::optional<int64_t> renew_after_ms) override;
+  Result<WebhookEndpoint> insert_webhook_endpoint(const WebhookEndpoint& endpoint) override;
+  Result<std::optional<WebhookEndpoint>> find_webhook_endpoint(int64_t id, UnixMillis now) override;
+  Result<std::vector<WebhookEndpoint>> list_webhook_endpoints(UnixMillis now) override;
+  Status update_webhook_endpoint(const WebhookEndpoint& endpoint) override;
+  Result<bool> delete_webhook_endpoint(int64_t id) override;
+  Status rotate_webhook_secret(int64_t id, std::string_view secret, UnixMillis now,
+                               UnixMillis old_retire_at) override;
+  Result<std::vector<WebhookDelivery>> claim_webhook_deliveries(UnixMillis now,
+                                                                UnixMillis claim_until,
+                                                                int64_t limit) override;
+  Result<std::optional<WebhookEventRecord>> find_webhook_event(int64_t event_id) override;
+  Status record_webhook_attempt(const WebhookDelivery& delivery) override;
+  Result<std::vector<WebhookDelivery>> list_webhook_deliveries(int64_t endpoint_id,
+                                                               int64_t before_event_id,
+                                                               int64_t limit) override;
+  Result<bool> retry_webhook_delivery(int64_t endpoint_id, int64_t event_id,
+                                      UnixMillis now) override;
+  Result<WebhookOutboxStats> webhook_outbox_stats() override;
+  Result<int64_t> prune_webhook_outbox(UnixMillis done_before, UnixMillis all_before) override;
+  Result<std::vector<License>> licenses_expiring_between(UnixMillis from, UnixMillis to,
+                                                         int64_t after_id, int64_t limit) override;
+  Result<std::vector<License>> licenses_with_entitlements(int64_t after_id, int64_t limit) override;
+  Result<std::vector<License>> licenses_with_offline_ending_between(UnixMillis from, UnixMillis to,
+                                                                    int64_t after_id,
+                                                                    int64_t limit) override;
   Result<std::vector<DumpRow>> dump_rows(const DumpTable& table) override;
   Result<bool> table_is_empty(const DumpTable& table) override;
   Status restore_row(const DumpTable& table, const DumpRow& row) override;
@@ -119,6 +158,9 @@ class PgTx final : public StoreTx {
 
  private:
   Result<std::optional<License>> select_license(std::string_view key, bool for_update);
+  Status load_webhook_secrets(WebhookEndpoint& endpoint, UnixMillis now);
+  Result<std::vector<License>> read_licenses(const std::string& sql, const PgParams& params,
+                                             std::string_view what);
 
   PgConnection& conn_;
   const bool write_;

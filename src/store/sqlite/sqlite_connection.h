@@ -38,6 +38,7 @@ class Statement {
   Error failure(int rc, std::string_view what) const { return sqlite_failure(db_, rc, what); }
 
   bool is_null(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  int column_count() const { return sqlite3_column_count(stmt_); }
   int64_t int64(int col) const { return sqlite3_column_int64(stmt_, col); }
   std::string text(int col) const;
   std::optional<int64_t> optional_int64(int col) const;

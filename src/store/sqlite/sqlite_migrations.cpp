@@ -186,8 +186,8 @@ CREATE TABLE storefront_units (
   PRIMARY KEY (store_id, order_id, line, unit)
 ) WITHOUT ROWID;
 )sql"},
-    // The store lifecycle (docs/protocol.md §22.7): the ids later events cite an order by (its own,
-    // a payment intent, a subscription), filled for orders fulfilled before; which store
+    // The store lifecycle (docs/protocol.md §22.7): the ids later events cite an order by (its
+    // own, a payment intent, a subscription), filled for orders fulfilled before; which store
     // event set a license's status, so a won dispute or a payment restores only its own;
     // the latest subscription period per order, so an older one never moves expiresAt;
     // failed payments waiting out their store's paymentGrace.
@@ -220,10 +220,10 @@ CREATE TABLE storefront_payment_failures (
   PRIMARY KEY (store_id, order_id)
 ) WITHOUT ROWID;
 )sql"},
-    // Offline activation (docs/protocol.md §21): a license's lease, release rule and deactivation
-    // quota; an activation's file (its id, the request nonce that made it, the payload,
-    // answered again for the same nonce), its end, and when it was deactivated; the log
-    // of deactivations the quota counts over a rolling 30 days.
+    // Offline activation (docs/protocol.md §21): a license's lease, release rule and
+    // deactivation quota; an activation's file (its id, the request nonce that made it, the
+    // payload, answered again for the same nonce), its end, and when it was deactivated; the
+    // log of deactivations the quota counts over a rolling 30 days.
     {8, R"sql(
 ALTER TABLE licenses ADD COLUMN offline_lease INTEGER CHECK (offline_lease IS NULL OR offline_lease > 0);
 ALTER TABLE licenses ADD COLUMN offline_release TEXT NOT NULL DEFAULT 'expiry'
@@ -245,6 +245,73 @@ CREATE TABLE deactivations (
 );
 CREATE INDEX deactivations_by_license ON deactivations (license_id, at);
 ALTER TABLE audit_log ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
+)sql"},
+    // Webhooks (docs/protocol.md §25): endpoints with their secrets (two sign during a
+    // rotation, the old one until retires_at), the outbox of events written by the transaction
+    // of the change each reports with one delivery row per endpoint, and the marks that keep a
+    // sweep's event once.
+    {9, R"sql(
+CREATE TABLE webhook_endpoints (
+  id               INTEGER PRIMARY KEY AUTOINCREMENT,
+  url              TEXT NOT NULL,
+  description      TEXT NOT NULL DEFAULT '',
+  events           TEXT NOT NULL,
+  enabled          INTEGER NOT NULL,
+  failing_since    INTEGER,
+  disabled_reason  TEXT,
+  created_at       INTEGER NOT NULL
+);
+CREATE TABLE webhook_secrets (
+  endpoint_id  INTEGER NOT NULL REFERENCES webhook_endpoints(id),
+  secret       TEXT NOT NULL,
+  created_at   INTEGER NOT NULL,
+  retires_at   INTEGER,
+  PRIMARY KEY (endpoint_id, secret)
+) WITHOUT ROWID;
+CREATE TABLE webhook_events (
+  id    INTEGER PRIMARY KEY AUTOINCREMENT,
+  type  TEXT NOT NULL,
+  at    INTEGER NOT NULL,
+  body  TEXT NOT NULL
+);
+CREATE INDEX webhook_events_by_time ON webhook_events (at);
+CREATE TABLE webhook_deliveries (
+  endpoint_id      INTEGER NOT NULL REFERENCES webhook_endpoints(id),
+  event_id         INTEGER NOT NULL REFERENCES webhook_events(id),
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at  INTEGER,
+  last_status      INTEGER,
+  last_error       TEXT,
+  delivered_at     INTEGER,
+  failed           INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (endpoint_id, event_id)
+) WITHOUT ROWID;
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)
+  WHERE next_attempt_at IS NOT NULL;
+CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id);
+CREATE TABLE webhook_marks (
+  mark  TEXT PRIMARY KEY,
+  at    INTEGER NOT NULL
+) WITHOUT ROWID;
+)sql"},
+    // The support console (docs/protocol.md §26): refused requests, kept 30 days and 1,000
+    // per license (not audit records: those record accepted changes); the audit index the
+    // overview's activations per day walk.
+    {10, R"sql(
+CREATE TABLE refusals (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  at            INTEGER NOT NULL,
+  code          INTEGER NOT NULL,
+  license_key   TEXT NOT NULL,
+  machine_id    TEXT,
+  machine_name  TEXT,
+  ip            TEXT,
+  key_id        TEXT,
+  request_id    TEXT
+);
+CREATE INDEX refusals_by_license ON refusals (license_key, id);
+CREATE INDEX refusals_by_time ON refusals (at);
+CREATE INDEX audit_log_by_action ON audit_log (action, at);
 )sql"},
 };
 
@@ -286,6 +353,23 @@ Status apply_sqlite_migrations(SqliteConnection& conn, std::span<const Migration
     spdlog::info("applied schema migration {}", m.version);
   }
   return Ok{};
+}
+
+Result<SchemaState> sqlite_schema_state(SqliteConnection& conn) {
+  ASSIGN_OR_RETURN(auto has_table,
+                   conn.prepare("SELECT COUNT(*) FROM sqlite_master"
+                                " WHERE type = 'table' AND name = 'schema_migrations'"));
+  int rc = has_table->step();
+  if (rc != SQLITE_ROW) return has_table->failure(rc, "read schema version");
+  int64_t version = 0;
+  if (has_table->int64(0) > 0) {
+    ASSIGN_OR_RETURN(auto stmt,
+                     conn.prepare("SELECT COALESCE(MAX(version), 0) FROM schema_migrations"));
+    rc = stmt->step();
+    if (rc != SQLITE_ROW) return stmt->failure(rc, "read schema version");
+    version = stmt->int64(0);
+  }
+  return schema_state_of(true, version, sqlite_migrations());
 }
 
 std::span<const Migration> sqlite_migrations() {

@@ -14,6 +14,10 @@ namespace licensed {
 // file is not a database, is corrupt, or is newer than this binary.
 Status migrate_sqlite(SqliteConnection& conn);
 
+// Where the database's schema stands, read without writing anything (a read-only
+// connection will do). `exists` is true: the file is there.
+Result<SchemaState> sqlite_schema_state(SqliteConnection& conn);
+
 // Every migration this binary knows, oldest first (tests build an older schema from its
 // first steps).
 std::span<const Migration> sqlite_migrations();

@@ -1,6 +1,10 @@
 #include "store/sqlite/sqlite_store.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "store/sqlite/sqlite_migrations.h"
 #include "store/sqlite/sqlite_tx.h"
@@ -12,6 +16,8 @@ namespace {
 // A connection found unusable is opened again at most this often, so a file that stays
 // read-only costs one open() per interval, not one per request.
 constexpr auto kReopenInterval = std::chrono::seconds(1);
+// How often the file's inode is looked at when nothing else looks (writes and /readyz do).
+constexpr auto kFileWatchInterval = std::chrono::seconds(1);
 
 // Start-up failures go to the operator's terminal, so they name the file and carry
 // SQLite's and the OS's own words.
@@ -44,11 +50,30 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(SqliteStoreOptions option
   if (options.path == ":memory:") options.read_connections = 0;  // one connection sees it
   std::unique_ptr<SqliteStore> store(new SqliteStore(options));
   const std::string& path = store->options_.path;
-  auto writer = store->open_writer(true);
+  const StoreOpening& opening = store->options_.opening;
+  struct stat st {};
+  if (!store->in_memory() && !opening.create && ::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
+    // A mistyped path, or a file removed by mistake, must never become an empty store
+    // that answers every license "unknown key".
+    return Error::not_found("store", "the store sqlite:" + path +
+                                         " does not exist: create it with `licensed init "
+                                         "--store sqlite:" +
+                                         path + "` (or give --create)");
+  }
+  auto writer = store->open_writer(opening.create);
   if (!writer.ok()) return for_operator(std::move(writer.error()), path);
   store->writer_conn_ = std::move(writer.value());
+  if (!opening.migrate) {
+    auto state = sqlite_schema_state(*store->writer_conn_);
+    if (!state.ok()) return for_operator(std::move(state.error()), path);
+    if (auto refused = refuse_unmigrated(state.value(), opening, "sqlite:" + path); !refused.ok())
+      return refused.error();
+  }
   if (auto migrated = migrate_sqlite(*store->writer_conn_); !migrated.ok()) {
     return for_operator(std::move(migrated.error()), path);
+  }
+  if (auto watched = store->watch_file(); !watched.ok()) {
+    return for_operator(std::move(watched.error()), path);
   }
   if (store->writer_conn_->read_only()) {
     // Reads can still be served; writes answer 1708 until the file is writable again.
@@ -65,10 +90,45 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::open(SqliteStoreOptions option
   for (size_t i = 0; i < store->reader_conns_.size(); ++i) {
     store->threads_.emplace_back([s = store.get(), i] { s->reader_loop(i); });
   }
+  if (!store->in_memory()) {
+    store->file_watch_ = std::make_unique<PeriodicJob>(kFileWatchInterval,
+                                                       [s = store.get()] { (void)s->unusable(); });
+  }
   return store;
 }
 
+Status SqliteStore::watch_file() {
+  if (in_memory()) return Ok{};
+  struct stat st {};
+  if (::stat(options_.path.c_str(), &st) != 0) {
+    return Error::internal(std::string("cannot stat it: ") + std::strerror(errno));
+  }
+  file_device_ = st.st_dev;
+  file_inode_ = st.st_ino;
+  return Ok{};
+}
+
+std::optional<std::string> SqliteStore::unusable() const {
+  if (in_memory()) return std::nullopt;
+  constexpr const char* kLost = "the store file was removed or replaced while serving";
+  if (file_lost_.load()) return kLost;
+  struct stat st {};
+  const bool gone = ::stat(options_.path.c_str(), &st) != 0;
+  // Another error (a directory made unreadable) says nothing about the file itself.
+  if (gone && errno != ENOENT) return std::nullopt;
+  if (!gone && st.st_dev == file_device_ && st.st_ino == file_inode_) return std::nullopt;
+  if (!file_lost_.exchange(true)) {
+    spdlog::error(
+        "store file {} was {} while serving: what this server would write now would be lost at "
+        "exit, so writes answer 503 and /readyz 503 from now on; put the file back (or point "
+        "--store at the right one) and restart",
+        options_.path, gone ? "removed" : "replaced by another file");
+  }
+  return kLost;
+}
+
 SqliteStore::~SqliteStore() {
+  file_watch_.reset();
   stopping_.store(true);
   for (Queue* q : {&writes_, &reads_}) {
     MutexLock lock(q->mu);
@@ -117,6 +177,14 @@ void SqliteStore::fail_queued(Queue& q, const Error& error) {
 void SqliteStore::writer_loop() {
   std::vector<StoreJob> batch;
   while (pop_batch(writes_, stopping_, options_.max_batch, batch)) {
+    if (const auto lost = unusable()) {
+      // Never acknowledged: nothing written to a file no longer at the path survives.
+      const Error refused = Error::unavailable("the license store is unavailable: " + *lost);
+      for (auto& job : batch) finish_store_job(job, refused);
+      depth_ -= batch.size();
+      batch.clear();
+      continue;
+    }
     prepare_writer();
     const BatchOutcome outcome = commit_batch(*writer_conn_, batch);
     depth_ -= batch.size();

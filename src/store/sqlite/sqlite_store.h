@@ -5,7 +5,14 @@
 // pass by themselves: SQLite rolls back what failed, the writer starts every batch from a
 // clean connection, and a connection SQLite opened read-only (the file was not writable)
 // is opened again once the file is.
+//
+// A file removed or replaced under the running store (`rm`, a `mv` of another file over
+// it) is noticed by its inode, before every write batch, at every /readyz and once a
+// second: writes then answer 1708 until a restart, since nothing written to the old
+// inode would survive the process (issue 24 item 1).
 #pragma once
+
+#include <sys/types.h>
 
 #include <atomic>
 #include <chrono>
@@ -18,6 +25,8 @@
 
 #include "core/log_throttle.h"
 #include "core/mutex.h"
+#include "core/periodic_job.h"
+#include "store/migration.h"
 #include "store/sqlite/sqlite_connection.h"
 #include "store/store.h"
 
@@ -30,6 +39,7 @@ struct SqliteStoreOptions {
   // a connection anyway, so this bounds latency more than memory.
   size_t max_queued_jobs = 10000;
   size_t max_batch = 128;  // write jobs committed in one transaction at most
+  StoreOpening opening;    // create the file? migrate it? (store/migration.h)
 };
 
 class SqliteStore final : public Store {
@@ -41,6 +51,7 @@ class SqliteStore final : public Store {
 
   void submit(TxKind kind, StoreJob job) override;
   size_t queue_depth() const override { return depth_.load(); }
+  std::optional<std::string> unusable() const override;
 
  private:
   struct Queue {
@@ -59,6 +70,8 @@ class SqliteStore final : public Store {
   void prepare_writer();
   BatchOutcome commit_batch(SqliteConnection& conn, std::vector<StoreJob>& batch);
   void fail_queued(Queue& q, const Error& error);
+  // Records the inode of the file as opened, and watches it from then on.
+  Status watch_file();
   static bool pop_batch(Queue& q, const std::atomic<bool>& stopping, size_t max,
                         std::vector<StoreJob>& out);
 
@@ -75,7 +88,12 @@ class SqliteStore final : public Store {
   std::chrono::steady_clock::time_point last_reopen_{};  // writer thread only
   uint64_t failed_batches_ = 0;                          // writer thread only
   LogThrottle overload_log_;
+  // The file as opened (device, inode); set once before the threads start.
+  dev_t file_device_ = 0;
+  ino_t file_inode_ = 0;
+  mutable std::atomic<bool> file_lost_{false};
   std::vector<std::thread> threads_;
+  std::unique_ptr<PeriodicJob> file_watch_;  // last: stopped first
 };
 
 }  // namespace licensed

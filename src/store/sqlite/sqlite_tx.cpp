@@ -8,15 +8,38 @@ namespace licensed {
 namespace {
 
 const std::string kSelectLicense = kSelectLicensesSql + " WHERE l.license_key = ?";
-// One statement for every filter combination (a NULL parameter means "any"), so it is
-// prepared once; the id keyset makes each page an index range scan.
-const std::string kListLicenses =
-    kSelectLicensesSql +
+// One filter for every combination (a NULL parameter means "any"), so each statement is
+// prepared once; the id keyset makes each page an index range scan. The page's LIMIT is
+// the last parameter, so the count shares every other one.
+const std::string kLicenseFilter =
     " WHERE l.id > ?1 AND (?2 IS NULL OR l.product_id = ?2) AND (?3 IS NULL OR l.status = ?3)"
-    " AND (?6 IS NULL OR (l.expires_at IS NOT NULL AND l.expires_at <= ?7) = ?6)"
-    " AND (?8 IS NULL OR lower(l.customer_email) = lower(?8))"
-    " AND (?9 IS NULL OR l.source_order_id = ?9)"
-    " AND (l.deleted_at IS NOT NULL) = ?4 ORDER BY l.id LIMIT ?5";
+    " AND (?5 IS NULL OR (l.expires_at IS NOT NULL AND l.expires_at <= ?6) = ?5)"
+    " AND (?7 IS NULL OR lower(l.customer_email) = lower(?7))"
+    " AND (?8 IS NULL OR l.source_order_id = ?8)"
+    " AND (?9 IS NULL OR instr(l.license_key, ?9) > 0)"
+    " AND (?10 IS NULL OR EXISTS (SELECT 1 FROM activations a WHERE a.license_id = l.id"
+    " AND (instr(a.machine_id, ?10) > 0 OR instr(lower(a.machine_name), lower(?10)) > 0)))"
+    " AND (l.deleted_at IS NOT NULL) = ?4";
+const std::string kListLicenses = kSelectLicensesSql + kLicenseFilter + " ORDER BY l.id LIMIT ?11";
+const std::string kCountLicenses = "SELECT COUNT(*) FROM licenses l" + kLicenseFilter;
+
+// Binds ?1-?10 of kLicenseFilter.
+void bind_license_filter(Statement& s, const LicenseFilter& filter, int64_t after_id) {
+  s.bind(1, after_id).bind(2, filter.product_id);
+  if (filter.stored_status) {
+    s.bind(3, to_string(*filter.stored_status));
+  } else {
+    s.bind_null(3);
+  }
+  s.bind(4, static_cast<int64_t>(filter.deleted ? 1 : 0));
+  if (filter.expired) {
+    s.bind(5, static_cast<int64_t>(*filter.expired ? 1 : 0));
+  } else {
+    s.bind_null(5);
+  }
+  s.bind(6, filter.now).bind(7, filter.customer_email).bind(8, filter.order_id);
+  s.bind(9, filter.key_part).bind(10, filter.machine);
+}
 
 const std::string kSelectAdminTokens =
     "SELECT id, name, token_sha256, read_only, created_at, last_used_at FROM admin_tokens";
@@ -193,19 +216,8 @@ Status SqliteTx::update_license(const License& l) {
 Result<std::vector<License>> SqliteTx::list_licenses(const LicenseFilter& filter, int64_t after_id,
                                                      int64_t limit) {
   ASSIGN_OR_RETURN(auto s, conn_.prepare(kListLicenses.c_str()));
-  s->bind(1, after_id).bind(2, filter.product_id);
-  if (filter.stored_status) {
-    s->bind(3, to_string(*filter.stored_status));
-  } else {
-    s->bind_null(3);
-  }
-  s->bind(4, static_cast<int64_t>(filter.deleted ? 1 : 0)).bind(5, limit);
-  if (filter.expired) {
-    s->bind(6, static_cast<int64_t>(*filter.expired ? 1 : 0));
-  } else {
-    s->bind_null(6);
-  }
-  s->bind(7, filter.now).bind(8, filter.customer_email).bind(9, filter.order_id);
+  bind_license_filter(*s, filter, after_id);
+  s->bind(11, limit);
   std::vector<License> out;
   int rc;
   while ((rc = s->step()) == SQLITE_ROW) {
@@ -214,6 +226,57 @@ Result<std::vector<License>> SqliteTx::list_licenses(const LicenseFilter& filter
   }
   if (rc != SQLITE_DONE) return s->failure(rc, "list licenses");
   return out;
+}
+
+Result<std::vector<License>> SqliteTx::read_licenses(const char* sql, std::string_view what,
+                                                     const std::vector<int64_t>& values) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(sql));
+  for (size_t i = 0; i < values.size(); ++i) s->bind(static_cast<int>(i + 1), values[i]);
+  std::vector<License> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) {
+    ASSIGN_OR_RETURN(License l, read_license(*s));
+    out.push_back(std::move(l));
+  }
+  if (rc != SQLITE_DONE) return s->failure(rc, what);
+  return out;
+}
+
+Result<std::vector<License>> SqliteTx::licenses_expiring_between(UnixMillis from, UnixMillis to,
+                                                                 int64_t after_id, int64_t limit) {
+  static const std::string sql =
+      kSelectLicensesSql +
+      " WHERE l.deleted_at IS NULL AND l.status = 'ACTIVE' AND l.expires_at > ?"
+      " AND l.expires_at <= ? AND l.id > ? ORDER BY l.id LIMIT ?";
+  return read_licenses(sql.c_str(), "licenses expiring", {from, to, after_id, limit});
+}
+
+Result<std::vector<License>> SqliteTx::licenses_with_entitlements(int64_t after_id, int64_t limit) {
+  static const std::string sql = kSelectLicensesSql +
+                                 " WHERE l.deleted_at IS NULL AND l.entitlements IS NOT NULL"
+                                 " AND l.entitlements <> '[]' AND l.id > ? ORDER BY l.id LIMIT ?";
+  return read_licenses(sql.c_str(), "licenses with entitlements", {after_id, limit});
+}
+
+Result<std::vector<License>> SqliteTx::licenses_with_offline_ending_between(UnixMillis from,
+                                                                            UnixMillis to,
+                                                                            int64_t after_id,
+                                                                            int64_t limit) {
+  static const std::string sql =
+      kSelectLicensesSql +
+      " WHERE l.deleted_at IS NULL AND l.id > ?1 AND EXISTS (SELECT 1 FROM activations a"
+      " WHERE a.license_id = l.id AND a.deactivated_at IS NULL AND a.offline_until > ?2"
+      " AND a.offline_until <= ?3) ORDER BY l.id LIMIT ?4";
+  return read_licenses(sql.c_str(), "licenses with offline files ending",
+                       {after_id, from, to, limit});
+}
+
+Result<int64_t> SqliteTx::count_licenses(const LicenseFilter& filter) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(kCountLicenses.c_str()));
+  bind_license_filter(*s, filter, 0);
+  const int rc = s->step();
+  if (rc != SQLITE_ROW) return s->failure(rc, "count licenses");
+  return s->int64(0);
 }
 
 Result<std::optional<Activation>> SqliteTx::find_activation(int64_t license_id,
@@ -340,7 +403,7 @@ Result<std::vector<std::string>> SqliteTx::delete_stale_activations(const Locked
   return out;
 }
 
-Status SqliteTx::append_audit(const AuditEntry& e) {
+Status SqliteTx::insert_audit(const AuditEntry& e) {
   ASSIGN_OR_RETURN(auto s,
                    conn_.prepare("INSERT INTO audit_log (at, action, license_key, machine_id,"
                                  " refresh, actor, actor_name, ip, key_id, request_id,"

@@ -102,7 +102,10 @@ void ActivationScreen::showDetails(const Details& d) {
   import_.setEnabled(!d.busy);
   request_.setEnabled(!d.busy);
   freeSlot_.setVisible(d.state == State::limitReached && d.dashboardUrl.isNotEmpty());
-  freeSlot_.setURL(juce::URL(d.dashboardUrl));  // opened in the browser when pressed
+  // Opened in the browser when pressed, exactly as the server sent it: juce::URL(String)
+  // re-encodes the one-time `#signin=` fragment (docs/dashboard.md) into `#signin%3D`,
+  // which the dashboard would not read.
+  freeSlot_.setURL(juce::URL::createWithoutParsing(d.dashboardUrl));
   progressBar_.setVisible(d.busy);
   cancel_.setVisible(d.busy);
   resized();  // the link's row comes and goes

@@ -1,0 +1,294 @@
+// The support console (issue 23 items 5-7; docs/protocol.md §26): search by every way a
+// customer describes themselves with real paging, actions with a reason (a plan change
+// among them), the history with what changed and refused activations, a URL per license,
+// read-only tokens, and the overview's charts. Every state visited is checked by axe-core
+// in light and dark mode. Real chromium against the real licensed binary.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  admin, adminJson, base, expectNoSeriousAxeViolations, licenseApi, newLicense, newPage,
+  screenshot, useServer,
+} from './harness.mjs';
+
+useServer();
+
+// axe-core on the page as it stands, in light and then dark mode (emulated
+// prefers-color-scheme); the page is left light.
+async function expectAccessibleInBothSchemes(page, label) {
+  for (const colorScheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme });
+    assert.equal(await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches),
+                 colorScheme === 'dark', 'the page sees the scheme emulated');
+    await expectNoSeriousAxeViolations(page, `${label}, ${colorScheme}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+async function signInSupport(page, name, readOnly = false) {
+  const args = ['token', 'create', '--name', name];
+  if (readOnly) args.push('--read-only');
+  const token = adminJson(...args).token;
+  await page.goto(base + '/dashboard/support');
+  await page.getByLabel('Admin token').waitFor();
+  await expectAccessibleInBothSchemes(page, 'support sign-in');
+  await page.getByLabel('Admin token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#token-name', { hasText: name }).waitFor();
+  return token;
+}
+
+test('support finds licenses by part of a key, a machine name and EXPIRED, pages with a ' +
+     'true total, and clears stale results on an error', async () => {
+  const key = newLicense(2);
+  await licenseApi('activate', { licenseKey: key, machineId: 'edit-suite-0001',
+                                 machineName: 'Edit Suite B' });
+  const expired = adminJson('license', 'create', '--product', 'reverb', '--max', '1',
+                            '--expires-at', '2020-01-01T00:00:00Z').licenseKey;
+  for (let i = 0; i < 3; ++i) newLicense(1);
+  const page = await newPage();
+  await signInSupport(page, 'support-search');
+
+  await page.getByLabel('License key').fill(' ' + key.slice(9, 18).toUpperCase() + ' ');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#search-message', { hasText: '1 license found' }).waitFor();
+  await page.locator('#results tr', { hasText: key }).waitFor();
+  await expectAccessibleInBothSchemes(page, 'search results');
+
+  // A search that finds nothing says so, with no empty table.
+  await page.getByLabel('License key').fill('');
+  await page.getByLabel('Machine id or name').fill('no-such-machine-anywhere');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#search-message', { hasText: '0 licenses found' }).waitFor();
+  assert.ok(await page.locator('#results-table').isHidden());
+  await expectAccessibleInBothSchemes(page, 'empty search');
+
+  await page.getByLabel('Machine id or name').fill('edit suite b');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#search-message', { hasText: '1 license found' }).waitFor();
+  await page.locator('#results tr', { hasText: key }).waitFor();
+
+  await page.getByLabel('Machine id or name').fill('');
+  await page.getByLabel('Status', { exact: true }).selectOption('EXPIRED');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#results tr', { hasText: expired }).waitFor();
+  assert.equal(await page.locator('#results tr').count(), 1);
+
+  // Paging: 50 a page, so make more than 50 live licenses and walk both pages.
+  for (let i = 0; i < 50; ++i) newLicense(1);
+  await page.getByLabel('Status', { exact: true }).selectOption('');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#page-text', { hasText: /^Showing 1–50 of \d+$/ }).waitFor();
+  const of = Number((await page.locator('#page-text').textContent()).split(' of ')[1]);
+  assert.ok(of > 50, 'the total counts every page');
+  await screenshot(page, 'support-search.png');
+  await page.getByRole('button', { name: 'Next page' }).click();
+  await page.locator('#page-text', { hasText: `Showing 51–${of} of ${of}` }).waitFor();
+  assert.ok(await page.getByRole('button', { name: 'Next page' }).isDisabled());
+  await page.getByRole('button', { name: 'Previous page' }).click();
+  await page.locator('#page-text', { hasText: 'Showing 1–50' }).waitFor();
+
+  // An error empties the table: nothing stale stays beside it.
+  await page.getByLabel('Product (slug)').fill('no-such-product');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await page.locator('#search-error', { hasText: 'unknown product' }).waitFor();
+  assert.equal(await page.locator('#results tr').count(), 0);
+  assert.ok(await page.locator('#results-table').isHidden());
+  await expectAccessibleInBothSchemes(page, 'search error');
+  await page.context().close();
+});
+
+test('support changes max, expiry and TTL, revokes with a reason, sees what changed, the ' +
+     'request id and a refused activation, and the #license= URL survives reload and back',
+     async () => {
+  const key = newLicense(1);
+  await licenseApi('activate', { licenseKey: key, machineId: 'studio-0001', machineName: 'Studio' });
+  const refused = await licenseApi('activate', { licenseKey: key, machineId: 'laptop-0002',
+                                                 machineName: 'Laptop' });
+  assert.equal(refused.status, 409);
+  const page = await newPage();
+  await signInSupport(page, 'support-actions');
+  await page.goto(base + '/dashboard/support#license=' + key);
+  await page.locator('#l-key', { hasText: key }).waitFor();
+  // The refused activation is there, with why and from which machine.
+  const refusal = page.locator('#refusals tr', { hasText: 'laptop-0002' });
+  await refusal.waitFor();
+  assert.ok((await refusal.textContent()).includes('all machine slots taken (1705)'));
+  assert.ok((await refusal.textContent()).includes(refused.body.requestId));
+  await expectAccessibleInBothSchemes(page, 'license view');
+
+  await page.getByLabel('Max machines').fill('3');
+  await page.getByLabel('Expires (date, empty: never)').fill('2031-05-01');
+  await page.getByLabel('Machine TTL in seconds (empty: never)').fill('86400');
+  await page.getByLabel('Reason for these changes (kept in the history)').fill('upgrade to studio');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#license-message', { hasText: 'Saved.' }).waitFor();
+  assert.equal(await page.locator('#l-usage').textContent(), '1 of 3');
+  assert.equal(await page.locator('#l-ttl').textContent(), '1 d');
+  await page.locator('#audit tr', { hasText: 'max 1 → 3' }).waitFor();
+  assert.ok((await page.locator('#audit').textContent()).includes('reason: upgrade to studio'));
+
+  // Revoking asks for a reason; Cancel changes nothing.
+  await page.getByLabel('Change status to').selectOption('REVOKED');
+  await page.getByRole('button', { name: 'Change status' }).click();
+  await page.getByRole('dialog', { name: 'Change the status to REVOKED?' }).waitFor();
+  await expectAccessibleInBothSchemes(page, 'confirmation dialog open');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await page.locator('#l-status').textContent(), 'ACTIVE');
+  await page.getByRole('button', { name: 'Change status' }).click();
+  await page.getByLabel('Reason (kept in the history)', { exact: true }).fill('chargeback 77');
+  await page.getByRole('button', { name: 'Change to REVOKED' }).click();
+  await page.locator('#license-message', { hasText: 'Status changed to REVOKED' }).waitFor();
+  const revoked = adminJson('audit', key).filter((r) => r.action === 'license.status');
+  assert.equal(revoked.length, 1);
+  assert.equal(revoked[0].reason, 'chargeback 77');
+  assert.ok(revoked[0].requestId, 'the admin request id is kept');
+  await page.locator('#audit tr', { hasText: revoked[0].requestId }).waitFor();
+  await page.locator('#audit tr', { hasText: 'status ACTIVE → REVOKED' }).waitFor();
+  await expectAccessibleInBothSchemes(page, 'license changed and revoked');
+  await screenshot(page, 'support-license.png');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await screenshot(page, 'support-dark.png');
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  // Reload and back keep the license open.
+  await page.reload();
+  await page.locator('#l-key', { hasText: key }).waitFor();
+  await page.getByRole('link', { name: 'Back to the search' }).click();
+  await page.locator('#search-view').waitFor();
+  await page.goBack();
+  await page.locator('#l-key', { hasText: key }).waitFor();
+
+  // Delete, then restore.
+  await page.getByRole('button', { name: 'Delete license' }).click();
+  await page.getByRole('button', { name: 'Delete', exact: true }).click();
+  await page.locator('#license-message', { hasText: 'Deleted' }).waitFor();
+  assert.equal(await page.locator('#l-status').textContent(), 'DELETED');
+  await page.getByRole('button', { name: 'Restore license' }).click();
+  await page.locator('#license-message', { hasText: 'Restored.' }).waitFor();
+  assert.equal(adminJson('license', 'show', key).deletedAt, null);
+  await page.context().close();
+});
+
+test('a read-only token sees the license and its history but no write control', async () => {
+  const key = newLicense(1);
+  const activated = await licenseApi('activate', { licenseKey: key, machineId: 'readonly-0001',
+                                                   machineName: 'RO' });
+  assert.equal(activated.status, 200, JSON.stringify(activated.body));
+  const page = await newPage();
+  await signInSupport(page, 'support-viewer', true);
+  await page.locator('#token-name', { hasText: '(read only)' }).waitFor();
+  await page.goto(base + '/dashboard/support#license=' + key);
+  await page.locator('#activations tr', { hasText: 'readonly-0001' }).waitFor();
+  for (const name of ['Change status', 'Save changes', 'Delete license', 'Deactivate RO']) {
+    assert.equal(await page.getByRole('button', { name }).count(), 0, name);
+  }
+  assert.equal(await page.getByRole('combobox', { name: 'Plan' }).count(), 0, 'no plan control');
+  await page.locator('#audit tr', { hasText: 'license.activate' }).waitFor();
+  await expectAccessibleInBothSchemes(page, 'read-only token');
+  await screenshot(page, 'support-read-only.png');
+  await page.context().close();
+});
+
+test('the overview draws licenses by status, activations, refusals and trials as SVG and ' +
+     'lists the licenses nearest their cap', async () => {
+  const key = newLicense(1);
+  await licenseApi('activate', { licenseKey: key, machineId: 'cap-0001' });
+  assert.equal((await licenseApi('activate', { licenseKey: key, machineId: 'cap-0002' })).status, 409);
+  const page = await newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await signInSupport(page, 'support-overview');
+  await page.getByRole('link', { name: 'Overview' }).click();
+  await page.locator('#chart-statuses svg').waitFor();
+  for (const id of ['chart-statuses', 'chart-activations', 'chart-refusals', 'chart-trials']) {
+    const label = await page.locator(`#${id} svg`).getAttribute('aria-label');
+    assert.ok(label && label.length > 0, id);
+    assert.ok(await page.locator(`#${id} svg rect`).count() > 0, id);
+  }
+  assert.match(await page.locator('#chart-refusals svg').getAttribute('aria-label'),
+               /^[1-9]\d* refusals for the machine cap/);
+  const row = page.locator('#nearest-cap tr', { hasText: key });
+  await row.waitFor();
+  assert.ok((await row.textContent()).includes('1 of 1'));
+  await expectAccessibleInBothSchemes(page, 'overview charts');
+  await screenshot(page, 'support-overview.png');
+  await row.getByRole('button', { name: `Open license ${key}` }).click();
+  await page.locator('#l-key', { hasText: key }).waitFor();
+  assert.ok(page.url().endsWith('#license=' + key));
+  assert.deepEqual(errors, [], 'no CSP violation or other console error');
+  await page.context().close();
+});
+
+test('support moves a license to another plan with a reason: the plan fills in its members, ' +
+     'the history shows each change from/to, and an unknown plan is refused', async () => {
+  admin('plan', 'create', '--product', 'reverb', '--code', 'basic', '--name', 'Basic', '--max', '1');
+  admin('plan', 'create', '--product', 'reverb', '--code', 'studio', '--name', 'Studio',
+        '--max', '5', '--machine-ttl', '30d', '--entitlement', 'surround=true',
+        '--entitlement', 'stems@365d');
+  const key = adminJson('license', 'create', '--product', 'reverb', '--plan', 'basic').licenseKey;
+  const page = await newPage();
+  await signInSupport(page, 'support-plans');
+  await page.goto(base + '/dashboard/support#license=' + key);
+  await page.locator('#l-plan', { hasText: 'basic' }).waitFor();
+  const plan = page.getByRole('combobox', { name: 'Plan' });
+  assert.equal(await plan.inputValue(), 'basic');
+
+  await plan.selectOption({ label: 'Studio (studio)' });
+  assert.equal(await page.getByLabel('Max machines').inputValue(), '5');
+  assert.equal(await page.getByLabel('Machine TTL in seconds (empty: never)').inputValue(),
+               String(30 * 86400));
+  const entitlements = await page.getByLabel('Entitlements').inputValue();
+  assert.match(entitlements, /(^|, )stems until \d{4}-\d{2}-\d{2}(,|$)/);
+  assert.match(entitlements, /(^|, )surround(,|$)/);
+  await page.locator('#edit-plan-hint', { hasText: 'Filled in from plan Studio' }).waitFor();
+  await page.getByLabel('Reason for these changes (kept in the history)').fill('upgrade, order 881');
+  await expectAccessibleInBothSchemes(page, 'plan chosen, not saved');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#license-message', { hasText: 'Saved.' }).waitFor();
+
+  assert.equal(await page.locator('#l-plan').textContent(), 'studio');
+  assert.equal(await page.locator('#l-usage').textContent(), '0 of 5');
+  assert.equal(await plan.inputValue(), 'studio');
+  await page.locator('#audit tr', { hasText: 'plan basic → studio' }).waitFor();
+  await page.locator('#audit tr', { hasText: 'max 1 → 5' }).waitFor();
+  const planRow = await page.locator('#audit tr', { hasText: 'plan basic → studio' }).textContent();
+  assert.ok(planRow.includes('reason: upgrade, order 881'), planRow);
+  assert.ok(planRow.includes('support-plans'), planRow);
+
+  const shown = adminJson('license', 'show', key);
+  assert.equal(shown.plan, 'studio');
+  assert.equal(shown.max, 5);
+  assert.equal(shown.machineTtl, 30 * 86400);
+  const surround = shown.entitlements.find((e) => e.code === 'surround');
+  assert.equal(surround.value, true, 'the plan\'s entitlement value is kept');
+  assert.ok(shown.entitlements.find((e) => e.code === 'stems').expiresAt);
+  const changed = adminJson('audit', key).filter((r) => r.changes && r.changes.plan);
+  assert.equal(changed.length, 1);
+  assert.deepEqual(changed[0].changes.plan, { from: 'basic', to: 'studio' });
+  assert.equal(changed[0].reason, 'upgrade, order 881');
+  assert.equal(changed[0].actorName, 'support-plans');
+  assert.ok(changed[0].requestId);
+  await expectAccessibleInBothSchemes(page, 'plan changed');
+  await screenshot(page, 'support-plan.png');
+
+  // Back to no plan: only the code changes.
+  await plan.selectOption('');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.locator('#audit tr', { hasText: 'plan studio → none' }).waitFor();
+  assert.equal(await page.locator('#l-plan').textContent(), 'none');
+  assert.equal(adminJson('license', 'show', key).max, 5);
+
+  // The admin API refuses a code the product does not have, and writes nothing.
+  const token = adminJson('token', 'create', '--name', 'plan-api').token;
+  const res = await fetch(base + '/api/v1/admin/licenses/' + key, {
+    method: 'PATCH', body: JSON.stringify({ plan: 'platinum', max: 9 }),
+    headers: { 'Authorization': 'Bearer ' + token, 'Content-Type': 'application/json' },
+  });
+  assert.equal(res.status, 400);
+  const refused = await res.json();
+  assert.equal(refused.code, 1702);
+  assert.equal(refused.field, 'plan');
+  assert.equal(adminJson('license', 'show', key).max, 5);
+  assert.equal(adminJson('license', 'show', key).plan, null);
+  await page.context().close();
+});
