@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "admin/admin_leases.h"
 #include "admin/admin_offline.h"
 #include "admin/admin_operations.h"
 #include "core/request_error.h"
@@ -44,6 +45,9 @@ enum class AdminRoute {
   // docs/protocol.md §21.7 and §21.5: a request (deactivation) file submitted by support.
   kOfflineActivation,
   kOfflineDeactivation,
+  // docs/protocol.md §25: a license's live leases, and releasing one.
+  kListLeases,
+  kReleaseLease,
 };
 
 // True for the routes that change data: a read-only token may not call them.
@@ -56,6 +60,7 @@ struct AdminCall {
   std::string product_slug;                                // path parameter, percent-decoded
   std::string plan_code;                                   // path parameter, percent-decoded
   std::string store_id;                                    // path parameter, percent-decoded
+  std::string session_id;                                  // path parameter, percent-decoded
   std::vector<std::pair<std::string, std::string>> query;  // percent-decoded
   std::string body;                                        // JSON for POST and PATCH
   // The server's public address (--public-url) a new store's inboundUrl starts with;

@@ -4,6 +4,8 @@
 // between them unchanged).
 #pragma once
 
+#include <cstddef>
+
 #include "core/result.h"
 #include "store/postgres/pg_connection.h"
 
@@ -12,5 +14,8 @@ namespace licensed {
 // Applies the migrations this database lacks, under an advisory lock so that instances
 // starting together on one database apply each migration once.
 Status migrate_postgres(PgConnection& conn);
+// How many migrations the list holds (their versions need not be consecutive: numbers are
+// taken by branches merged in any order), for tests that count what a database recorded.
+size_t postgres_migration_count();
 
 }  // namespace licensed
