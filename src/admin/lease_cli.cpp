@@ -72,7 +72,8 @@ void add_lease_commands(CLI::App& license, const std::string* store, const Chose
   auto* leases = license.add_subcommand("leases", "the live concurrent-seat leases of a license");
   leases->add_option("KEY", a->key, "license key")->required();
   leases->add_flag("--json", a->json, "print a JSON array");
-  leases->callback([a, store, chosen] { *chosen = [a, store] { return print_leases(*store, *a); }; });
+  leases->callback(
+      [a, store, chosen] { *chosen = [a, store] { return print_leases(*store, *a); }; });
   auto* rel = license.add_subcommand("release-lease", "free a seat now (borrowed ones too)");
   rel->add_option("KEY", a->key, "license key")->required();
   rel->add_option("MACHINE", a->machine_id, "machine id")->required();

@@ -97,9 +97,9 @@ Lease renewed(Lease lease, const License& license, std::optional<int64_t> borrow
   return lease;
 }
 
-RequestResult<Lease> take_or_renew(LicenseTx& tx, const LockedLicense& locked,
-                                   const Activation& a, const std::string& session,
-                                   std::optional<int64_t> borrow, const OperationContext& ctx) {
+RequestResult<Lease> take_or_renew(LicenseTx& tx, const LockedLicense& locked, const Activation& a,
+                                   const std::string& session, std::optional<int64_t> borrow,
+                                   const OperationContext& ctx) {
   ASSIGN_OR_RETURN(const auto existing, tx.find_lease(locked, a.machine_id, session, ctx.now));
   if (existing) {  // a renewal: no audit record
     Lease lease = renewed(*existing, locked.license(), borrow, ctx.now);

@@ -163,7 +163,7 @@ TEST_P(LeasesConformance, AClientCheckinOfABorrowedLeaseKeepsTheSeatUntilAnAdmin
   boost::json::object borrowed;
   ASSERT_EQ(Checkout(store(), "machine-0", kT0, &borrowed, "2d"), 0);
   EXPECT_TRUE(borrowed.contains(licensed::kLeaseFileMember));
-  EXPECT_TRUE(Checkin(store(), "machine-0", kT0 + 1000));  // answered released: true ...
+  EXPECT_TRUE(Checkin(store(), "machine-0", kT0 + 1000));       // answered released: true ...
   EXPECT_EQ(Checkout(store(), "machine-1", kT0 + 2000), 1710);  // ... yet still counted
   auto released = Write([&](StoreTx& tx) -> Result<licensed::Ok> {
     RETURN_IF_ERROR(licensed::release_lease(tx, kKey, "machine-0", "machine-0",

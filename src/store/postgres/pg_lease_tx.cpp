@@ -31,11 +31,11 @@ Result<int64_t> PgTx::count_leases(int64_t license_id, UnixMillis now) {
 }
 
 Result<std::vector<Lease>> PgTx::list_leases(int64_t license_id, UnixMillis now) {
-  ASSIGN_OR_RETURN(auto r, conn_.query(kSelectLeases +
-                                           " WHERE license_id = $1 AND expires_at > $2"
-                                           " ORDER BY expires_at, machine_id COLLATE \"C\","
-                                           " session_id COLLATE \"C\"",
-                                       PgParams().add(license_id).add(now), "list leases"));
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query(kSelectLeases + " WHERE license_id = $1 AND expires_at > $2"
+                                               " ORDER BY expires_at, machine_id COLLATE \"C\","
+                                               " session_id COLLATE \"C\"",
+                               PgParams().add(license_id).add(now), "list leases"));
   std::vector<Lease> out;
   for (int i = 0; i < r.rows(); ++i) out.push_back(read_lease(r, i));
   return out;
@@ -46,9 +46,8 @@ Result<std::optional<Lease>> PgTx::find_lease(const LockedLicense& license,
                                               std::string_view session_id, UnixMillis now) {
   PgParams p;
   p.add(license->id).add(machine_id).add(session_id).add(now);
-  ASSIGN_OR_RETURN(auto r, conn_.query(kSelectLeases +
-                                           " WHERE license_id = $1 AND machine_id = $2"
-                                           " AND session_id = $3 AND expires_at > $4",
+  ASSIGN_OR_RETURN(auto r, conn_.query(kSelectLeases + " WHERE license_id = $1 AND machine_id = $2"
+                                                       " AND session_id = $3 AND expires_at > $4",
                                        p, "find lease"));
   if (r.rows() == 0) return std::optional<Lease>();
   return std::optional<Lease>(read_lease(r, 0));

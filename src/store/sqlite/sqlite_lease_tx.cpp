@@ -48,10 +48,10 @@ Result<std::vector<Lease>> SqliteTx::list_leases(int64_t license_id, UnixMillis 
 Result<std::optional<Lease>> SqliteTx::find_lease(const LockedLicense& license,
                                                   std::string_view machine_id,
                                                   std::string_view session_id, UnixMillis now) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare((std::string(kSelectLeases) +
-                                          " WHERE license_id = ? AND machine_id = ?"
-                                          " AND session_id = ? AND expires_at > ?")
-                                             .c_str()));
+  ASSIGN_OR_RETURN(
+      auto s, conn_.prepare((std::string(kSelectLeases) + " WHERE license_id = ? AND machine_id = ?"
+                                                          " AND session_id = ? AND expires_at > ?")
+                                .c_str()));
   s->bind(1, license->id).bind(2, machine_id).bind(3, session_id).bind(4, now);
   const int rc = s->step();
   if (rc == SQLITE_DONE) return std::optional<Lease>();
