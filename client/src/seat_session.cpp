@@ -39,7 +39,8 @@ std::string new_session_id() {
 int64_t lease_ttl_of(const Answer& a) {
   boost::system::error_code ec;
   const boost::json::value v = boost::json::parse(a.body, ec);
-  const boost::json::value* ttl = !ec && v.is_object() ? v.as_object().if_contains("leaseTtl") : nullptr;
+  const boost::json::value* ttl =
+      !ec && v.is_object() ? v.as_object().if_contains("leaseTtl") : nullptr;
   return ttl != nullptr && ttl->is_int64() && ttl->as_int64() >= 60 ? ttl->as_int64() : 900;
 }
 
