@@ -62,10 +62,8 @@ TEST_F(LicensectlSeats, CheckoutTakesASeatCheckinGivesItBackAndAFullLicenseExits
   EXPECT_EQ(bb::Int(bb::ParseJson(json.out), "code"), 1710) << json.Describe();
   EXPECT_EQ(Run(license, "ci-runner-0001", {"checkin"}).exit_code, 0);
   EXPECT_EQ(Leases(license), 0);
-  EXPECT_EQ(Run(license, "ci-runner-0002", {"checkout", "--session", "job-4711-abc"}).exit_code,
-            0);
-  EXPECT_EQ(Run(license, "ci-runner-0002", {"checkin", "--session", "job-4711-abc"}).exit_code,
-            0);
+  EXPECT_EQ(Run(license, "ci-runner-0002", {"checkout", "--session", "job-4711-abc"}).exit_code, 0);
+  EXPECT_EQ(Run(license, "ci-runner-0002", {"checkin", "--session", "job-4711-abc"}).exit_code, 0);
   EXPECT_EQ(Leases(license), 0);
 }
 
