@@ -111,8 +111,7 @@ TEST_P(LeaseFileTest, AnActivationFileSignatureDoesNotMakeALeaseFile) {
 
 TEST(LeaseFileRead, GarbageIsMalformedNotACrash) {
   EXPECT_EQ(read_lease_file("", {}).problem, ActivationFileProblem::kMalformed);
-  EXPECT_EQ(read_lease_file("-----BEGIN LICENSE LEASE-----\nAAAA\n-----END LICENSE LEASE-----",
-                            {})
+  EXPECT_EQ(read_lease_file("-----BEGIN LICENSE LEASE-----\nAAAA\n-----END LICENSE LEASE-----", {})
                 .problem,
             ActivationFileProblem::kMalformed);
 }
