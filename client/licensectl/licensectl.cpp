@@ -60,6 +60,11 @@ void print_human(std::string_view command, const Answer& a, const std::string& m
       if (a.license_status) line += " (status " + *a.license_status + ")";
       break;
     case Outcome::kLimitReached:
+      if (a.code == 1710) {
+        line += "every concurrent seat is in use; retry in " +
+                std::to_string(a.retry_after_seconds) + " s";
+        break;
+      }
       line += "machine cap reached (" + count_text(a) + ")";
       if (a.dashboard_url) line += "; free a slot at " + *a.dashboard_url;
       break;
@@ -113,6 +118,22 @@ int heartbeat_loop(Client& client, std::chrono::milliseconds every, const Option
     if (code != 0 && a.outcome != Outcome::kUnavailable) return code;
     if (stop.wait(every)) return 0;
   }
+}
+
+// checkout --every: takes the seat, renews it every period until asked to stop (SIGTERM or
+// SIGINT), then checks it in (docs/protocol.md §27), so a CI job holds one of N seats for
+// exactly as long as it runs. 1710 (every seat taken) exits 4 at once; a transient failure
+// does not end the job (the lease lasts leaseTtl; the next period tries again).
+int checkout_loop(Client& client, const std::string& session, std::chrono::milliseconds every,
+                  const Options& o) {
+  StopRequests stop;
+  for (;;) {
+    const Answer a = client.checkout(session);
+    const int code = report("checkout", a, o, client.machine_id());
+    if (code != 0 && a.outcome != Outcome::kUnavailable) return code;
+    if (stop.wait(every)) break;
+  }
+  return report("checkin", client.checkin(session), o, client.machine_id());
 }
 
 // The offline commands' files (docs/protocol.md §21): written whole, read whole.
@@ -286,6 +307,15 @@ int run_licensectl(int argc, char** argv) {
   status->add_option("--require-entitlement", required_entitlements,
                      "exit 3 unless this entitlement is active (repeatable)");
   CLI::App* deactivate = app.add_subcommand("deactivate", "release this machine's slot");
+  std::string session, borrow;
+  CLI::App* checkout =
+      app.add_subcommand("checkout", "take (or renew) a concurrent seat (docs/protocol.md §27)");
+  checkout->add_option("--session", session, "the session id (default: the machine id)");
+  checkout->add_option("--every", o.every,
+                       "renew every DURATION until SIGTERM or SIGINT, then check in");
+  checkout->add_option("--borrow", borrow, "borrow the seat for DURATION (e.g. 3d)");
+  CLI::App* checkin = app.add_subcommand("checkin", "give the concurrent seat back");
+  checkin->add_option("--session", session, "the session id (default: the machine id)");
   std::string trial_product;
   CLI::App* trial = app.add_subcommand("trial", "start (or find) this machine's trial");
   trial->add_option("--product", trial_product, "the product's slug")->required();
@@ -376,6 +406,13 @@ int run_licensectl(int argc, char** argv) {
     }
     return report("status", a, o, client->machine_id());
   }
+  if (checkout->parsed()) {
+    if (every && !borrow.empty()) return usage("checkout: --every and --borrow do not go together");
+    if (every) return checkout_loop(*client, session, *every, o);
+    return report("checkout", client->checkout(session, borrow), o, client->machine_id());
+  }
+  if (checkin->parsed())
+    return report("checkin", client->checkin(session), o, client->machine_id());
   if (trial->parsed()) return report("trial", client->start_trial(), o, client->machine_id());
   if (deactivate->parsed()) {
     return report("deactivate", client->deactivate(), o, client->machine_id());

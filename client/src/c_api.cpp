@@ -17,6 +17,7 @@
 #include "license_client.h"
 #include "license_client/license_client.h"
 #include "platform/user_dirs.h"
+#include "seat_session.h"
 
 struct lc_result {
   licensed::client::Answer answer;
@@ -103,6 +104,10 @@ struct lc_client {
 
 struct lc_call {
   std::shared_ptr<AsyncCall> call;
+};
+
+struct lc_seat {
+  std::unique_ptr<licensed::client::SeatSession::Handle> handle;
 };
 
 namespace {
@@ -295,6 +300,30 @@ lc_status lc_heartbeat(lc_client* c, lc_result** r) {
 lc_status lc_status_check(lc_client* c, lc_result** r) {
   return run(c, &Client::status, r);
 }
+lc_seat* lc_seat_join(lc_client* c, lc_seat_lost_callback on_lost, void* user_data) {
+  if (c == nullptr || !c->client) return nullptr;
+  try {
+    licensed::client::SeatSession::LostSeat lost;
+    if (on_lost != nullptr) {
+      lost = [on_lost, user_data](const Answer& why) {
+        const lc_result r{why};
+        on_lost(user_data, &r);
+      };
+    }
+    return new lc_seat{licensed::client::SeatSession::join(c->client, std::move(lost))};
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+int lc_seat_state(const lc_seat* seat) {
+  return seat != nullptr ? static_cast<int>(seat->handle->session().state()) : 0;
+}
+
+void lc_seat_leave(lc_seat* seat) {
+  delete seat;
+}
+
 lc_status lc_deactivate(lc_client* c, lc_result** r) {
   return run(c, &Client::deactivate, r);
 }

@@ -450,6 +450,31 @@ Answer Client::deactivate(std::stop_token stop) {
   return a;
 }
 
+std::string Client::seat_body(const std::string& session_id, const std::string& borrow_for) const {
+  json::object o;
+  o["licenseKey"] = config_.license_key;
+  o["machineId"] = config_.machine_id;
+  if (!session_id.empty()) o["sessionId"] = session_id;
+  if (!borrow_for.empty()) o["borrowFor"] = borrow_for;
+  return json::serialize(o);
+}
+
+// Seats never touch the answer cache: a lease answer allows use only until the lease ends
+// (docs/protocol.md §21), and a borrowed seat is used offline through its lease file.
+Answer Client::checkout(const std::string& session_id, const std::string& borrow_for,
+                        std::stop_token stop) {
+  Answer a = call("checkout", seat_body(session_id, borrow_for), config_.timeout, nullptr,
+                  std::move(stop));
+  explain(a);
+  return a;
+}
+
+Answer Client::checkin(const std::string& session_id, std::stop_token stop) {
+  Answer a = call("checkin", seat_body(session_id, ""), config_.timeout, nullptr, std::move(stop));
+  explain(a);
+  return a;
+}
+
 Answer Client::start_trial(std::stop_token stop) {
   if (config_.product.empty()) {
     Answer a;

@@ -94,6 +94,14 @@ class Client : public std::enable_shared_from_this<Client> {
   Answer heartbeat(std::stop_token stop = {});
   Answer status(std::stop_token stop = {});
   Answer deactivate(std::stop_token stop = {});
+  // Concurrent seats (docs/protocol.md §27): takes or renews the lease of this machine and
+  // `session_id` ("" => the machine id: one seat per machine); with `borrow_for` (a
+  // DURATION such as "3d") the answer's body carries the signed leaseFile. 1710 (every
+  // seat taken) is kLimitReached with retry_after_seconds until the earliest lease ends.
+  Answer checkout(const std::string& session_id, const std::string& borrow_for = "",
+                  std::stop_token stop = {});
+  // Gives the lease back (`released` in the body says whether one was held).
+  Answer checkin(const std::string& session_id, std::stop_token stop = {});
   // Starts this machine's trial of the configured product (docs/protocol.md §20), or finds
   // the one it already had: the answer carries `trial`, `license_key` (keep it: it is the
   // key to configure from then on) and `days_left`. Needs `product`; the license key may
@@ -154,6 +162,7 @@ class Client : public std::enable_shared_from_this<Client> {
   explicit Client(ClientConfig config);
 
   std::string body(bool with_name) const;
+  std::string seat_body(const std::string& session_id, const std::string& borrow_for) const;
   // Sends `body` to /api/v1/license/<endpoint> until an answer that is not transient or
   // the budget is spent. `signed_out` receives the last verified 200 answer.
   Answer call(std::string_view endpoint, const std::string& body, std::chrono::milliseconds budget,

@@ -61,6 +61,9 @@ struct NewLicense {
   std::optional<int64_t> offline_lease_seconds;
   OfflineRelease offline_release = OfflineRelease::kExpiry;
   std::optional<int64_t> max_deactivations;
+  std::optional<int64_t> max_concurrent;
+  std::optional<int64_t> lease_ttl_seconds;
+  std::optional<int64_t> max_borrow_seconds;
 };
 
 // A license made from `plan` at `now` (docs/protocol.md §20): its members copied, validFor
@@ -101,12 +104,12 @@ class LicenseTx {
   // Writes every member but activated_at: a renewal or deactivation through a file.
   virtual Status update_offline_activation(const LockedLicense& license,
                                            const Activation& activation) = 0;
-  // False when there was no such activation.
+  // False when there was no such activation. Releases the machine's leases too.
   virtual Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) = 0;
   // Deletes the machines that no longer hold a slot (holds_slot false): online ones last
   // seen before fresh.seen_since (none when null), offline ones whose end has passed;
-  // returns their ids. Under the lock, since the slots it frees are counted against the
-  // cap right after.
+  // returns their ids, and releases their leases. Under the lock, since the slots it frees
+  // are counted against the cap right after.
   virtual Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
                                                                     const Freshness& fresh) = 0;
 
@@ -142,9 +145,29 @@ class LicenseTx {
   virtual Result<bool> take_webhook_mark(std::string_view mark, UnixMillis now,
                                          std::optional<int64_t> renew_after_ms) = 0;
 
+  // Concurrent seats (docs/protocol.md §27). A lease is live while expires_at > now; only
+  // live leases are counted, listed or found. The writes take the LockedLicense: the count
+  // the cap rests on and the insert that follows run under the license's lock.
+  virtual Result<int64_t> count_leases(int64_t license_id, UnixMillis now) = 0;
+  virtual Result<std::vector<Lease>> list_leases(int64_t license_id, UnixMillis now) = 0;
+  virtual Result<std::optional<Lease>> find_lease(const LockedLicense& license,
+                                                  std::string_view machine_id,
+                                                  std::string_view session_id, UnixMillis now) = 0;
+  // Inserts the lease or replaces the one of its (machine, session).
+  virtual Status put_lease(const LockedLicense& license, const Lease& lease) = 0;
+  // False when there was no such lease, live or not.
+  virtual Result<bool> delete_lease(const LockedLicense& license, std::string_view machine_id,
+                                    std::string_view session_id) = 0;
+  // Drops the leases that ended at or before now.
+  virtual Status delete_expired_leases(const LockedLicense& license, UnixMillis now) = 0;
+  // Every lease of the machine, live or not (it was deactivated, freed or reclaimed).
+  // delete_activation and delete_stale_activations do this themselves.
+  virtual Status delete_machine_leases(int64_t license_id, std::string_view machine_id) = 0;
+
   // Writes status, max, expires_at, machine_ttl_seconds, deleted_at, plan, entitlements,
   // offline_grace_seconds, valid_for_pending_seconds, offline_lease_seconds,
-  // offline_release and max_deactivations.
+  // offline_release, max_deactivations, max_concurrent, lease_ttl_seconds and
+  // max_borrow_seconds.
   virtual Status update_license(const License& license) = 0;
   virtual Result<std::optional<Product>> find_product(std::string_view slug) = 0;
   virtual Result<License> insert_license(const NewLicense& license) = 0;

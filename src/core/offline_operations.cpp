@@ -177,6 +177,8 @@ RequestResult<object> offline_deactivate(LicenseTx& tx, const LicenseRequest& re
     // file's end; the machine is no longer activated, and nothing is counted.
     existing->deactivated_at = ctx.now;
     RETURN_IF_ERROR(tx.update_offline_activation(locked, *existing));
+    // A deactivated machine holds no seat (docs/protocol.md §21).
+    RETURN_IF_ERROR(tx.delete_machine_leases(license.id, existing->machine_id));
     RETURN_IF_ERROR(tx.append_deactivation(locked, *req.machine_id, ctx.now, false, true));
   }
   RETURN_IF_ERROR(tx.append_audit(

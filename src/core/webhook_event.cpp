@@ -61,6 +61,8 @@ std::optional<std::string_view> event_type_of(const AuditEntry& e) {
   if (action == audit_action::kActivate) return ev::kActivationCreated;
   if (action == audit_action::kDeactivate) return ev::kActivationDeleted;
   if (action == audit_action::kReclaim) return ev::kActivationReclaimed;
+  if (action == audit_action::kCheckout) return ev::kLeaseCreated;
+  if (action == audit_action::kCheckin) return ev::kLeaseReleased;
   if (action == audit_action::kDelete) return ev::kLicenseDeleted;
   if (action == audit_action::kStatus) return ev::kLicenseUpdated;
   if (action == audit_action::kUpdate && changes_nothing(e)) return std::nullopt;

@@ -228,6 +228,10 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
           return self->reply_with(self->with_activation_file(answer.value(), algorithm), *request,
                                   request_id, ip, reply);
         }
+        if (request->endpoint == Endpoint::kCheckout && answer.ok()) {
+          return self->reply_with(self->with_lease_file(answer.value(), algorithm), *request,
+                                  request_id, ip, reply);
+        }
         self->reply_with(answer, *request, request_id, ip, reply);
       },
       // Business refusals are committed with the nonce and any reclaim they include.
@@ -254,6 +258,13 @@ RequestResult<boost::json::object> LicenseHandler::with_activation_file(
     boost::json::object body, ResponseAlgorithm algorithm) const {
   auto signed_body =
       sign_activation_file_member(config_.response_signer, algorithm, std::move(body));
+  if (!signed_body.ok()) return RequestError(std::move(signed_body.error()));
+  return std::move(signed_body.value());
+}
+
+RequestResult<boost::json::object> LicenseHandler::with_lease_file(
+    boost::json::object body, ResponseAlgorithm algorithm) const {
+  auto signed_body = sign_lease_file_member(config_.response_signer, algorithm, std::move(body));
   if (!signed_body.ok()) return RequestError(std::move(signed_body.error()));
   return std::move(signed_body.value());
 }

@@ -93,6 +93,9 @@ class LicenseHandler final : public HttpService {
   // request's X-License-Accept-Signature chose, docs/protocol.md §13.4).
   RequestResult<boost::json::object> with_activation_file(boost::json::object body,
                                                           ResponseAlgorithm algorithm) const;
+  // A borrowing checkout's leaseFile payload, signed and armoured (docs/protocol.md §27).
+  RequestResult<boost::json::object> with_lease_file(boost::json::object body,
+                                                     ResponseAlgorithm algorithm) const;
   // `reply`, signing each answer in `algorithm` bound to `binding` first (when answers
   // are signed).
   HttpReply bound_to(AnswerBinding binding, ResponseAlgorithm algorithm, HttpReply reply) const;

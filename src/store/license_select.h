@@ -11,7 +11,8 @@ inline const std::string kSelectLicensesSql =
     " l.created_at, l.deleted_at, p.id, p.slug, p.name, p.default_plan, p.trial_plan,"
     " p.trial_days, l.plan, l.entitlements, l.offline_grace, l.trial, l.valid_for_pending,"
     " l.customer_email, l.customer_name, l.source_provider, l.source_store_id, l.source_order_id,"
-    " l.offline_lease, l.offline_release, l.max_deactivations"
+    " l.offline_lease, l.offline_release, l.max_deactivations, l.max_concurrent, l.lease_ttl,"
+    " l.max_borrow"
     " FROM licenses l JOIN products p ON p.id = l.product_id";
 
 inline const std::string kSelectProductsSql =

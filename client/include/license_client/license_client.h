@@ -64,6 +64,7 @@ typedef enum lc_source {
 typedef struct lc_client lc_client;
 typedef struct lc_result lc_result;
 typedef struct lc_call lc_call;
+typedef struct lc_seat lc_seat;
 
 /* Start from lc_options_init() and set what you need; NULL or 0 means the default.
  * struct_size lets a later SDK grow this struct without breaking hosts built against
@@ -203,6 +204,21 @@ LICENSE_CLIENT_API int lc_call_poll(lc_call* call, lc_status* status, lc_result*
 LICENSE_CLIENT_API void lc_call_cancel(lc_call* call);
 /* Cancels the call when it still runs, then frees the handle. */
 LICENSE_CLIENT_API void lc_call_free(lc_call* call);
+
+/* Concurrent seats (docs/protocol.md §27, docs/sdk.md "Concurrent seats"). One lease per
+ * process and configuration, shared by every instance: each instance joins in its
+ * constructor and leaves in its destructor; neither waits for the network. The SDK's own
+ * thread checks out, renews every leaseTtl / 3, and calls `on_lost` (may be NULL) on that
+ * thread when the seat is lost (every seat taken: 1710, or the license refused): lock the
+ * editor and new instances, never stop audio already running. The last instance to leave
+ * checks the seat in; a process that dies frees it when its lease ends. The client may be
+ * freed while seats joined with it are held. */
+typedef void (*lc_seat_lost_callback)(void* user_data, const lc_result* why);
+LICENSE_CLIENT_API lc_seat* lc_seat_join(lc_client* client, lc_seat_lost_callback on_lost,
+                                         void* user_data);
+/* 0 pending (no answer yet), 1 held, 2 lost. */
+LICENSE_CLIENT_API int lc_seat_state(const lc_seat* seat);
+LICENSE_CLIENT_API void lc_seat_leave(lc_seat* seat);
 
 LICENSE_CLIENT_API void lc_result_free(lc_result* result);
 LICENSE_CLIENT_API lc_result* lc_result_copy(const lc_result* result);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <cstddef>
 
 #include "core/result.h"
 #include "store/migration.h"
@@ -21,5 +22,8 @@ Status migrate_postgres(PgConnection& conn, const StoreOpening& opening = {},
 
 // Where the database's schema stands, read without writing anything.
 Result<SchemaState> postgres_schema_state(PgConnection& conn);
+// How many migrations the list holds (their versions need not be consecutive: numbers are
+// taken by branches merged in any order), for tests that count what a database recorded.
+size_t postgres_migration_count();
 
 }  // namespace licensed

@@ -70,6 +70,17 @@ class PgTx final : public StoreTx {
                                                               UnixMillis since) override;
   Result<std::optional<UnixMillis>> latest_deactivation(int64_t license_id,
                                                         std::string_view machine_id) override;
+  // Concurrent seats (docs/protocol.md §27): in pg_lease_tx.cpp.
+  Result<int64_t> count_leases(int64_t license_id, UnixMillis now) override;
+  Result<std::vector<Lease>> list_leases(int64_t license_id, UnixMillis now) override;
+  Result<std::optional<Lease>> find_lease(const LockedLicense& license, std::string_view machine_id,
+                                          std::string_view session_id, UnixMillis now) override;
+  Status put_lease(const LockedLicense& license, const Lease& lease) override;
+  Result<bool> delete_lease(const LockedLicense& license, std::string_view machine_id,
+                            std::string_view session_id) override;
+  Status delete_expired_leases(const LockedLicense& license, UnixMillis now) override;
+  Status delete_machine_leases(int64_t license_id, std::string_view machine_id) override;
+
   Status insert_audit(const AuditEntry& entry) override;
   Result<std::vector<AuditEntry>> list_keyless_audit(std::string_view action,
                                                      std::string_view source, int64_t past_id,

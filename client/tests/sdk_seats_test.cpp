@@ -1,0 +1,138 @@
+// The SDK's concurrent-seat session (client/src/seat_session.h, docs/protocol.md §27)
+// against the real server: 30 plugin instances in one process take one seat, joining
+// never waits for the network, a lost seat is reported to every instance's callback
+// while they keep running, the last instance to leave checks the seat in, and the seat of
+// a process killed with SIGKILL is freed by its lease's expiry (the lease's end moved
+// into the past in the store, since leaseTtl is at least 60 s).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <thread>
+
+#include "sdk_fixture.h"
+#include "seat_session.h"
+#include "support/store_sql.h"
+
+namespace licensed::client::test {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+class SdkSeats : public SdkTest {
+ protected:
+  std::string SeatLicense(int max, int seats) const {
+    const bb::CommandResult r =
+        admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max",
+                     std::to_string(max), "--max-concurrent", std::to_string(seats), "--json"});
+    if (r.exit_code != 0) throw std::runtime_error(r.Describe());
+    return bb::Str(bb::ParseJson(r.out), "licenseKey");
+  }
+  int64_t Leases(const std::string& license) const {
+    return bb::Int(bb::BodyJson(Status(license)), "leases");
+  }
+  // Polls until `pred` holds or `limit` passes.
+  template <class Pred>
+  static bool Eventually(Pred pred, milliseconds limit = seconds(10)) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < until) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(milliseconds(50));
+    }
+    return pred();
+  }
+};
+
+TEST_F(SdkSeats, ThirtyInstancesInOneProcessTakeOneSeatAndTheLastToLeaveChecksItIn) {
+  Start();
+  const std::string license = SeatLicense(3, 2);
+  ClientConfig config = Config(license);
+  std::string error;
+  auto client = Client::shared(config, error);
+  ASSERT_TRUE(client) << error;
+  ASSERT_TRUE(client->activate().ok());
+
+  std::vector<std::unique_ptr<SeatSession::Handle>> instances;
+  const auto before = std::chrono::steady_clock::now();
+  for (int i = 0; i < 30; ++i) {
+    // Each plugin instance makes its own client with the same settings, as hosts do.
+    std::string e;
+    instances.push_back(SeatSession::join(Client::shared(config, e)));
+  }
+  // Joining is for constructors: no instance waited for the network.
+  EXPECT_LT(std::chrono::steady_clock::now() - before, milliseconds(500));
+  SeatSession& session = instances.front()->session();
+  for (const auto& h : instances) EXPECT_EQ(&h->session(), &session);
+  ASSERT_TRUE(session.wait_until_decided(seconds(10)));
+  EXPECT_EQ(session.state(), SeatState::kHeld);
+  EXPECT_EQ(Leases(license), 1);
+  EXPECT_EQ(AuditRecords(license, "license.checkout").size(), 1u);
+
+  instances.resize(1);
+  EXPECT_EQ(Leases(license), 1);  // one instance still runs
+  instances.clear();
+  EXPECT_TRUE(Eventually([&] { return Leases(license) == 0; }));
+  EXPECT_EQ(AuditRecords(license, "license.checkin").size(), 1u);
+}
+
+TEST_F(SdkSeats, ALostSeatIsReportedToEveryInstanceWhichKeepsRunning) {
+  Start();
+  const std::string license = SeatLicense(3, 1);
+  // Another computer holds the only seat.
+  auto other = Make(Config(license));
+  ASSERT_TRUE(other->activate().ok());
+  ASSERT_TRUE(other->checkout("").ok());
+
+  auto client = Make(Config(license));
+  ASSERT_TRUE(client->activate().ok());
+  std::atomic<int> told{0};
+  std::atomic<bool> audio_running{true};
+  auto first = SeatSession::join(client, [&](const Answer& why) {
+    EXPECT_EQ(why.code, 1710);
+    ++told;
+  });
+  auto second = SeatSession::join(client, [&](const Answer&) { ++told; });
+  ASSERT_TRUE(first->session().wait_until_decided(seconds(10)));
+  EXPECT_EQ(first->session().state(), SeatState::kLost);
+  EXPECT_TRUE(Eventually([&] { return told.load() == 2; }));
+  EXPECT_TRUE(audio_running.load());  // the callback locks the editor; nothing was stopped
+  const auto why = first->session().last_answer();
+  ASSERT_TRUE(why.has_value());
+  EXPECT_GE(why->retry_after_seconds, 1);
+}
+
+TEST_F(SdkSeats, AProcessKilledWithSigkillFreesItsSeatByExpiry) {
+  Start();
+  const std::string license = SeatLicense(3, 1);
+  ClientConfig config = Config(license);
+  auto parent_view = Make(config);
+  ASSERT_TRUE(parent_view->activate().ok());
+
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::string e;
+    auto c = Client::create(config, e);
+    auto seat = SeatSession::join(c);
+    seat->session().wait_until_decided(seconds(10));
+    for (;;) pause();  // a plugin running until the host is killed
+  }
+  EXPECT_TRUE(Eventually([&] { return Leases(license) == 1; }));
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  // No checkin came: the seat stays taken until the lease ends.
+  auto next = Make(Config(license));
+  ASSERT_TRUE(next->activate().ok());
+  EXPECT_EQ(next->checkout("").code, 1710);
+  // The lease's end reached (leaseTtl is at least 60 s: the end is moved, not waited for).
+  bb::StoreSql(store(), "UPDATE leases SET expires_at = expires_at - 3600000");
+  EXPECT_EQ(Leases(license), 0);
+  EXPECT_TRUE(next->checkout("").ok());
+}
+
+}  // namespace
+}  // namespace licensed::client::test

@@ -1,0 +1,89 @@
+// PgTx's part for concurrent seats (docs/protocol.md §27): the leases table. The writes run
+// in a transaction holding the license row's lock (SELECT ... FOR UPDATE, see pg_store.h),
+// so checkouts of one license queue and a count made before an insert stays true.
+#include <string>
+
+#include "store/postgres/pg_tx.h"
+
+namespace licensed {
+namespace {
+
+const std::string kSelectLeases =
+    "SELECT machine_id, session_id, created_at, expires_at, borrowed FROM leases";
+
+Lease read_lease(const PgResult& r, int row) {
+  Lease l;
+  l.machine_id = r.text(row, 0);
+  l.session_id = r.text(row, 1);
+  l.created_at = r.int64(row, 2);
+  l.expires_at = r.int64(row, 3);
+  l.borrowed = r.boolean(row, 4);
+  return l;
+}
+
+}  // namespace
+
+Result<int64_t> PgTx::count_leases(int64_t license_id, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto r, conn_.query("SELECT COUNT(*) FROM leases"
+                                       " WHERE license_id = $1 AND expires_at > $2",
+                                       PgParams().add(license_id).add(now), "count leases"));
+  return r.int64(0, 0);
+}
+
+Result<std::vector<Lease>> PgTx::list_leases(int64_t license_id, UnixMillis now) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query(kSelectLeases + " WHERE license_id = $1 AND expires_at > $2"
+                                               " ORDER BY expires_at, machine_id COLLATE \"C\","
+                                               " session_id COLLATE \"C\"",
+                               PgParams().add(license_id).add(now), "list leases"));
+  std::vector<Lease> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_lease(r, i));
+  return out;
+}
+
+Result<std::optional<Lease>> PgTx::find_lease(const LockedLicense& license,
+                                              std::string_view machine_id,
+                                              std::string_view session_id, UnixMillis now) {
+  PgParams p;
+  p.add(license->id).add(machine_id).add(session_id).add(now);
+  ASSIGN_OR_RETURN(auto r, conn_.query(kSelectLeases + " WHERE license_id = $1 AND machine_id = $2"
+                                                       " AND session_id = $3 AND expires_at > $4",
+                                       p, "find lease"));
+  if (r.rows() == 0) return std::optional<Lease>();
+  return std::optional<Lease>(read_lease(r, 0));
+}
+
+Status PgTx::put_lease(const LockedLicense& license, const Lease& lease) {
+  PgParams p;
+  p.add(license->id).add(std::string_view(lease.machine_id));
+  p.add(std::string_view(lease.session_id)).add(lease.created_at).add(lease.expires_at);
+  p.add(lease.borrowed);
+  return conn_.run(
+      "INSERT INTO leases (license_id, machine_id, session_id, created_at, expires_at, borrowed)"
+      " VALUES ($1, $2, $3, $4, $5, $6)"
+      " ON CONFLICT (license_id, machine_id, session_id)"
+      " DO UPDATE SET created_at = excluded.created_at, expires_at = excluded.expires_at,"
+      " borrowed = excluded.borrowed",
+      p, "put lease");
+}
+
+Result<bool> PgTx::delete_lease(const LockedLicense& license, std::string_view machine_id,
+                                std::string_view session_id) {
+  ASSIGN_OR_RETURN(auto r, conn_.query("DELETE FROM leases WHERE license_id = $1"
+                                       " AND machine_id = $2 AND session_id = $3",
+                                       PgParams().add(license->id).add(machine_id).add(session_id),
+                                       "delete lease"));
+  return r.affected() > 0;
+}
+
+Status PgTx::delete_expired_leases(const LockedLicense& license, UnixMillis now) {
+  return conn_.run("DELETE FROM leases WHERE license_id = $1 AND expires_at <= $2",
+                   PgParams().add(license->id).add(now), "delete expired leases");
+}
+
+Status PgTx::delete_machine_leases(int64_t license_id, std::string_view machine_id) {
+  return conn_.run("DELETE FROM leases WHERE license_id = $1 AND machine_id = $2",
+                   PgParams().add(license_id).add(machine_id), "delete machine leases");
+}
+
+}  // namespace licensed
