@@ -6,6 +6,7 @@
 
 #include "admin/admin_leases.h"
 #include "admin/cli_status.h"
+#include "admin/cli_store.h"
 #include "core/clock.h"
 #include "store/store.h"
 
@@ -19,19 +20,10 @@ struct LeaseArgs {
   bool json = false;
 };
 
-int report(const Error& e) {
-  std::cerr << "licensed admin: " << cli_error_text(e) << "\n";
-  return exit_code_of(e.code, CliStage::kRunning);
-}
+using admin_cli::report;
+using admin_cli::with_store;
 
-template <class Fn>
-int with_store(const std::string& url, Fn&& fn) {
-  auto store = open_store(url);
-  if (!store.ok()) return report(store.error());
-  return fn(*store.value());
-}
-
-int print_leases(const std::string& store, const LeaseArgs& a) {
+int print_leases(const AdminStore& store, const LeaseArgs& a) {
   return with_store(store, [&](Store& s) {
     const UnixMillis now = SystemClock().now_ms();
     auto r = run_blocking(s, TxKind::kRead,
@@ -52,7 +44,7 @@ int print_leases(const std::string& store, const LeaseArgs& a) {
   });
 }
 
-int release(const std::string& store, const LeaseArgs& a) {
+int release(const AdminStore& store, const LeaseArgs& a) {
   return with_store(store, [&](Store& s) {
     const AdminContext ctx{SystemClock().now_ms(), std::nullopt};
     auto r = run_blocking(s, TxKind::kWrite, [&](StoreTx& tx) -> Result<Ok> {
@@ -67,7 +59,7 @@ int release(const std::string& store, const LeaseArgs& a) {
 
 }  // namespace
 
-void add_lease_commands(CLI::App& license, const std::string* store, const ChosenCommand& chosen) {
+void add_lease_commands(CLI::App& license, const AdminStore* store, const ChosenCommand& chosen) {
   auto a = std::make_shared<LeaseArgs>();
   auto* leases = license.add_subcommand("leases", "the live concurrent-seat leases of a license");
   leases->add_option("KEY", a->key, "license key")->required();

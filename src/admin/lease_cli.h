@@ -6,11 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "admin/cli_store.h"
 #include "admin/plan_cli.h"
 
 namespace licensed {
 
-// `store`: the --store value, read when the command runs.
-void add_lease_commands(CLI::App& license, const std::string* store, const ChosenCommand& chosen);
+// `store`: the --store options, read when the command runs.
+void add_lease_commands(CLI::App& license, const AdminStore* store, const ChosenCommand& chosen);
 
 }  // namespace licensed

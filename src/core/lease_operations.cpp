@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <boost/json/serialize.hpp>
 
-#include "core/webhook_event.h"
 #include "core/license_json.h"
 #include "core/operation_parts.h"
 #include "core/operations.h"
 #include "core/timestamp.h"
+#include "core/webhook_event.h"
 
 namespace licensed {
 namespace {
@@ -126,6 +126,17 @@ RequestResult<Lease> take_or_renew(LicenseTx& tx, const LockedLicense& locked, c
 }
 
 }  // namespace
+
+Result<bool> renews_a_live_lease(LicenseTx& tx, const LicenseRequest& req, UnixMillis now) {
+  if (!req.machine_id) return false;
+  ASSIGN_OR_RETURN(const auto license, tx.find_license(req.license_key));
+  if (!license) return false;
+  ASSIGN_OR_RETURN(const auto leases, tx.list_leases(license->id, now));
+  const std::string session = session_of(req);
+  return std::any_of(leases.begin(), leases.end(), [&](const Lease& l) {
+    return l.machine_id == *req.machine_id && l.session_id == session;
+  });
+}
 
 // 1703, 1704, 1707, then borrowFor (1702), then the cap (1710), all under the license's lock.
 RequestResult<object> checkout(LicenseTx& tx, const LicenseRequest& req,

@@ -161,44 +161,57 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
 
 void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, ResponseAlgorithm algorithm,
                             std::string client_ip, std::string request_id, HttpReply reply) const {
-  ErrorReporter* const reporter = config_.error_reporter;
-  const Clock* clock = config_.pipeline.clock;
   reply = bound_to(outcome.binding, algorithm, std::move(reply));
   if (!outcome.request.ok()) {
-    ApiError error = std::move(outcome.request.error());
-    if (error.code == ErrorCode::kRateLimited && config_.metrics) {
-      const auto* bucket = error.extra.if_contains("bucket");
-      config_.metrics->record_rate_limited(bucket && bucket->is_string()
-                                               ? std::string_view(bucket->as_string())
-                                               : std::string_view("key"));
-    }
-    if (is_internal_error(error)) {
-      report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
-    }
-    if (!outcome.nonce_to_keep) return reply(error_response(error, request_id));
-    // The request was refused after consuming a nonce dated ahead of our clock: keep
-    // that nonce before answering, so a replay after a restart is refused too.
-    auto keep = std::make_shared<AuthorizedRequest>(std::move(*outcome.nonce_to_keep));
-    submit_call<Ok>(
-        *config_.store, TxKind::kWrite,
-        [keep](StoreTx& tx) {
-          return tx.remember_nonce(keep->key->id, keep->nonce, keep->nonce_expires_at);
-        },
-        [error = std::move(error), request_id, reply, reporter, clock, endpoint](Status kept) {
-          if (kept.ok()) return reply(error_response(error, request_id));
-          const ApiError failed = to_api_error(kept.error());
-          if (is_internal_error(failed)) {
-            report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
-          }
-          reply(error_response(failed, request_id));
-        });
-    return;
+    return refuse(endpoint, std::move(outcome.request.error()), std::move(outcome.nonce_to_keep),
+                  request_id, reply);
   }
-
   auto request = std::make_shared<AuthorizedRequest>(std::move(outcome.request.value()));
   if (request->endpoint == Endpoint::kTrial) {
     return answer_trial(request, std::move(client_ip), std::move(request_id), reply);
   }
+  if (request->endpoint == Endpoint::kCheckout) {
+    return answer_checkout(request, std::move(client_ip), std::move(request_id), algorithm, reply);
+  }
+  run_accepted(request, client_ip, request_id, algorithm, reply);
+}
+
+void LicenseHandler::refuse(Endpoint endpoint, ApiError error,
+                            std::optional<AuthorizedRequest> nonce_to_keep,
+                            const std::string& request_id, const HttpReply& reply) const {
+  ErrorReporter* const reporter = config_.error_reporter;
+  const Clock* clock = config_.pipeline.clock;
+  if (error.code == ErrorCode::kRateLimited && config_.metrics) {
+    const auto* bucket = error.extra.if_contains("bucket");
+    config_.metrics->record_rate_limited(bucket && bucket->is_string()
+                                             ? std::string_view(bucket->as_string())
+                                             : std::string_view("key"));
+  }
+  if (is_internal_error(error)) {
+    report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
+  }
+  if (!nonce_to_keep) return reply(error_response(error, request_id));
+  // The request was refused after consuming a nonce dated ahead of our clock: keep
+  // that nonce before answering, so a replay after a restart is refused too.
+  auto keep = std::make_shared<AuthorizedRequest>(std::move(*nonce_to_keep));
+  submit_call<Ok>(
+      *config_.store, TxKind::kWrite,
+      [keep](StoreTx& tx) {
+        return tx.remember_nonce(keep->key->id, keep->nonce, keep->nonce_expires_at);
+      },
+      [error = std::move(error), request_id, reply, reporter, clock, endpoint](Status kept) {
+        if (kept.ok()) return reply(error_response(error, request_id));
+        const ApiError failed = to_api_error(kept.error());
+        if (is_internal_error(failed)) {
+          report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
+        }
+        reply(error_response(failed, request_id));
+      });
+}
+
+void LicenseHandler::run_accepted(const std::shared_ptr<AuthorizedRequest>& request,
+                                  const std::string& client_ip, const std::string& request_id,
+                                  ResponseAlgorithm algorithm, const HttpReply& reply) const {
   const bool writes = request->endpoint != Endpoint::kStatus || request->keep_nonce_durably;
   const LicenseHandler* self = this;
   submit_call<boost::json::object, RequestError>(

@@ -73,6 +73,19 @@ class LicenseHandler final : public HttpService {
   // Answers the pipeline's refusal, or runs the accepted request's operation.
   void answer(Endpoint endpoint, PipelineOutcome outcome, ResponseAlgorithm algorithm,
               std::string client_ip, std::string request_id, HttpReply reply) const;
+  // A refusal of the pipeline (or of a handler's own step 9), keeping the nonce it
+  // consumed when that nonce is dated ahead of our clock.
+  void refuse(Endpoint endpoint, ApiError error, std::optional<AuthorizedRequest> nonce_to_keep,
+              const std::string& request_id, const HttpReply& reply) const;
+  // Step 10 of an accepted request: its operation in one transaction, then its answer.
+  void run_accepted(const std::shared_ptr<AuthorizedRequest>& request, const std::string& client_ip,
+                    const std::string& request_id, ResponseAlgorithm algorithm,
+                    const HttpReply& reply) const;
+  // A checkout's step 9 (license_handler_checkout.cpp): the renewal of a live lease does
+  // not count in the key bucket, so the bucket is asked only for other checkouts.
+  void answer_checkout(const std::shared_ptr<AuthorizedRequest>& request, std::string client_ip,
+                       std::string request_id, ResponseAlgorithm algorithm,
+                       const HttpReply& reply) const;
   // The trial endpoint's store part (license_handler_trial.cpp): an existing trial is
   // answered at once; a new one first takes a token from the trial buckets.
   void answer_trial(const std::shared_ptr<AuthorizedRequest>& request, std::string client_ip,

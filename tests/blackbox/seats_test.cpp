@@ -8,11 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <boost/json/serialize.hpp>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <chrono>
-#include <thread>
 #include <map>
+#include <thread>
 
 #include "support/fixture.h"
 #include "support/http_receiver.h"
@@ -112,9 +112,9 @@ TEST_F(Seats, SeatsAreReportedByWebhooksAndA1710IsAmongTheRefusals) {
   Start(o);
   HttpReceiver receiver(200);
   const CommandResult made = admin().Run(
-      {"webhook", "create", "--url", "http://127.0.0.1:" + std::to_string(receiver.port()) + "/hook",
-       "--event", "lease.created", "--event", "lease.released", "--event",
-       "license.limit_reached"});
+      {"webhook", "create", "--url",
+       "http://127.0.0.1:" + std::to_string(receiver.port()) + "/hook", "--event", "lease.created",
+       "--event", "lease.released", "--event", "license.limit_reached"});
   ASSERT_EQ(made.exit_code, 0) << made.Describe();
   const std::string license = SeatLicense(3, 1);
   ASSERT_OK(Activate(license, "studio-pc-0001"));
@@ -147,6 +147,26 @@ TEST_F(Seats, SeatsAreReportedByWebhooksAndA1710IsAmongTheRefusals) {
   ASSERT_EQ(Arr(refusals, "items").size(), 1u) << json::serialize(refusals);
   EXPECT_EQ(Int(Arr(refusals, "items")[0], "code"), 1710);
   EXPECT_EQ(Str(Arr(refusals, "items")[0], "machineId"), "studio-pc-0002");
+}
+
+// docs/protocol.md §27 (contract §21): renewing a live lease does not count in the key
+// bucket; a checkout that would take a seat does, and is refused 429 once it is empty.
+TEST_F(Seats, RenewalsDoNotCountInTheKeyBucketAndANewCheckoutDoes) {
+  Start(WithRateLimits("off", "3/1m"));
+  const std::string license = SeatLicense(3, 3);
+  ASSERT_OK(Activate(license, "studio-pc-0001"));              // token 1
+  ASSERT_EQ(Checkout(license, "studio-pc-0001").status, 200);  // token 2: takes a seat
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_EQ(Checkout(license, "studio-pc-0001").status, 200) << "renewal " << i;
+  }
+  const std::string second = R"(,"sessionId":"second-session-01")";
+  ASSERT_EQ(Checkout(license, "studio-pc-0001", second).status, 200);  // token 3
+  EXPECT_RATE_LIMITED(Checkout(license, "studio-pc-0001", R"(,"sessionId":"third-session-001")"),
+                      "key", 60);
+  // With the bucket empty, renewals of either live lease still go through.
+  EXPECT_EQ(Checkout(license, "studio-pc-0001").status, 200);
+  EXPECT_EQ(Checkout(license, "studio-pc-0001", second).status, 200);
+  EXPECT_RATE_LIMITED(Call("status", SeatBody(license, "studio-pc-0001")), "key", 60);
 }
 
 TEST_F(Seats, ACheckoutOfAMachineNotActivatedIs1707) {

@@ -4,8 +4,8 @@
 // between them unchanged).
 #pragma once
 
-#include <string>
 #include <cstddef>
+#include <string>
 
 #include "core/result.h"
 #include "store/migration.h"
