@@ -291,18 +291,17 @@ void LicenseHandler::reply_with(const RequestResult<boost::json::object>& answer
     report_internal_error(config_.error_reporter, request.endpoint, request_id,
                           request.body.license_key, config_.pipeline.clock->now_ms());
   }
-  const bool recorded = is_recorded_refusal(error) && config_.store != nullptr;
-  const int code = error.code ? static_cast<int>(*error.code) : 0;
-  if (error.code == ErrorCode::kLimitReached) {
-    reply_with_sign_in_link(std::move(error), request, request_id, reply);
-  } else {
-    reply(error_response(error, request_id));
-  }
-  if (recorded) {
+  // Queued before the answer goes (the answer does not wait for it): once the reply is
+  // sent, whoever waits for it may tear this handler and its store down.
+  if (is_recorded_refusal(error) && config_.store != nullptr) {
     record_refusal(*config_.store, config_.trial_identity,
-                   RefusedRequest{config_.pipeline.clock->now_ms(), code, request.body, client_ip,
-                                  request.key->id, request_id});
+                   RefusedRequest{config_.pipeline.clock->now_ms(), static_cast<int>(*error.code),
+                                  request.body, client_ip, request.key->id, request_id});
   }
+  if (error.code == ErrorCode::kLimitReached) {
+    return reply_with_sign_in_link(std::move(error), request, request_id, reply);
+  }
+  reply(error_response(error, request_id));
 }
 
 void LicenseHandler::reply_with_sign_in_link(ApiError error, const AuthorizedRequest& request,
