@@ -111,11 +111,14 @@ TEST_F(Seats, SeatsAreReportedByWebhooksAndA1710IsAmongTheRefusals) {
   o.args = {"--webhook-allow-http", "--webhook-allow-private"};
   Start(o);
   HttpReceiver receiver(200);
-  const CommandResult made = admin().Run(
-      {"webhook", "create", "--url",
-       "http://127.0.0.1:" + std::to_string(receiver.port()) + "/hook", "--event", "lease.created",
-       "--event", "lease.released", "--event", "license.limit_reached"});
-  ASSERT_EQ(made.exit_code, 0) << made.Describe();
+  // Through the admin API: the server's --webhook-allow-* switches apply there.
+  const CommandResult t = admin().Run({"token", "create", "--name", "hooks", "--json"});
+  ASSERT_EQ(t.exit_code, 0) << t.Describe();
+  const HttpResponse made = Send(AdminApiRequest(
+      Str(ParseJson(t.out), "token"), "POST", "/webhooks",
+      R"({"url":"http://127.0.0.1:)" + std::to_string(receiver.port()) +
+          R"(/hook","events":["lease.created","lease.released","license.limit_reached"]})"));
+  ASSERT_EQ(made.status, 201) << made.Describe();
   const std::string license = SeatLicense(3, 1);
   ASSERT_OK(Activate(license, "studio-pc-0001"));
   ASSERT_OK(Activate(license, "studio-pc-0002"));
@@ -149,7 +152,7 @@ TEST_F(Seats, SeatsAreReportedByWebhooksAndA1710IsAmongTheRefusals) {
   EXPECT_EQ(Str(Arr(refusals, "items")[0], "machineId"), "studio-pc-0002");
 }
 
-// docs/protocol.md §27 (contract §21): renewing a live lease does not count in the key
+// docs/protocol.md §27 and §11: renewing a live lease does not count in the key
 // bucket; a checkout that would take a seat does, and is refused 429 once it is empty.
 TEST_F(Seats, RenewalsDoNotCountInTheKeyBucketAndANewCheckoutDoes) {
   Start(WithRateLimits("off", "3/1m"));
