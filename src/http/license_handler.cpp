@@ -308,10 +308,12 @@ void LicenseHandler::reply_with_sign_in_link(ApiError error, const AuthorizedReq
                                              const std::string& request_id,
                                              const HttpReply& reply) const {
   const boost::json::value* url = error.extra.if_contains("dashboardUrl");
-  // A trial's 1705 names no key, and a configured URL with a fragment of its own is left
-  // as the operator wrote it.
+  // A trial's 1705 names no key; a URL that is not this server's dashboard page (a
+  // vendor's own page, the contract's example) or has a fragment of its own is left as the
+  // operator wrote it.
   if (config_.sign_in_links == nullptr || url == nullptr || !url->is_string() ||
       request.body.license_key.empty() || !request.body.machine_id ||
+      !is_dashboard_page_url(url->as_string()) ||
       url->as_string().find('#') != boost::json::string::npos) {
     return reply(error_response(error, request_id));
   }
