@@ -2,7 +2,7 @@
 # Load benchmarks of licensed (docs/benchmarks.md). For each scenario, RUNS times: a
 # fresh server on a fresh SQLite file in a temp dir (rate limits off, admin listener
 # off), licenses seeded by licensed-bench through the admin operations, one timed run;
-# then the median and spread (min, max) per scenario.
+# then the median and spread (min, max) per scenario. Runs alternate between scenarios.
 #
 #   scripts/bench.sh [-n RUNS] [-d DURATION] [-w WARMUP] [-c CONNECTIONS] [-t THREADS]
 #                    [--server-threads N] [--no-build] [--out DIR]
@@ -230,8 +230,10 @@ echo "bench.sh: $(nproc) cores, $runs runs of $duration (+$warmup warm-up), $con
 for size in "${sizes[@]}"; do
   [ "$size" = fresh ] || seeded_store "$size" >/dev/null
 done
-for scenario in "${scenarios[@]}"; do
-  for run in $(seq 1 "$runs"); do
+# Runs alternate: run 1 of every scenario, then run 2 of every scenario, and so on, so a
+# change in the machine's noise hits every scenario alike (issue 26: "alternating runs").
+for run in $(seq 1 "$runs"); do
+  for scenario in "${scenarios[@]}"; do
    for size in "${sizes[@]}"; do
     run_dir="$tmp/$scenario-$run-$size"
     mkdir -p "$run_dir"
