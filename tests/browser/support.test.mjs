@@ -396,11 +396,14 @@ test('support sees who holds each seat until when, releases one with a confirmat
 });
 
 test('a read-only token sees the seats but no Release button; a borrowed seat\'s release ' +
-     'warns that its lease file keeps working offline', async () => {
+     'warns that its lease file keeps working offline, and a session id with a slash and ' +
+     'spaces is released', async () => {
   const key = seatLicense(2, 1);
   assert.equal((await licenseApi('activate', { licenseKey: key, machineId: 'tour-laptop-02',
                                                machineName: 'Tour laptop' })).status, 200);
-  const borrowed = await checkout(key, 'tour-laptop-02', { borrowFor: '1h' });
+  // A session id with a space, a slash and a non-ASCII letter: percent-encoded in the path.
+  const session = 'tour laptop/2 \u00e9t\u00e9';
+  const borrowed = await checkout(key, 'tour-laptop-02', { sessionId: session, borrowFor: '1h' });
   assert.equal(borrowed.status, 200, JSON.stringify(borrowed.body));
 
   const viewer = await newPage();
@@ -414,7 +417,7 @@ test('a read-only token sees the seats but no Release button; a borrowed seat\'s
   await signInSupport(page, 'support-seats-writer');
   await page.goto(base + '/dashboard/support#license=' + key);
   await page.getByRole('button', { name: 'Release the seat of Tour laptop, session ' +
-                                         'tour-laptop-02' }).click();
+                                         session }).click();
   const dialog = page.locator('dialog#confirm');
   await dialog.waitFor({ state: 'visible' });
   assert.match(await dialog.textContent(), /It is borrowed: its lease file keeps working offline/);
@@ -422,5 +425,8 @@ test('a read-only token sees the seats but no Release button; a borrowed seat\'s
   await page.locator('#no-seats').waitFor();
   assert.equal(await page.locator('#seats-usage').textContent(), '0 of 1 seats in use');
   assert.ok(await page.locator('#seats-table').isHidden());
+  const checkins = adminJson('audit', key).filter((r) => r.action === 'license.checkin');
+  assert.equal(checkins.length, 1, JSON.stringify(checkins));
+  assert.equal(checkins[0].actor, 'admin');
   await page.context().close();
 });
