@@ -91,7 +91,8 @@ Answer answer_from(const LeaseFile& file, int64_t trusted_now) {
   a.signed_at = file.issued_at;
   a.valid_until = file.expires_at;
   if (trusted_now >= file.expires_at - kLeaseWarningSeconds) {
-    a.warning = "this computer's borrowed seat ends at " + format_timestamp(file.expires_at * 1000) +
+    a.warning = "this computer's borrowed seat ends at " +
+                format_timestamp(file.expires_at * 1000) +
                 ": connect to the license server before then";
   }
   return a;
@@ -101,8 +102,8 @@ Answer answer_from(const LeaseFile& file, int64_t trusted_now) {
 std::string lease_file_member(const std::string& body) {
   boost::json::error_code ec;
   const boost::json::value v = boost::json::parse(body, ec);
-  const boost::json::value* file = !ec && v.is_object() ? v.as_object().if_contains("leaseFile")
-                                                        : nullptr;
+  const boost::json::value* file =
+      !ec && v.is_object() ? v.as_object().if_contains("leaseFile") : nullptr;
   return file != nullptr && file->is_string() ? std::string(file->as_string()) : "";
 }
 
@@ -135,8 +136,8 @@ Answer Client::install_lease_file(std::string_view text) {
       text, pinned_,
       {config_.machine_id, config_.product, config_.license_key, now, cache_.latest_time()});
   if (read.problem != ActivationFileProblem::kNone || !read.file) {
-    Answer a =
-        failure(Outcome::kNotUsable, "LEASE_FILE_REFUSED", lease_file_problem_message(read.problem));
+    Answer a = failure(Outcome::kNotUsable, "LEASE_FILE_REFUSED",
+                       lease_file_problem_message(read.problem));
     a.server_message = activation_file_problem_name(read.problem);
     return a;
   }
@@ -161,8 +162,8 @@ Answer Client::install_lease_file(std::string_view text) {
 Answer Client::install_lease_file_from(const std::filesystem::path& path) {
   const auto text = read_small_file(path);
   if (!text) {
-    return failure(Outcome::kUsage, "CANNOT_READ", "the lease file " + path.string() +
-                                                       " cannot be read");
+    return failure(Outcome::kUsage, "CANNOT_READ",
+                   "the lease file " + path.string() + " cannot be read");
   }
   return install_lease_file(*text);
 }
