@@ -86,6 +86,48 @@ TEST_F(LicensectlSeats, CheckoutEveryHoldsTheSeatUntilSigtermThenChecksIn) {
   EXPECT_EQ(AuditRecords(license, "license.checkout").size(), 1u);  // renewals are not audited
 }
 
+// Issue 25 item 2 through licensectl: `checkout --borrow` installs the lease file (with the
+// pinned key, in --offline-dir), and `status` with the server out of reach answers from it
+// as the SDK's start-up check does (source lease, exit 0); another computer's does not.
+TEST_F(LicensectlSeats, CheckoutBorrowInstallsTheLeaseFileAndStatusAnswersFromItOffline) {
+  Start();
+  const bb::CommandResult created =
+      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
+                   "--max-concurrent", "1", "--max-borrow", "7d", "--json"});
+  ASSERT_EQ(created.exit_code, 0) << created.Describe();
+  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  const std::vector<std::string> files = {"--public-key",  SigningPublicKey(),
+                                          "--offline-dir", (dir().path() / "machine-wide").string(),
+                                          "--timeout",     "1s"};
+  const auto with_files = [&](std::vector<std::string> rest) {
+    rest.insert(rest.begin(), files.begin(), files.end());
+    return rest;
+  };
+  ASSERT_EQ(Run(license, "tour-laptop-01", {"activate"}).exit_code, 0);
+  const bb::CommandResult borrowed =
+      Run(license, "tour-laptop-01", with_files({"checkout", "--borrow", "3d"}));
+  ASSERT_EQ(borrowed.exit_code, 0) << borrowed.Describe();
+  EXPECT_NE(
+      borrowed.out.find("lease file installed at " + (dir().path() / "machine-wide").string()),
+      std::string::npos)
+      << borrowed.Describe();
+  const auto laptop = Argv(license, "tour-laptop-01", with_files({"status"}));
+  const auto laptop_json = Argv(license, "tour-laptop-01", with_files({"--json", "status"}));
+  const auto elsewhere = Argv(license, "tour-desktop-02", with_files({"status"}));
+
+  Stop();
+  const bb::CommandResult offline = bb::RunCommand(laptop, Env(), std::chrono::seconds(60));
+  EXPECT_EQ(offline.exit_code, 0) << offline.Describe();
+  EXPECT_NE(offline.out.find("status: ok, borrowed seat until "), std::string::npos)
+      << offline.Describe();
+  const bb::CommandResult json = bb::RunCommand(laptop_json, Env(), std::chrono::seconds(60));
+  EXPECT_EQ(json.exit_code, 0) << json.Describe();
+  EXPECT_EQ(bb::Str(bb::ParseJson(json.out), "source"), "lease") << json.Describe();
+  EXPECT_EQ(bb::Str(bb::ParseJson(json.out), "lease.machine.id"), "tour-laptop-01");
+  const bb::CommandResult other = bb::RunCommand(elsewhere, Env(), std::chrono::seconds(60));
+  EXPECT_EQ(other.exit_code, 5) << "no answer for another computer: " << other.Describe();
+}
+
 // The shell block under README.md's "### A CI job that needs one of N seats", as written.
 std::string ReadmeSeatsRecipeText() {
   std::ifstream in(LICENSED_README);
