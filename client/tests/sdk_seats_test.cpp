@@ -200,5 +200,25 @@ TEST_F(SdkSeats, ABorrowedSeatAnswersTheStartUpCheckFromItsLeaseFileWithTheServe
   EXPECT_EQ(c_answer.source_name(), "lease");
 }
 
+// Without a pinned key nothing could tell the server's file from a hand-made one: the
+// borrowing checkout still succeeds and hands the file over, but installs nothing.
+TEST_F(SdkSeats, ABorrowWithoutAPinnedKeyHandsTheFileOverButInstallsNothing) {
+  Start();
+  const bb::CommandResult created =
+      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
+                   "--max-concurrent", "1", "--max-borrow", "7d", "--json"});
+  ASSERT_EQ(created.exit_code, 0) << created.Describe();
+  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  ClientConfig config = Config(license);
+  config.offline_dir = dir().path() / "machine-wide";
+  auto client = Make(config);
+  ASSERT_TRUE(client->activate().ok());
+  const Answer a = client->checkout("", "1d");
+  ASSERT_TRUE(a.ok()) << Describe(a);
+  EXPECT_EQ(a.file_text.rfind("-----BEGIN LICENSE LEASE-----", 0), 0u);
+  EXPECT_NE(a.warning.find("the lease file was not installed"), std::string::npos) << a.warning;
+  EXPECT_FALSE(std::filesystem::exists(client->lease_file_path()));
+}
+
 }  // namespace
 }  // namespace licensed::client::test
