@@ -165,6 +165,19 @@ lc_status run(lc_client* c, Answer (Client::*call)(std::stop_token), lc_result**
   }
 }
 
+// A call on the network with arguments of its own: `fn(client, stop)`.
+template <class Fn>
+lc_status run_with(lc_client* c, lc_result** result, Fn fn) {
+  if (result != nullptr) *result = nullptr;
+  if (c == nullptr || !c->client) return LC_USAGE;
+  try {
+    const BlockingCall counted(c);
+    return give(fn(*c->client, c->stop.get_token()), result);
+  } catch (...) {
+    return LC_UNAVAILABLE;
+  }
+}
+
 // An lc_offline_* call: no network, no stop token.
 template <class Fn>
 lc_status run_offline(lc_client* c, lc_result** result, Fn fn) {
@@ -322,6 +335,29 @@ int lc_seat_state(const lc_seat* seat) {
 
 void lc_seat_leave(lc_seat* seat) {
   delete seat;
+}
+
+lc_status lc_seat_borrow(lc_client* c, const char* duration, lc_result** r) {
+  if (duration == nullptr || *duration == '\0') return run(nullptr, nullptr, r);
+  const std::string borrow_for(duration);
+  return run_with(c, r, [&borrow_for](Client& client, std::stop_token stop) {
+    return client.checkout("", borrow_for, std::move(stop));
+  });
+}
+lc_status lc_seat_return(lc_client* c, lc_result** r) {
+  return run_with(c, r, [](Client& client, std::stop_token stop) {
+    return client.checkin("", std::move(stop));
+  });
+}
+lc_status lc_lease_install_file(lc_client* c, const char* path, lc_result** r) {
+  if (path == nullptr) return run(nullptr, nullptr, r);
+  return run_offline(c, r, [path](Client& client) {
+    return client.install_lease_file_from(licensed::client::path_from_utf8(path));
+  });
+}
+lc_status lc_lease_install_text(lc_client* c, const char* text, lc_result** r) {
+  if (text == nullptr) return run(nullptr, nullptr, r);
+  return run_offline(c, r, [text](Client& client) { return client.install_lease_file(text); });
 }
 
 lc_status lc_deactivate(lc_client* c, lc_result** r) {

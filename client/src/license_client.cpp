@@ -465,11 +465,15 @@ Answer Client::checkout(const std::string& session_id, const std::string& borrow
                         std::stop_token stop) {
   Answer a = call("checkout", seat_body(session_id, borrow_for), config_.timeout, nullptr,
                   std::move(stop));
+  if (a.ok() && !borrow_for.empty()) install_borrowed_lease(a);
   explain(a);
   return a;
 }
 
 Answer Client::checkin(const std::string& session_id, std::stop_token stop) {
+  // The local file goes first (as an offline deactivation deletes the activation file
+  // first): a server that cannot be reached must not leave the borrowed seat usable here.
+  remove_lease_file_of(session_id);
   Answer a = call("checkin", seat_body(session_id, ""), config_.timeout, nullptr, std::move(stop));
   explain(a);
   return a;

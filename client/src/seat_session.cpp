@@ -18,6 +18,9 @@ using std::chrono::seconds;
 constexpr milliseconds kMinRetry{5000};
 constexpr milliseconds kMaxRetry{3'600'000};
 constexpr milliseconds kRetryTransient{10'000};
+// While a borrowed seat's lease file holds, the session looks at it again this often (a
+// small file read): when it ends or goes, the session takes a seat of its own.
+constexpr milliseconds kRecheckBorrowed{60'000};
 
 struct Registry {
   Mutex mu;
@@ -152,8 +155,23 @@ void SeatSession::report_lost(const Answer& why) {
   for (const auto& callback : to_call) callback(why);
 }
 
+milliseconds SeatSession::borrowed_seat(const Answer& lease) {
+  // This computer's borrowed seat is the process's seat: a second one is neither taken
+  // nor kept (the session's own lease, if it had one, is given back).
+  if (std::exchange(own_lease_, false)) client_->checkin(session_id_);
+  {
+    MutexLock lock(mu_);
+    last_ = lease;
+    state_ = SeatState::kHeld;
+  }
+  cv_.notify_all();
+  return kRecheckBorrowed;
+}
+
 milliseconds SeatSession::checkout_once() {
+  if (auto lease = client_->lease_answer()) return borrowed_seat(*lease);
   const Answer a = client_->checkout(session_id_);
+  if (a.ok()) own_lease_ = true;
   bool lost_now = false;
   milliseconds wait = kRetryTransient;
   {
@@ -185,7 +203,7 @@ void SeatSession::run() {
     }
     if (ending_ || process_exiting()) break;
   }
-  if (!process_exiting()) client_->checkin(session_id_);
+  if (own_lease_ && !process_exiting()) client_->checkin(session_id_);
 }
 
 }  // namespace licensed::client

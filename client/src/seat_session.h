@@ -4,7 +4,9 @@
 // renews every leaseTtl / 3, and reports a lost seat (1710, or a renewal that finds the
 // lease gone) to every callback. A lost seat never stops anything: the callbacks let a
 // plugin lock its editor and new instances, and the thread keeps trying to get a seat
-// back. When the last instance leaves, the thread checks in and ends.
+// back. When the last instance leaves, the thread checks in and ends. While this
+// computer has a borrowed seat (a valid installed lease file, borrowed_lease.cpp), that is
+// the process's seat: the session holds it with no network and takes none of its own.
 //
 // Threads: join and leave never wait for the network (a plugin's constructor and
 // destructor call them); the network runs on the session's detached thread only.
@@ -68,6 +70,8 @@ class SeatSession : public std::enable_shared_from_this<SeatSession> {
   // One checkout; returns how long to wait before the next.
   std::chrono::milliseconds checkout_once() EXCLUDES(mu_);
   void report_lost(const Answer& why) EXCLUDES(mu_);
+  // A valid lease file of a borrowed seat is installed: the session holds that seat.
+  std::chrono::milliseconds borrowed_seat(const Answer& lease) EXCLUDES(mu_);
 
   std::shared_ptr<Client> client_;
   const std::string session_id_;
@@ -79,6 +83,9 @@ class SeatSession : public std::enable_shared_from_this<SeatSession> {
   bool started_ GUARDED_BY(mu_) = false;
   SeatState state_ GUARDED_BY(mu_) = SeatState::kPending;
   std::optional<Answer> last_ GUARDED_BY(mu_);
+  // This session checked a lease of its own out (and has not given it back): only the
+  // session's thread reads or writes it.
+  bool own_lease_ = false;
 };
 
 }  // namespace licensed::client

@@ -76,5 +76,53 @@ TEST_F(SdkSeatsCAbi, InstancesShareOneSeatAndALostSeatReachesTheCallback) {
   lc_client_free(a);
 }
 
+// lc_seat_borrow takes the seat for a while and installs its lease file (start-up checks then
+// answer from it, source lease); lc_seat_return deletes the file and checks the seat in.
+TEST_F(SdkSeatsCAbi, ABorrowedSeatAnswersFromItsLeaseFileUntilItIsReturned) {
+  Start();
+  const bb::CommandResult created =
+      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
+                   "--max-concurrent", "1", "--max-borrow", "7d", "--json"});
+  ASSERT_EQ(created.exit_code, 0) << created.Describe();
+  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  const std::string url = Url();
+  const std::string public_key = SigningPublicKey();
+  const std::string offline_dir = (dir().path() / "machine-wide").string();
+  const std::string cache = CacheDir().string();
+  lc_options o{};
+  o.struct_size = sizeof(o);
+  o.url = url.c_str();
+  o.key_id = bb::kPluginKey.id.c_str();
+  o.secret = bb::kPluginKey.secret.c_str();
+  o.license_key = license.c_str();
+  o.machine_id = "c-abi-laptop-01";
+  o.public_key = public_key.c_str();
+  o.offline_dir = offline_dir.c_str();
+  o.cache_dir = cache.c_str();
+  char error[256] = {};
+  lc_client* c = lc_client_new(&o, error, sizeof(error));
+  ASSERT_NE(c, nullptr) << error;
+  ASSERT_EQ(lc_activate(c, nullptr), LC_OK);
+
+  lc_result* r = nullptr;
+  EXPECT_EQ(lc_seat_borrow(c, "", &r), LC_USAGE);
+  lc_result_free(r);
+  ASSERT_EQ(lc_seat_borrow(c, "2d", &r), LC_OK) << lc_result_message(r);
+  EXPECT_EQ(std::string(lc_result_file_text(r)).rfind("-----BEGIN LICENSE LEASE-----", 0), 0u);
+  EXPECT_EQ(lc_result_warning(r), nullptr) << "the lease file was installed";
+  lc_result_free(r);
+  ASSERT_EQ(lc_check_cached(c, &r), LC_OK);
+  EXPECT_EQ(lc_result_source(r), LC_SOURCE_LEASE);
+  lc_result_free(r);
+
+  ASSERT_EQ(lc_seat_return(c, &r), LC_OK) << lc_result_message(r);
+  EXPECT_TRUE(bb::Bool(bb::ParseJson(lc_result_body(r)), "released"));
+  lc_result_free(r);
+  lc_check_cached(c, &r);
+  EXPECT_NE(lc_result_source(r), LC_SOURCE_LEASE) << "the lease file is gone";
+  lc_result_free(r);
+  lc_client_free(c);
+}
+
 }  // namespace
 }  // namespace licensed::client::test

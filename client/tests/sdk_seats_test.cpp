@@ -3,7 +3,8 @@
 // never waits for the network, a lost seat is reported to every instance's callback
 // while they keep running, the last instance to leave checks the seat in, and the seat of
 // a process killed with SIGKILL is freed by its lease's expiry (the lease's end moved
-// into the past in the store, since leaseTtl is at least 60 s).
+// into the past in the store, since leaseTtl is at least 60 s); a borrowed seat's lease file
+// answers a new client's start-up check with the server stopped.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -12,6 +13,8 @@
 #include <atomic>
 #include <thread>
 
+#include "core/timestamp.h"
+#include "license_client/license_client.hpp"
 #include "sdk_fixture.h"
 #include "seat_session.h"
 #include "support/store_sql.h"
@@ -132,6 +135,89 @@ TEST_F(SdkSeats, AProcessKilledWithSigkillFreesItsSeatByExpiry) {
   bb::StoreSql(store(), "UPDATE leases SET expires_at = expires_at - 3600000");
   EXPECT_EQ(Leases(license), 0);
   EXPECT_TRUE(next->checkout("").ok());
+}
+
+// Issue 25 item 2 end to end: the SDK borrows the seat from the real server and installs
+// the lease file; with the server stopped, a new client's start-up check (a new process,
+// C++ and C ABI) answers from the file with source lease; another computer's does not.
+TEST_F(SdkSeats, ABorrowedSeatAnswersTheStartUpCheckFromItsLeaseFileWithTheServerStopped) {
+  Start();
+  const bb::CommandResult created =
+      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
+                   "--max-concurrent", "1", "--max-borrow", "7d", "--json"});
+  ASSERT_EQ(created.exit_code, 0) << created.Describe();
+  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  const std::string url = Url();
+  ClientConfig config = Config(license);
+  config.public_key = SigningPublicKey();
+  config.offline_dir = dir().path() / "machine-wide";
+  config.startup_budget = milliseconds(300);
+  auto laptop = Make(config);
+  ASSERT_TRUE(laptop->activate().ok());
+  const Answer borrowed = laptop->checkout("", "3d");
+  ASSERT_TRUE(borrowed.ok()) << Describe(borrowed);
+  EXPECT_EQ(borrowed.warning, "") << "the lease file was installed";
+  EXPECT_EQ(borrowed.file_text.rfind("-----BEGIN LICENSE LEASE-----", 0), 0u);
+  ASSERT_TRUE(std::filesystem::exists(laptop->lease_file_path()));
+  const int64_t borrowed_at = system_now_ms() / 1000;
+
+  Stop();
+  auto after = Make(config);  // the next day's process, off the network
+  const Answer a = after->check_at_startup();
+  EXPECT_TRUE(a.ok()) << Describe(a);
+  EXPECT_EQ(a.source, Source::kLease);
+  ASSERT_TRUE(a.valid_until.has_value());
+  EXPECT_NEAR(static_cast<double>(*a.valid_until), static_cast<double>(borrowed_at + 3 * 86'400),
+              5.0);
+
+  // The same file seen by another computer (copied with the directory): no answer from it.
+  ClientConfig elsewhere = Config(license, url);
+  elsewhere.public_key = config.public_key;
+  elsewhere.offline_dir = config.offline_dir;
+  elsewhere.cache_dir = dir().path() / "elsewhere-cache";
+  elsewhere.startup_budget = milliseconds(300);
+  elsewhere.timeout = milliseconds(500);
+  const Answer other = Make(elsewhere)->check_at_startup();
+  EXPECT_FALSE(other.ok()) << Describe(other);
+  EXPECT_NE(other.source, Source::kLease);
+
+  // Through the C ABI, as a plugin host sees it.
+  const std::string dir_text = config.offline_dir->string();
+  const std::string cache_text = (dir().path() / "c-cache").string();
+  lc_options o = lc_options_init();
+  o.url = url.c_str();
+  o.key_id = config.key_id.c_str();
+  o.secret = config.secret.c_str();
+  o.license_key = license.c_str();
+  o.machine_id = config.machine_id.c_str();
+  o.public_key = config.public_key.c_str();
+  o.offline_dir = dir_text.c_str();
+  o.cache_dir = cache_text.c_str();
+  license_client::Client c_client(o);
+  const auto c_answer = c_client.check_at_startup();
+  EXPECT_TRUE(c_answer.ok()) << c_answer.message();
+  EXPECT_EQ(c_answer.source(), LC_SOURCE_LEASE);
+  EXPECT_EQ(c_answer.source_name(), "lease");
+}
+
+// Without a pinned key nothing could tell the server's file from a hand-made one: the
+// borrowing checkout still succeeds and hands the file over, but installs nothing.
+TEST_F(SdkSeats, ABorrowWithoutAPinnedKeyHandsTheFileOverButInstallsNothing) {
+  Start();
+  const bb::CommandResult created =
+      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
+                   "--max-concurrent", "1", "--max-borrow", "7d", "--json"});
+  ASSERT_EQ(created.exit_code, 0) << created.Describe();
+  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  ClientConfig config = Config(license);
+  config.offline_dir = dir().path() / "machine-wide";
+  auto client = Make(config);
+  ASSERT_TRUE(client->activate().ok());
+  const Answer a = client->checkout("", "1d");
+  ASSERT_TRUE(a.ok()) << Describe(a);
+  EXPECT_EQ(a.file_text.rfind("-----BEGIN LICENSE LEASE-----", 0), 0u);
+  EXPECT_NE(a.warning.find("the lease file was not installed"), std::string::npos) << a.warning;
+  EXPECT_FALSE(std::filesystem::exists(client->lease_file_path()));
 }
 
 }  // namespace
