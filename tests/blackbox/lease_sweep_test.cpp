@@ -70,8 +70,9 @@ class LeaseSweep : public BlackboxTest {
     const HttpResponse r =
         Send(AdminApiRequest(token_, "GET", "/webhooks/" + endpoint_ + "/deliveries?limit=100"));
     EXPECT_EQ(r.status, 200) << r.Describe();
+    const json::value page = ParseJson(r.body);
     std::vector<std::string> types;
-    for (const auto& d : ParseJson(r.body).at("items").as_array()) types.push_back(Str(d, "type"));
+    for (const auto& d : Arr(page, "items")) types.push_back(Str(d, "type"));
     return types;
   }
   // Waits until `n` distinct events arrived (a failure bound); answers their bodies by
