@@ -14,8 +14,8 @@ namespace licensed {
 
 // Deletes the license's leases that ended at or before `now` and writes, in this transaction,
 // one lease.released (reason "expired", actor system, the machine and the lease) for each.
-// No audit record: section 8 of the contract lists none for an ending lease, which is no
-// accepted change but time passing, as a renewal writes none. Under the license's lock, so
+// No audit record: docs/protocol.md §17 names no action for an ending lease, which is no
+// accepted change but time passing (a renewal writes none either). Under the license's lock, so
 // it cannot interleave with a checkout of the same license. Answers how many it released.
 Result<int64_t> release_ended_leases(LicenseTx& tx, const LockedLicense& license, UnixMillis now);
 

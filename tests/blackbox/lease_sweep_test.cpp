@@ -119,7 +119,7 @@ TEST_F(LeaseSweep, TheMinuteSweepReportsAnEndedLeaseOnceAndARestartNotAgain) {
   const auto got = DistinctReleases(1, kMinuteSweep);
   ASSERT_EQ(got.size(), 1u) << "no lease.released within " << kMinuteSweep.count() << " s";
   ExpectExpired(got.begin()->second, license, "sweep-pc-0001");
-  // An ending is no accepted change: no audit record (the contract's §8 lists none).
+  // An ending is no accepted change: no audit record (docs/protocol.md §17 names none).
   EXPECT_TRUE(AuditRecords(license, "license.checkin").empty());
   EXPECT_EQ(AuditRecords(license, "license.checkout").size(), 1u);
 
