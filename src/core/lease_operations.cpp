@@ -1,6 +1,8 @@
 // Concurrent seats (docs/protocol.md §27): checkout and checkin, under the license's row lock
 // as activate is, so the count of live leases and the insert that follows cannot be
 // interleaved with another checkout of the same license, on one instance or several.
+#include "core/lease_operations.h"
+
 #include <algorithm>
 #include <boost/json/serialize.hpp>
 
@@ -127,6 +129,15 @@ RequestResult<Lease> take_or_renew(LicenseTx& tx, const LockedLicense& locked, c
 
 }  // namespace
 
+Result<int64_t> release_ended_leases(LicenseTx& tx, const LockedLicense& license, UnixMillis now) {
+  ASSIGN_OR_RETURN(const auto ended, tx.take_ended_leases(license, now));
+  for (const Lease& lease : ended) {
+    RETURN_IF_ERROR(record_lease_released(tx, license.license(), lease,
+                                          lease_release_reason::kExpired, now, Actor::kSystem));
+  }
+  return static_cast<int64_t>(ended.size());
+}
+
 Result<bool> renews_a_live_lease(LicenseTx& tx, const LicenseRequest& req, UnixMillis now) {
   if (!req.machine_id) return false;
   ASSIGN_OR_RETURN(const auto license, tx.find_license(req.license_key));
@@ -148,7 +159,7 @@ RequestResult<object> checkout(LicenseTx& tx, const LicenseRequest& req,
   ASSIGN_OR_RETURN(auto activation, tx.find_activation(license.id, *req.machine_id));
   if (!activation || activation->deactivated()) return errors::machine_not_activated();
   ASSIGN_OR_RETURN(const auto borrow, borrow_seconds(license, req));
-  RETURN_IF_ERROR(tx.delete_expired_leases(locked, ctx.now));
+  RETURN_IF_ERROR(release_ended_leases(tx, locked, ctx.now));
   ASSIGN_OR_RETURN(const Lease lease,
                    take_or_renew(tx, locked, *activation, session_of(req), borrow, ctx));
   activation->last_seen_at = ctx.now;  // a checkout is a heartbeat too (§21)
@@ -171,12 +182,19 @@ RequestResult<object> checkin(LicenseTx& tx, const LicenseRequest& req,
   const License& license = locked.license();
   const std::string session = session_of(req);
   ASSIGN_OR_RETURN(const auto lease, tx.find_lease(locked, *req.machine_id, session, ctx.now));
-  RETURN_IF_ERROR(tx.delete_expired_leases(locked, ctx.now));
+  RETURN_IF_ERROR(release_ended_leases(tx, locked, ctx.now));
   bool released = false;
   if (lease) {
-    if (!lease->borrowed) RETURN_IF_ERROR(tx.delete_lease(locked, *req.machine_id, session));
-    RETURN_IF_ERROR(
-        tx.append_audit(audit_entry(audit_action::kCheckin, license, *req.machine_id, ctx)));
+    const AuditEntry audit = audit_entry(audit_action::kCheckin, license, *req.machine_id, ctx);
+    if (lease->borrowed) {
+      // The row, and the seat, stay until the lease file's end: lease.released is written
+      // when the row goes (reason "expired", or "admin"), so the record alone here, or one
+      // borrowed lease would be reported released twice.
+      RETURN_IF_ERROR(tx.insert_audit(audit));
+    } else {
+      RETURN_IF_ERROR(tx.delete_lease(locked, *req.machine_id, session));
+      RETURN_IF_ERROR(tx.append_audit(audit));  // with lease.released, reason "checkin"
+    }
     released = true;
   }
   ASSIGN_OR_RETURN(const int64_t count, tx.count_leases(license.id, ctx.now));

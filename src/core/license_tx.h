@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -40,6 +41,12 @@ class LockedLicense {
   explicit LockedLicense(License license) : license_(std::move(license)) {}
 
   License license_;
+};
+
+// A license by its row id (the order sweeps page in) and its key (what lock_license takes).
+struct LicenseRef {
+  int64_t id = 0;
+  std::string key;
 };
 
 // A license to insert: the row as the store keeps it, before it has an id.
@@ -158,8 +165,18 @@ class LicenseTx {
   // False when there was no such lease, live or not.
   virtual Result<bool> delete_lease(const LockedLicense& license, std::string_view machine_id,
                                     std::string_view session_id) = 0;
-  // Drops the leases that ended at or before now.
-  virtual Status delete_expired_leases(const LockedLicense& license, UnixMillis now) = 0;
+  // Deletes the leases that ended at or before now and returns them. The caller reports each
+  // (core/lease_operations.h: release_ended_leases) in this transaction: a row is deleted
+  // once, so whichever path deletes it (a checkout, a checkin, the minute sweep, on any
+  // instance) is the one that reports it.
+  virtual Result<std::vector<Lease>> take_ended_leases(const LockedLicense& license,
+                                                       UnixMillis now) = 0;
+  // The licenses holding a lease that ended at or before now, ids above after_id, by id, at
+  // most `limit`: the minute sweep's pages (store/lease_sweep.h). Read without a lock; the
+  // sweep locks each license before it takes its ended leases.
+  virtual Result<std::vector<LicenseRef>> licenses_with_ended_leases(UnixMillis now,
+                                                                     int64_t after_id,
+                                                                     int64_t limit) = 0;
   // Every lease of the machine, live or not (it was deactivated, freed or reclaimed).
   // delete_activation and delete_stale_activations do this themselves.
   virtual Status delete_machine_leases(int64_t license_id, std::string_view machine_id) = 0;

@@ -76,9 +76,32 @@ Result<bool> PgTx::delete_lease(const LockedLicense& license, std::string_view m
   return r.affected() > 0;
 }
 
-Status PgTx::delete_expired_leases(const LockedLicense& license, UnixMillis now) {
-  return conn_.run("DELETE FROM leases WHERE license_id = $1 AND expires_at <= $2",
-                   PgParams().add(license->id).add(now), "delete expired leases");
+Result<std::vector<Lease>> PgTx::take_ended_leases(const LockedLicense& license, UnixMillis now) {
+  // The CTE orders what RETURNING hands back in no promised order: by end, then (machine,
+  // session) in byte order, as list_leases answers, so the events come as the leases ended.
+  ASSIGN_OR_RETURN(auto r, conn_.query("WITH ended AS (DELETE FROM leases WHERE license_id = $1"
+                                       " AND expires_at <= $2 RETURNING machine_id, session_id,"
+                                       " created_at, expires_at, borrowed)"
+                                       " SELECT * FROM ended ORDER BY expires_at,"
+                                       " machine_id COLLATE \"C\", session_id COLLATE \"C\"",
+                                       PgParams().add(license->id).add(now), "take ended leases"));
+  std::vector<Lease> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_lease(r, i));
+  return out;
+}
+
+// Driven from the leases table, which holds only leases not released yet: a few rows, however
+// many licenses there are.
+Result<std::vector<LicenseRef>> PgTx::licenses_with_ended_leases(UnixMillis now, int64_t after_id,
+                                                                 int64_t limit) {
+  ASSIGN_OR_RETURN(
+      auto r,
+      conn_.query("SELECT id, license_key FROM licenses WHERE id IN (SELECT license_id FROM leases"
+                  " WHERE license_id > $1 AND expires_at <= $2) ORDER BY id LIMIT $3",
+                  PgParams().add(after_id).add(now).add(limit), "licenses with ended leases"));
+  std::vector<LicenseRef> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(LicenseRef{r.int64(i, 0), r.text(i, 1)});
+  return out;
 }
 
 Status PgTx::delete_machine_leases(int64_t license_id, std::string_view machine_id) {

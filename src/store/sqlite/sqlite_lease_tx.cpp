@@ -1,7 +1,9 @@
 // SqliteTx's part for concurrent seats (docs/protocol.md §27): the leases table. Every write
 // runs on the single writer (BEGIN IMMEDIATE), so a count made before an insert in one job
 // stays true until that job commits.
+#include <algorithm>
 #include <string>
+#include <tuple>
 
 #include "store/sqlite/sqlite_tx.h"
 
@@ -82,10 +84,41 @@ Result<bool> SqliteTx::delete_lease(const LockedLicense& license, std::string_vi
   return sqlite3_changes(conn_.handle()) > 0;
 }
 
-Status SqliteTx::delete_expired_leases(const LockedLicense& license, UnixMillis now) {
+Result<std::vector<Lease>> SqliteTx::take_ended_leases(const LockedLicense& license,
+                                                       UnixMillis now) {
   ASSIGN_OR_RETURN(auto s,
-                   conn_.prepare("DELETE FROM leases WHERE license_id = ? AND expires_at <= ?"));
-  return s->bind(1, license->id).bind(2, now).run("delete expired leases");
+                   conn_.prepare("DELETE FROM leases WHERE license_id = ? AND expires_at <= ?"
+                                 " RETURNING machine_id, session_id, created_at,"
+                                 " expires_at, borrowed"));
+  s->bind(1, license->id).bind(2, now);
+  std::vector<Lease> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_lease(*s));
+  if (rc != SQLITE_DONE) return s->failure(rc, "take ended leases");
+  // RETURNING hands rows back in no promised order: by end, then (machine, session), as
+  // list_leases answers, so the events come in the order the leases ended.
+  std::sort(out.begin(), out.end(), [](const Lease& a, const Lease& b) {
+    return std::tie(a.expires_at, a.machine_id, a.session_id) <
+           std::tie(b.expires_at, b.machine_id, b.session_id);
+  });
+  return out;
+}
+
+// Driven from the leases table, which holds only leases not released yet: a few rows, however
+// many licenses there are.
+Result<std::vector<LicenseRef>> SqliteTx::licenses_with_ended_leases(UnixMillis now,
+                                                                     int64_t after_id,
+                                                                     int64_t limit) {
+  ASSIGN_OR_RETURN(
+      auto s, conn_.prepare(
+                  "SELECT id, license_key FROM licenses WHERE id IN (SELECT license_id FROM leases"
+                  " WHERE license_id > ? AND expires_at <= ?) ORDER BY id LIMIT ?"));
+  s->bind(1, after_id).bind(2, now).bind(3, limit);
+  std::vector<LicenseRef> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(LicenseRef{s->int64(0), s->text(1)});
+  if (rc != SQLITE_DONE) return s->failure(rc, "licenses with ended leases");
+  return out;
 }
 
 Status SqliteTx::delete_machine_leases(int64_t license_id, std::string_view machine_id) {

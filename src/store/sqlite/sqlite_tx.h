@@ -79,7 +79,10 @@ class SqliteTx final : public StoreTx {
   Status put_lease(const LockedLicense& license, const Lease& lease) override;
   Result<bool> delete_lease(const LockedLicense& license, std::string_view machine_id,
                             std::string_view session_id) override;
-  Status delete_expired_leases(const LockedLicense& license, UnixMillis now) override;
+  Result<std::vector<Lease>> take_ended_leases(const LockedLicense& license,
+                                               UnixMillis now) override;
+  Result<std::vector<LicenseRef>> licenses_with_ended_leases(UnixMillis now, int64_t after_id,
+                                                             int64_t limit) override;
   Status delete_machine_leases(int64_t license_id, std::string_view machine_id) override;
 
   Status insert_audit(const AuditEntry& entry) override;
