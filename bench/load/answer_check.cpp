@@ -40,13 +40,14 @@ Result<std::vector<PinnedResponseKey>> pinned_keys_of(std::string_view public_ke
     }
     auto pinned = parse_pinned_response_key(std::string_view(text->get_string()));
     if (!pinned) {
-      return Error::invalid_argument("publicKeys", "a published key that does not parse: " +
-                                     std::string(kid->get_string()));
+      return Error::invalid_argument(
+          "publicKeys", "a published key that does not parse: " + std::string(kid->get_string()));
     }
     pinned->kid = std::string(kid->get_string());
     out.push_back(std::move(*pinned));
   }
-  if (out.empty()) return Error::invalid_argument("publicKeys", "the server publishes no response key");
+  if (out.empty())
+    return Error::invalid_argument("publicKeys", "the server publishes no response key");
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/beast/http/field.hpp>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -32,27 +33,38 @@ void sign_response(HttpResponse& res, const ResponseSigner& signer, ResponseAlgo
 
 namespace {
 
-// The answers that reached this network thread since its last flush, for one batcher (a
-// server has one; unit tests may make several).
-struct ThreadAnswers {
+// The answers that reached a network thread since its last flush, for one batcher (a
+// server has one; unit tests make several). The flush handler owns them, so answers of a
+// context stopped before its flush ran end with the context's other queued handlers; the
+// thread keeps only a weak reference to add to them.
+struct WaitingAnswers {
   BatchSigner* batcher = nullptr;
   std::vector<BatchSigner::Answer> answers;
 };
-thread_local std::vector<ThreadAnswers> t_waiting;
+thread_local std::vector<std::weak_ptr<WaitingAnswers>> t_waiting;
 
-std::vector<BatchSigner::Answer>& waiting_for(BatchSigner& batcher) {
-  for (ThreadAnswers& w : t_waiting) {
-    if (w.batcher == &batcher) return w.answers;
-  }
-  t_waiting.push_back(ThreadAnswers{&batcher, {}});
-  return t_waiting.back().answers;
+// Signs what waited on this thread for its batcher, as one batch.
+void flush_waiting(const std::shared_ptr<WaitingAnswers>& waiting) {
+  std::erase_if(t_waiting, [&waiting](const std::weak_ptr<WaitingAnswers>& w) {
+    const auto open = w.lock();
+    return open == nullptr || open == waiting;
+  });
+  waiting->batcher->sign_all(std::move(waiting->answers));
 }
 
-// Signs what waited on this thread for `batcher`, as one batch.
-void flush_waiting(BatchSigner& batcher) {
-  std::vector<BatchSigner::Answer> answers = std::move(waiting_for(batcher));
-  waiting_for(batcher).clear();
-  batcher.sign_all(std::move(answers));
+// The answers waiting on this thread for `batcher`; a new set, with its flush posted to
+// `home` (this thread's context), when none waits.
+std::shared_ptr<WaitingAnswers> waiting_for(BatchSigner& batcher, const ConnectionExecutor& home) {
+  for (const auto& w : t_waiting) {
+    if (auto open = w.lock(); open != nullptr && open->batcher == &batcher) return open;
+  }
+  auto waiting = std::make_shared<WaitingAnswers>();
+  waiting->batcher = &batcher;
+  t_waiting.push_back(waiting);
+  // Behind the work already ready on this thread, not after any time: an idle thread
+  // flushes at once.
+  boost::asio::post(home, [waiting] { flush_waiting(waiting); });
+  return waiting;
 }
 
 // `res` with its signature (or, when signing failed, without any), handed to `reply`.
@@ -94,13 +106,8 @@ void sign_response_batched(HttpResponse res, BatchSigner& batcher, ResponseAlgor
   // of the pipeline), one for an answer a store thread made.
   boost::asio::dispatch(home, [res = std::move(res), &batcher, algorithm, &clock, binding, home,
                                reply = std::move(reply)]() mutable {
-    std::vector<BatchSigner::Answer>& waiting = waiting_for(batcher);
-    const bool first = waiting.empty();
-    waiting.push_back(answer_of(std::move(res), algorithm, clock, binding, std::move(reply)));
-    if (!first) return;
-    // Behind the work already ready on this thread, not after any time: an idle thread
-    // flushes at once.
-    boost::asio::post(home, [&batcher] { flush_waiting(batcher); });
+    waiting_for(batcher, home)
+        ->answers.push_back(answer_of(std::move(res), algorithm, clock, binding, std::move(reply)));
   });
 }
 
