@@ -83,7 +83,7 @@ TEST(AnswerCheck, AnswersSignedAsOneTreeVerifyAsTreesAndAnotherAnswersBodyFails)
     bodies.push_back(R"({"n":)" + std::to_string(i) + "}");
     batcher.sign(ResponseAlgorithm::kEd25519,
                  response_signing_string(kRequestHex, 200, kT, bodies[i]), kT,
-                 [&h = headers[i]](std::optional<std::string> v) { h = v.value_or(""); });
+                 [&h = headers[i]](const std::optional<std::string>& v) { h = v.value_or(""); });
   }
   batcher.start();
   for (size_t i = 0; i < headers.size(); ++i) {

@@ -195,7 +195,7 @@ TEST(BatchSigner, ALeaderThatHasSignedItsShareHandsTheRoleToTheNextCaller) {
     t.join();
   };
   batcher.sign(ResponseAlgorithm::kEd25519, a0.signing_string(), a0.t,
-               [&](std::optional<std::string>) {
+               [&](const std::optional<std::string>&) {
                  // The leader's first batch: a1 queues behind it (the leader signs it next).
                  std::thread t([&] {
                    batcher.sign(ResponseAlgorithm::kEd25519, a1.signing_string(), a1.t,
