@@ -111,13 +111,13 @@ void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader*
 }
 
 HttpReply LicenseHandler::bound_to(AnswerBinding binding, ResponseAlgorithm algorithm,
-                                   HttpReply reply) const {
+                                   const ConnectionExecutor& home, HttpReply reply) const {
   const ResponseSigner* signer = config_.response_signer;
   if (signer == nullptr) return reply;
   const Clock* clock = config_.pipeline.clock;
   if (BatchSigner* batcher = config_.batch_signer) {
-    return [batcher, algorithm, clock, binding, reply = std::move(reply)](HttpResponse res) {
-      sign_response_batched(std::move(res), *batcher, algorithm, *clock, binding, reply);
+    return [batcher, algorithm, clock, binding, home, reply = std::move(reply)](HttpResponse res) {
+      sign_response_batched(std::move(res), *batcher, algorithm, *clock, binding, home, reply);
     };
   }
   return [signer, algorithm, clock, binding, reply = std::move(reply)](HttpResponse res) {
@@ -152,16 +152,17 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
                             HttpReply reply) const {
   run_pipeline(config_.pipeline, endpoint, in, executor,
                [this, endpoint, algorithm, ip = std::string(in.client_ip),
-                request_id = std::move(request_id),
+                request_id = std::move(request_id), home = executor,
                 reply = std::move(reply)](PipelineOutcome outcome) mutable {
                  answer(endpoint, std::move(outcome), algorithm, std::move(ip),
-                        std::move(request_id), std::move(reply));
+                        std::move(request_id), home, std::move(reply));
                });
 }
 
 void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, ResponseAlgorithm algorithm,
-                            std::string client_ip, std::string request_id, HttpReply reply) const {
-  reply = bound_to(outcome.binding, algorithm, std::move(reply));
+                            std::string client_ip, std::string request_id,
+                            const ConnectionExecutor& home, HttpReply reply) const {
+  reply = bound_to(outcome.binding, algorithm, home, std::move(reply));
   if (!outcome.request.ok()) {
     return refuse(endpoint, std::move(outcome.request.error()), std::move(outcome.nonce_to_keep),
                   request_id, reply);

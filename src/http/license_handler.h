@@ -72,7 +72,8 @@ class LicenseHandler final : public HttpService {
   ResponseAlgorithm answer_algorithm(const HttpRequestHeader* request) const;
   // Answers the pipeline's refusal, or runs the accepted request's operation.
   void answer(Endpoint endpoint, PipelineOutcome outcome, ResponseAlgorithm algorithm,
-              std::string client_ip, std::string request_id, HttpReply reply) const;
+              std::string client_ip, std::string request_id, const ConnectionExecutor& home,
+              HttpReply reply) const;
   // A refusal of the pipeline (or of a handler's own step 9), keeping the nonce it
   // consumed when that nonce is dated ahead of our clock.
   void refuse(Endpoint endpoint, ApiError error, std::optional<AuthorizedRequest> nonce_to_keep,
@@ -110,8 +111,9 @@ class LicenseHandler final : public HttpService {
   RequestResult<boost::json::object> with_lease_file(boost::json::object body,
                                                      ResponseAlgorithm algorithm) const;
   // `reply`, signing each answer in `algorithm` bound to `binding` first (when answers
-  // are signed).
-  HttpReply bound_to(AnswerBinding binding, ResponseAlgorithm algorithm, HttpReply reply) const;
+  // are signed); batched answers are signed on `home`, their connection's thread.
+  HttpReply bound_to(AnswerBinding binding, ResponseAlgorithm algorithm,
+                     const ConnectionExecutor& home, HttpReply reply) const;
 
   LicenseHandlerConfig config_;
   boost::json::object public_keys_;  // the /public-keys answer, made once
