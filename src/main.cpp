@@ -568,8 +568,9 @@ int serve(const ServeConfig& config, const ServeReread& reread, bool create_stor
     return exit_code_of(kept.error().code, CliStage::kRunning);
   }
   const ResponseSigner response_signer(std::move(response_keys));
-  // Answers waiting for a signature are signed together (docs/protocol.md §13.3); stopped
-  // below once no store thread can hand it an answer any more.
+  // Answers waiting for a signature are signed together (docs/protocol.md §13.3), on the
+  // threads that made them (no thread of its own); stopped below, once no store thread can
+  // hand it an answer any more, so that what a held signer queued is signed.
   BatchSigner batch_signer(response_signer);
   auto trial_key = run_blocking(*store.value(), TxKind::kWrite, [&clock](StoreTx& tx) {
     return stored_trial_key(tx, clock.now_ms());

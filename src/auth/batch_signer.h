@@ -33,7 +33,7 @@ namespace licensed {
 class BatchSigner {
  public:
   // Called once with the X-License-Response-Signature value, or nullopt when signing
-  // failed (no key of that algorithm, or OpenSSL failed), on the thread that signed it:
+  // failed (no key of that algorithm, or the library failed), on the thread that signed it:
   // the caller's own when it found nobody signing, else the leader's.
   using Done = std::function<void(std::optional<std::string>)>;
 
