@@ -35,18 +35,16 @@ class LeaseRelease : public BlackboxTest {
   }
   // A license of 10 machines and 10 seats.
   std::string SeatLicense() const {
-    const CommandResult r =
-        admin().Run({"license", "create", "--product", std::string(kProduct), "--max", "10",
-                     "--max-concurrent", "10", "--json"});
+    const CommandResult r = admin().Run({"license", "create", "--product", std::string(kProduct),
+                                         "--max", "10", "--max-concurrent", "10", "--json"});
     if (r.exit_code != 0) throw std::runtime_error(r.Describe());
     return Str(ParseJson(r.out), "licenseKey");
   }
   void ActivateAndCheckOut(const std::string& license, const std::string& machine,
                            const std::string& session) {
     ASSERT_OK(Activate(license, machine));
-    const HttpResponse r = Call("checkout", R"({"licenseKey":")" + license +
-                                                R"(","machineId":")" + machine +
-                                                R"(","sessionId":")" + session + "\"}");
+    const HttpResponse r = Call("checkout", R"({"licenseKey":")" + license + R"(","machineId":")" +
+                                                machine + R"(","sessionId":")" + session + "\"}");
     ASSERT_EQ(r.status, 200) << r.Describe();
   }
   // Waits until `n` events arrived, or the deadline; answers their bodies in arrival order.
@@ -70,14 +68,13 @@ class LeaseRelease : public BlackboxTest {
 TEST_F(LeaseRelease, ADeactivateAndAnAdminFreeReportEachLeaseOfTheirMachineAsDeactivated) {
   StartWithReceiver();
   const std::string license = SeatLicense();
-  ActivateAndCheckOut(license, "release-pc-0001", "daw-1");
-  ActivateAndCheckOut(license, "release-pc-0002", "daw-2");
-  ActivateAndCheckOut(license, "release-pc-0003", "daw-3");
+  ActivateAndCheckOut(license, "release-pc-0001", "daw-session-1");
+  ActivateAndCheckOut(license, "release-pc-0002", "daw-session-2");
+  ActivateAndCheckOut(license, "release-pc-0003", "daw-session-3");
 
   ASSERT_OK(Deactivate(license, "release-pc-0001"));
-  const HttpResponse freed =
-      Send(AdminApiRequest(token_, "DELETE",
-                           "/licenses/" + license + "/activations/release-pc-0002"));
+  const HttpResponse freed = Send(
+      AdminApiRequest(token_, "DELETE", "/licenses/" + license + "/activations/release-pc-0002"));
   ASSERT_TRUE(freed.status == 200 || freed.status == 204) << freed.Describe();
 
   auto got = Releases(2, seconds(30));
@@ -93,11 +90,11 @@ TEST_F(LeaseRelease, ADeactivateAndAnAdminFreeReportEachLeaseOfTheirMachineAsDea
   EXPECT_EQ(Str(deactivated, "reason"), "deactivated");
   EXPECT_EQ(Str(deactivated, "actor"), "client");
   EXPECT_EQ(Str(deactivated, "license.licenseKey"), license);
-  EXPECT_EQ(Str(deactivated, "lease.sessionId"), "daw-1");
+  EXPECT_EQ(Str(deactivated, "lease.sessionId"), "daw-session-1");
   const json::value& freed_data = by_machine["release-pc-0002"];
   EXPECT_EQ(Str(freed_data, "reason"), "deactivated");
   EXPECT_EQ(Str(freed_data, "actor"), "admin");
-  EXPECT_EQ(Str(freed_data, "lease.sessionId"), "daw-2");
+  EXPECT_EQ(Str(freed_data, "lease.sessionId"), "daw-session-2");
 
   // The third machine's lease is still held, and was not reported.
   const HttpResponse leases =

@@ -50,7 +50,8 @@ class LeaseReleaseConformance : public StoreParamTest {
     LicenseRequest req;
     req.license_key = kKey;
     req.machine_id = machine;
-    auto done = Write([&](StoreTx& tx) { return licensed::run_operation(e, tx, req, Context(now)); });
+    auto done =
+        Write([&](StoreTx& tx) { return licensed::run_operation(e, tx, req, Context(now)); });
     return done.ok();
   }
 
@@ -129,8 +130,7 @@ TEST_P(LeaseReleaseConformance, ADeactivateReportsEachLeaseOfTheMachineOnceAndNo
     EXPECT_EQ(ReasonOf(data), "deactivated");
     EXPECT_EQ(ActorOf(data), "client");
     EXPECT_EQ(data.at("license").at("licenseKey").as_string(), kKey);
-    EXPECT_EQ(data.at("lease").at("expiresAt").as_string(),
-              licensed::format_timestamp(kT0 + kTtl));
+    EXPECT_EQ(data.at("lease").at("expiresAt").as_string(), licensed::format_timestamp(kT0 + kTtl));
     EXPECT_FALSE(data.at("lease").at("borrowed").as_bool());
     // The machine as it was, read before its row went.
     EXPECT_TRUE(data.at("machine").as_object().contains("activatedAt"));
@@ -170,7 +170,7 @@ TEST_P(LeaseReleaseConformance, AnAdminAndACustomerFreeReportTheLeasesWithTheirA
 TEST_P(LeaseReleaseConformance, AReclaimedStaleMachineReportsItsLeasesAsTheSystem) {
   SetLicense([](licensed::License& l) { l.machine_ttl_seconds = 3600; });
   ASSERT_EQ(Checkout(store(), "machine-0", kT0, nullptr, "2d"), 0);  // live for two days
-  ASSERT_EQ(Checkout(store(), "machine-1", kT0 + 2 * kHour), 0);    // seen: not stale
+  ASSERT_EQ(Checkout(store(), "machine-1", kT0 + 2 * kHour), 0);     // seen: not stale
   ASSERT_TRUE(Run(licensed::Endpoint::kActivate, "machine-9", kT0 + 2 * kHour));
   EXPECT_EQ(Rows("machine-0"), 0);
   EXPECT_EQ(Rows("machine-1"), 1);
@@ -195,9 +195,8 @@ TEST_P(LeaseReleaseConformance, AnOfflineDeactivationReportsTheLeasesUnderEither
   ASSERT_EQ(Checkout(store(), "machine-0", kT0), 0);
 
   ASSERT_TRUE(DeactivateOffline("studio-0", "file-0", kT0 + 1000));  // "expiry"
-  SetLicense([](licensed::License& l) {
-    l.offline_release = licensed::OfflineRelease::kDeactivation;
-  });
+  SetLicense(
+      [](licensed::License& l) { l.offline_release = licensed::OfflineRelease::kDeactivation; });
   ASSERT_TRUE(DeactivateOffline("studio-1", "file-1", kT0 + 2000));
   EXPECT_EQ(Rows("studio-0") + Rows("studio-1"), 0);
   EXPECT_EQ(Rows("machine-0"), 1);
@@ -236,8 +235,7 @@ TEST_P(LeaseReleaseConformance, AnEndedLeaseAMachinesRemovalTakesIsReportedOnceA
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, LeaseReleaseConformance,
-                         ::testing::Values("sqlite", "postgresql"),
+INSTANTIATE_TEST_SUITE_P(Stores, LeaseReleaseConformance, ::testing::Values("sqlite", "postgresql"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
