@@ -458,7 +458,8 @@ Status remove_activation(StoreTx& tx, std::string_view key, std::string_view mac
                            "an offline machine is freed with its deactivation file");
   }
   if (customer) RETURN_IF_ERROR(check_customer_quota(tx, *locked, ctx.now));
-  ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(l.id, machine_id));
+  ASSIGN_OR_RETURN(const bool removed,
+                   tx.delete_activation(*locked, machine_id, ctx.now, ctx.actor));
   if (!removed) return Error::internal("remove activation: the row went away under the lock");
   RETURN_IF_ERROR(tx.append_deactivation(*locked, machine_id, ctx.now, customer, false));
   return audit(tx, audit_action::kDeactivate, l, ctx, std::string(machine_id));

@@ -138,6 +138,22 @@ Result<int64_t> release_ended_leases(LicenseTx& tx, const LockedLicense& license
   return static_cast<int64_t>(ended.size());
 }
 
+Status report_machine_leases(LicenseTx& tx, const License& license, const Activation* machine,
+                             const std::vector<Lease>& leases, UnixMillis now, Actor actor) {
+  for (const Lease& lease : leases) {
+    const bool ended = lease.expires_at <= now;  // take_ended_leases' boundary
+    const std::string_view reason =
+        ended ? lease_release_reason::kExpired : lease_release_reason::kDeactivated;
+    const Actor by = ended ? Actor::kSystem : actor;
+    if (machine != nullptr) {
+      RETURN_IF_ERROR(record_lease_released(tx, license, *machine, lease, reason, now, by));
+    } else {
+      RETURN_IF_ERROR(record_lease_released(tx, license, lease, reason, now, by));
+    }
+  }
+  return Ok{};
+}
+
 Result<bool> renews_a_live_lease(LicenseTx& tx, const LicenseRequest& req, UnixMillis now) {
   if (!req.machine_id) return false;
   ASSIGN_OR_RETURN(const auto license, tx.find_license(req.license_key));

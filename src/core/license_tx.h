@@ -111,14 +111,25 @@ class LicenseTx {
   // Writes every member but activated_at: a renewal or deactivation through a file.
   virtual Status update_offline_activation(const LockedLicense& license,
                                            const Activation& activation) = 0;
-  // False when there was no such activation. Releases the machine's leases too.
-  virtual Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) = 0;
+  // A machine going away (deactivated, freed, reclaimed) releases its leases (docs/protocol.md
+  // §27): each row is deleted and reported in this transaction by one lease.released, reason
+  // "deactivated" and `actor` for a live lease, "expired" and actor system for one that had
+  // ended (as the minute sweep would have said; whichever path deletes a row reports it).
+  // The stores' removals are protected, so no path can remove a machine without this.
+  //
+  // Deletes the machine's activation and its leases. False when there was no such activation.
+  Result<bool> delete_activation(const LockedLicense& license, std::string_view machine_id,
+                                 UnixMillis now, Actor actor);
   // Deletes the machines that no longer hold a slot (holds_slot false): online ones last
   // seen before fresh.seen_since (none when null), offline ones whose end has passed;
-  // returns their ids, and releases their leases. Under the lock, since the slots it frees
-  // are counted against the cap right after.
-  virtual Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
-                                                                    const Freshness& fresh) = 0;
+  // returns their ids, and releases their leases (actor system, at fresh.now). Under the
+  // lock, since the slots it frees are counted against the cap right after.
+  Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
+                                                            const Freshness& fresh);
+  // Every lease of the machine, whose row stays (an offline deactivation under "expiry").
+  // Answers how many it released.
+  Result<int64_t> release_machine_leases(const LockedLicense& license, std::string_view machine_id,
+                                         UnixMillis now, Actor actor);
 
   // The deactivations log (docs/protocol.md §21.6): every deactivation, `counted` for those
   // the quota counts (client and customer ones that freed a slot). Appended under the
@@ -177,9 +188,6 @@ class LicenseTx {
   virtual Result<std::vector<LicenseRef>> licenses_with_ended_leases(UnixMillis now,
                                                                      int64_t after_id,
                                                                      int64_t limit) = 0;
-  // Every lease of the machine, live or not (it was deactivated, freed or reclaimed).
-  // delete_activation and delete_stale_activations do this themselves.
-  virtual Status delete_machine_leases(int64_t license_id, std::string_view machine_id) = 0;
 
   // Writes status, max, expires_at, machine_ttl_seconds, deleted_at, plan, entitlements,
   // offline_grace_seconds, valid_for_pending_seconds, offline_lease_seconds,
@@ -208,6 +216,18 @@ class LicenseTx {
  protected:
   // For lock_license alone, once the store holds the row lock.
   static LockedLicense locked(License license) { return LockedLicense(std::move(license)); }
+
+  // The stores' parts of delete_activation, delete_stale_activations and
+  // release_machine_leases, which report what these delete. The activation row alone:
+  // false when there was none.
+  virtual Result<bool> erase_activation(const LockedLicense& license,
+                                        std::string_view machine_id) = 0;
+  // The stale activation rows (see delete_stale_activations), deleted and returned as they were.
+  virtual Result<std::vector<Activation>> erase_stale_activations(const LockedLicense& license,
+                                                                  const Freshness& fresh) = 0;
+  // Deletes every lease of the machine, live or ended, and returns them by end, then session.
+  virtual Result<std::vector<Lease>> take_machine_leases(const LockedLicense& license,
+                                                         std::string_view machine_id) = 0;
 };
 
 }  // namespace licensed

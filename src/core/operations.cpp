@@ -293,7 +293,8 @@ RequestResult<object> deactivate(LicenseTx& tx, const LicenseRequest& req,
   ASSIGN_OR_RETURN(const auto existing, tx.find_activation(license.id, *req.machine_id));
   if (!existing || existing->offline()) return errors::machine_not_activated();
   RETURN_IF_ERROR(op_parts::check_deactivation_quota(tx, locked, *req.machine_id, ctx));
-  ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
+  ASSIGN_OR_RETURN(const bool removed,
+                   tx.delete_activation(locked, *req.machine_id, ctx.now, ctx.actor));
   if (!removed) return errors::machine_not_activated();
   RETURN_IF_ERROR(op_parts::record_deactivation(tx, locked, *req.machine_id, ctx, false));
   RETURN_IF_ERROR(tx.append_audit(

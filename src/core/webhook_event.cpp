@@ -42,6 +42,19 @@ Result<boost::json::object> machine_data(LicenseTx& tx, int64_t license_id,
   return row ? machine_json(*row) : boost::json::object{{"id", machine_id}};
 }
 
+Status insert_lease_released(LicenseTx& tx, const License& license, boost::json::object machine,
+                             const Lease& lease, std::string_view reason, UnixMillis at,
+                             Actor actor) {
+  boost::json::object data = license_event_data(license, at, actor);
+  data["machine"] = std::move(machine);
+  data["reason"] = reason;
+  data["lease"] = {{"sessionId", lease.session_id},
+                   {"expiresAt", format_timestamp(lease.expires_at)},
+                   {"borrowed", lease.borrowed}};
+  return tx.insert_webhook_event(ev::kLeaseReleased, at,
+                                 webhook_body(ev::kLeaseReleased, at, std::move(data)));
+}
+
 }  // namespace
 
 const std::vector<std::string_view>& webhook_event_types() {
@@ -131,15 +144,14 @@ Status record_limit_reached(LicenseTx& tx, const License& license, std::string_v
 
 Status record_lease_released(LicenseTx& tx, const License& license, const Lease& lease,
                              std::string_view reason, UnixMillis at, Actor actor) {
-  boost::json::object data = license_event_data(license, at, actor);
   ASSIGN_OR_RETURN(boost::json::object machine, machine_data(tx, license.id, lease.machine_id));
-  data["machine"] = std::move(machine);
-  data["reason"] = reason;
-  data["lease"] = {{"sessionId", lease.session_id},
-                   {"expiresAt", format_timestamp(lease.expires_at)},
-                   {"borrowed", lease.borrowed}};
-  return tx.insert_webhook_event(ev::kLeaseReleased, at,
-                                 webhook_body(ev::kLeaseReleased, at, std::move(data)));
+  return insert_lease_released(tx, license, std::move(machine), lease, reason, at, actor);
+}
+
+Status record_lease_released(LicenseTx& tx, const License& license, const Activation& machine,
+                             const Lease& lease, std::string_view reason, UnixMillis at,
+                             Actor actor) {
+  return insert_lease_released(tx, license, machine_json(machine), lease, reason, at, actor);
 }
 
 Status record_license_event(LicenseTx& tx, std::string_view type, const License& license,

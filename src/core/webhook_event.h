@@ -73,10 +73,15 @@ Status record_audited_event(LicenseTx& tx, const AuditEntry& entry, const Licens
 // per hour (a mark in the store decides).
 Status record_limit_reached(LicenseTx& tx, const License& license, std::string_view machine_id,
                             int64_t code, UnixMillis now, Actor actor);
-// lease.released of a lease no audit record reports (one that ended): `data` adds the machine,
+// lease.released of a lease no audit record reports (one that ended, or one its machine's
+// going away took): `data` adds the machine (its row in this transaction, else the id),
 // `reason` and `lease` {"sessionId", "expiresAt", "borrowed"}.
 Status record_lease_released(LicenseTx& tx, const License& license, const Lease& lease,
                              std::string_view reason, UnixMillis at, Actor actor);
+// The same with the machine as it was, for one whose row a reclaim has already deleted.
+Status record_lease_released(LicenseTx& tx, const License& license, const Activation& machine,
+                             const Lease& lease, std::string_view reason, UnixMillis at,
+                             Actor actor);
 // Any other event of one license, with extra members in `data` (an order, a trial).
 Status record_license_event(LicenseTx& tx, std::string_view type, const License& license,
                             UnixMillis at, Actor actor, const boost::json::object& extra = {});

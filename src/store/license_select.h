@@ -19,9 +19,11 @@ inline const std::string kSelectProductsSql =
     "SELECT id, slug, name, default_plan, trial_plan, trial_days FROM products";
 inline const std::string kSelectPlansSql =
     "SELECT id, product_id, code, name, spec, created_at FROM plans";
-// The activation row as both stores read it (read_activation).
+// The activation row as both stores read it (read_activation), selected or RETURNING.
+inline const std::string kActivationColumnsSql =
+    "machine_id, machine_name, activated_at, last_seen_at, offline_until, offline_file_id,"
+    " offline_nonce, offline_payload, deactivated_at";
 inline const std::string kSelectActivationSql =
-    "SELECT machine_id, machine_name, activated_at, last_seen_at, offline_until, offline_file_id,"
-    " offline_nonce, offline_payload, deactivated_at FROM activations";
+    "SELECT " + kActivationColumnsSql + " FROM activations";
 
 }  // namespace licensed

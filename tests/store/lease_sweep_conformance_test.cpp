@@ -5,7 +5,6 @@
 // stores (two instances) sweeping at once, beside checkouts, report each ended lease once.
 #include <gtest/gtest.h>
 
-#include <boost/json/parse.hpp>
 #include <latch>
 #include <map>
 #include <thread>
@@ -24,57 +23,6 @@ using licensed::StoreTx;
 using licensed::UnixMillis;
 
 constexpr UnixMillis kTtl = 600'000;  // MakeSeatLicense's leaseTtl
-
-// Adds an endpoint taking lease.released, so the store keeps those events.
-void AddReleasedEndpoint(licensed::Store& store) {
-  licensed::WebhookEndpoint w;
-  w.url = "https://hooks.example.com/in";
-  w.events = {"lease.released"};
-  w.created_at = kT0;
-  w.secrets = {{"whsec_one", kT0, std::nullopt}};
-  auto made = licensed::run_blocking(store, licensed::TxKind::kWrite,
-                                     [&](StoreTx& tx) { return tx.insert_webhook_endpoint(w); });
-  ASSERT_TRUE(made.ok()) << made.error().message;
-}
-
-// The `data` of every lease.released the store holds, oldest first.
-std::vector<boost::json::object> Released(licensed::Store& store) {
-  auto bodies = licensed::run_blocking(
-      store, licensed::TxKind::kRead, [](StoreTx& tx) -> Result<std::vector<std::string>> {
-        std::vector<std::string> out;
-        ASSIGN_OR_RETURN(const auto endpoints, tx.list_webhook_endpoints(kT0));
-        if (endpoints.empty()) return out;
-        ASSIGN_OR_RETURN(const auto deliveries,
-                         tx.list_webhook_deliveries(endpoints.front().id, 0, 1000));
-        for (auto d = deliveries.rbegin(); d != deliveries.rend(); ++d) {
-          ASSIGN_OR_RETURN(const auto event, tx.find_webhook_event(d->event_id));
-          if (event) out.push_back(event->body);
-        }
-        return out;
-      });
-  EXPECT_TRUE(bodies.ok()) << bodies.error().message;
-  std::vector<boost::json::object> out;
-  if (!bodies.ok()) return out;
-  for (const auto& body : bodies.value()) {
-    const auto parsed = boost::json::parse(body).as_object();
-    EXPECT_EQ(parsed.at("type").as_string(), "lease.released");
-    out.push_back(parsed.at("data").as_object());
-  }
-  return out;
-}
-
-std::string MachineOf(const boost::json::object& data) {
-  return std::string(data.at("machine").at("id").as_string());
-}
-std::string ReasonOf(const boost::json::object& data) {
-  return std::string(data.at("reason").as_string());
-}
-
-int64_t Sweep(licensed::Store& store, UnixMillis now) {
-  auto swept = licensed::sweep_ended_leases(store, now);
-  EXPECT_TRUE(swept.ok()) << swept.error().message;
-  return swept.ok() ? swept.value() : -1;
-}
 
 class LeaseSweepConformance : public StoreParamTest {
  protected:

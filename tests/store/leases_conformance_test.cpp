@@ -88,7 +88,10 @@ TEST_P(LeasesConformance, ACheckinFreesTheSeatAndIsAudited) {
 TEST_P(LeasesConformance, DeactivatingAMachineReleasesItsLeases) {
   license_ = MakeSeatLicense(store(), 10, 1, 2);
   ASSERT_EQ(Checkout(store(), "machine-0", kT0), 0);
-  auto removed = Write([&](StoreTx& tx) { return tx.delete_activation(license_.id, "machine-0"); });
+  auto removed = Write([&](StoreTx& tx) -> Result<bool> {
+    ASSIGN_OR_RETURN(auto locked, tx.lock_license(kKey));
+    return tx.delete_activation(*locked, "machine-0", kT0, licensed::Actor::kClient);
+  });
   ASSERT_TRUE(removed.ok() && removed.value());
   EXPECT_EQ(Live(kT0), 0);
   EXPECT_EQ(Checkout(store(), "machine-1", kT0), 0);

@@ -104,9 +104,18 @@ Result<std::vector<LicenseRef>> PgTx::licenses_with_ended_leases(UnixMillis now,
   return out;
 }
 
-Status PgTx::delete_machine_leases(int64_t license_id, std::string_view machine_id) {
-  return conn_.run("DELETE FROM leases WHERE license_id = $1 AND machine_id = $2",
-                   PgParams().add(license_id).add(machine_id), "delete machine leases");
+Result<std::vector<Lease>> PgTx::take_machine_leases(const LockedLicense& license,
+                                                     std::string_view machine_id) {
+  ASSIGN_OR_RETURN(auto r,
+                   conn_.query("WITH gone AS (DELETE FROM leases WHERE license_id = $1"
+                               " AND machine_id = $2 RETURNING machine_id, session_id,"
+                               " created_at, expires_at, borrowed)"
+                               " SELECT * FROM gone ORDER BY expires_at,"
+                               " session_id COLLATE \"C\"",
+                               PgParams().add(license->id).add(machine_id), "take machine leases"));
+  std::vector<Lease> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_lease(r, i));
+  return out;
 }
 
 }  // namespace licensed

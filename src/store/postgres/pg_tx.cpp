@@ -369,29 +369,27 @@ Status PgTx::update_activation(int64_t license_id, const Activation& a) {
   return Ok{};
 }
 
-Result<bool> PgTx::delete_activation(int64_t license_id, std::string_view machine_id) {
+// The leases go with LicenseTx::delete_activation, which reports them.
+Result<bool> PgTx::erase_activation(const LockedLicense& license, std::string_view machine_id) {
   ASSIGN_OR_RETURN(auto r,
                    conn_.query("DELETE FROM activations WHERE license_id = $1 AND machine_id = $2",
-                               PgParams().add(license_id).add(machine_id), "delete activation"));
-  const bool removed = r.affected() > 0;
-  RETURN_IF_ERROR(delete_machine_leases(license_id, machine_id));
-  return removed;
+                               PgParams().add(license->id).add(machine_id), "delete activation"));
+  return r.affected() > 0;
 }
 
-Result<std::vector<std::string>> PgTx::delete_stale_activations(const LockedLicense& license,
-                                                                const Freshness& fresh) {
+Result<std::vector<Activation>> PgTx::erase_stale_activations(const LockedLicense& license,
+                                                              const Freshness& fresh) {
   ASSIGN_OR_RETURN(auto r,
                    conn_.query("DELETE FROM activations WHERE license_id = $1"
                                " AND CASE WHEN offline_until IS NOT NULL"
                                " THEN offline_until <= $2"
                                " ELSE ($3::bigint IS NOT NULL AND last_seen_at < $3) END"
-                               " RETURNING machine_id",
+                               " RETURNING " +
+                                   kActivationColumnsSql,
                                PgParams().add(license->id).add(fresh.now).add(fresh.seen_since),
                                "reclaim stale activations"));
-  std::vector<std::string> out;
-  for (int i = 0; i < r.rows(); ++i) out.push_back(r.text(i, 0));
-  for (const auto& machine_id : out)
-    RETURN_IF_ERROR(delete_machine_leases(license->id, machine_id));
+  std::vector<Activation> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_activation(r, i));
   return out;
 }
 

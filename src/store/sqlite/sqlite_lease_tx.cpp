@@ -121,10 +121,21 @@ Result<std::vector<LicenseRef>> SqliteTx::licenses_with_ended_leases(UnixMillis 
   return out;
 }
 
-Status SqliteTx::delete_machine_leases(int64_t license_id, std::string_view machine_id) {
+Result<std::vector<Lease>> SqliteTx::take_machine_leases(const LockedLicense& license,
+                                                         std::string_view machine_id) {
   ASSIGN_OR_RETURN(auto s,
-                   conn_.prepare("DELETE FROM leases WHERE license_id = ? AND machine_id = ?"));
-  return s->bind(1, license_id).bind(2, machine_id).run("delete machine leases");
+                   conn_.prepare("DELETE FROM leases WHERE license_id = ? AND machine_id = ?"
+                                 " RETURNING machine_id, session_id, created_at,"
+                                 " expires_at, borrowed"));
+  s->bind(1, license->id).bind(2, machine_id);
+  std::vector<Lease> out;
+  int rc;
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_lease(*s));
+  if (rc != SQLITE_DONE) return s->failure(rc, "take machine leases");
+  std::sort(out.begin(), out.end(), [](const Lease& a, const Lease& b) {
+    return std::tie(a.expires_at, a.session_id) < std::tie(b.expires_at, b.session_id);
+  });
+  return out;
 }
 
 }  // namespace licensed

@@ -388,29 +388,28 @@ Status SqliteTx::update_activation(int64_t license_id, const Activation& a) {
   return s->run("update activation");
 }
 
-Result<bool> SqliteTx::delete_activation(int64_t license_id, std::string_view machine_id) {
+// The leases go with LicenseTx::delete_activation, which reports them.
+Result<bool> SqliteTx::erase_activation(const LockedLicense& license, std::string_view machine_id) {
   ASSIGN_OR_RETURN(
       auto s, conn_.prepare("DELETE FROM activations WHERE license_id = ? AND machine_id = ?"));
-  RETURN_IF_ERROR(s->bind(1, license_id).bind(2, machine_id).run("delete activation"));
-  const bool removed = sqlite3_changes(conn_.handle()) > 0;
-  RETURN_IF_ERROR(delete_machine_leases(license_id, machine_id));
-  return removed;
+  RETURN_IF_ERROR(s->bind(1, license->id).bind(2, machine_id).run("delete activation"));
+  return sqlite3_changes(conn_.handle()) > 0;
 }
 
-Result<std::vector<std::string>> SqliteTx::delete_stale_activations(const LockedLicense& license,
-                                                                    const Freshness& fresh) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM activations WHERE license_id = ?1"
-                                         " AND CASE WHEN offline_until IS NOT NULL"
-                                         " THEN offline_until <= ?2"
-                                         " ELSE (?3 IS NOT NULL AND last_seen_at < ?3) END"
-                                         " RETURNING machine_id"));
+Result<std::vector<Activation>> SqliteTx::erase_stale_activations(const LockedLicense& license,
+                                                                  const Freshness& fresh) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(("DELETE FROM activations WHERE license_id = ?1"
+                                          " AND CASE WHEN offline_until IS NOT NULL"
+                                          " THEN offline_until <= ?2"
+                                          " ELSE (?3 IS NOT NULL AND last_seen_at < ?3) END"
+                                          " RETURNING " +
+                                          kActivationColumnsSql)
+                                             .c_str()));
   s->bind(1, license->id).bind(2, fresh.now).bind(3, fresh.seen_since);
-  std::vector<std::string> out;
+  std::vector<Activation> out;
   int rc;
-  while ((rc = s->step()) == SQLITE_ROW) out.push_back(s->text(0));
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_activation(*s));
   if (rc != SQLITE_DONE) return s->failure(rc, "reclaim stale activations");
-  for (const auto& machine_id : out)
-    RETURN_IF_ERROR(delete_machine_leases(license->id, machine_id));
   return out;
 }
 
