@@ -16,6 +16,7 @@
 #include "auth/request_signature.h"
 #include "core/text.h"
 #include "core/timestamp.h"
+#include "installed_files.h"
 #include "license_client.h"
 #include "platform/private_file.h"
 
@@ -25,21 +26,6 @@ namespace {
 
 // A warning from this long before the borrowed seat ends: the user has a day to reconnect.
 constexpr int64_t kLeaseWarningSeconds = 24 * 60 * 60;
-
-Answer failure(Outcome outcome, std::string error, std::string message) {
-  Answer a;
-  a.outcome = outcome;
-  a.error = std::move(error);
-  a.message = std::move(message);
-  return a;
-}
-
-std::optional<std::string> read_small_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec || size > kMaxArmouredBytes) return std::nullopt;
-  return read_whole_file(path);
-}
 
 // One lease file per license key, named like its activation file (offline_activation.cpp)
 // with its own prefix: a borrowed seat and an offline activation of one license can sit
@@ -110,60 +96,42 @@ std::string lease_file_member(const std::string& body) {
 }  // namespace
 
 std::filesystem::path Client::lease_file_path() const {
-  const std::string name = lease_file_name(config_.license_key);
-  if (const auto installed = installed_lease_file()) return installed->second;
-  const auto dirs = offline_dirs();
-  return dirs.empty() ? std::filesystem::path(name) : dirs.front() / name;
+  return installed_file_path(lease_file_name(config_.license_key));
 }
 
 std::optional<std::pair<std::string, std::filesystem::path>> Client::installed_lease_file() const {
-  if (config_.license_key.empty()) return std::nullopt;
-  const std::string name = lease_file_name(config_.license_key);
-  for (const auto& dir : offline_dirs()) {
-    const std::filesystem::path path = dir / name;
-    if (auto text = read_small_file(path)) return std::make_pair(std::move(*text), path);
-  }
-  return std::nullopt;
+  return installed_file(lease_file_name(config_.license_key));
 }
 
 Answer Client::install_lease_file(std::string_view text) {
   if (pinned_.empty()) {
-    return failure(Outcome::kUsage, "NO_PUBLIC_KEY",
-                   "a lease file can be checked only with a pinned public key (public_key)");
+    return local_failure(Outcome::kUsage, "NO_PUBLIC_KEY",
+                         "a lease file can be checked only with a pinned public key (public_key)");
   }
   const int64_t now = config_.clock->now_seconds();
   const LeaseFileRead read = verify_lease_file(
       text, pinned_,
       {config_.machine_id, config_.product, config_.license_key, now, cache_.latest_time()});
   if (read.problem != ActivationFileProblem::kNone || !read.file) {
-    Answer a = failure(Outcome::kNotUsable, "LEASE_FILE_REFUSED",
-                       lease_file_problem_message(read.problem));
+    Answer a = local_failure(Outcome::kNotUsable, "LEASE_FILE_REFUSED",
+                             lease_file_problem_message(read.problem));
     a.server_message = activation_file_problem_name(read.problem);
     return a;
   }
   // The text as received: what the start-up check reads back is exactly what was verified.
-  const std::string name = lease_file_name(config_.license_key);
-  for (const auto& dir : offline_dirs()) {
-    if (!make_shared_dir(dir)) continue;
-    if (replace_shared_file(dir / name, std::string(text))) {
-      cache_.remember_time(now);
-      forget_startup_answer();  // the next check reads the file
-      Answer a = answer_from(*read.file, std::max(now, cache_.latest_time().value_or(now)));
-      a.file_text = std::string(text);
-      return a;
-    }
+  if (!install_verified_file(lease_file_name(config_.license_key), text, now)) {
+    return cannot_install("the lease file");
   }
-  return failure(Outcome::kUnavailable, "CANNOT_WRITE",
-                 "the lease file could not be written to " +
-                     (offline_dirs().empty() ? std::string("any directory")
-                                             : offline_dirs().front().string()));
+  Answer a = answer_from(*read.file, std::max(now, cache_.latest_time().value_or(now)));
+  a.file_text = std::string(text);
+  return a;
 }
 
 Answer Client::install_lease_file_from(const std::filesystem::path& path) {
   const auto text = read_small_file(path);
   if (!text) {
-    return failure(Outcome::kUsage, "CANNOT_READ",
-                   "the lease file " + path.string() + " cannot be read");
+    return local_failure(Outcome::kUsage, "CANNOT_READ",
+                         "the lease file " + path.string() + " cannot be read");
   }
   return install_lease_file(*text);
 }

@@ -229,6 +229,16 @@ class Client : public std::enable_shared_from_this<Client> {
   // The installed activation file's text and path, whichever directory holds it.
   std::optional<std::pair<std::string, std::filesystem::path>> installed_activation_file() const;
   std::vector<std::filesystem::path> offline_dirs() const;
+  // An installed file of this license named `name` (an activation or lease file), whichever
+  // offline directory holds it; nullopt without a license key or file (installed_files.cpp).
+  std::optional<std::pair<std::string, std::filesystem::path>> installed_file(
+      const std::string& name) const;
+  // Where that file is, or would be installed.
+  std::filesystem::path installed_file_path(const std::string& name) const;
+  // Writes a verified file's `text` as `name` into the first offline directory that takes
+  // it and makes the next start-up check read it; false when none did (cannot_install).
+  bool install_verified_file(const std::string& name, std::string_view text, int64_t now);
+  Answer cannot_install(std::string_view what) const;
   // The installed lease file's text and path, whichever directory holds it.
   std::optional<std::pair<std::string, std::filesystem::path>> installed_lease_file() const;
   // Deletes the installed lease file when it was borrowed under `session_id` ("" => the
