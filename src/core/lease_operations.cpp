@@ -183,8 +183,8 @@ RequestResult<object> checkout(LicenseTx& tx, const LicenseRequest& req,
   ASSIGN_OR_RETURN(const int64_t count, tx.count_leases(license.id, ctx.now));
   object body = checkout_body(license, lease, count, ctx.now);
   if (borrow) {
-    ASSIGN_OR_RETURN(std::string payload, lease_payload(license, *activation, lease, ctx));
-    body[kLeaseFileMember] = std::move(payload);
+    ASSIGN_OR_RETURN(const std::string payload, lease_payload(license, *activation, lease, ctx));
+    body[kLeaseFileMember] = payload;
   }
   return body;
 }
