@@ -81,6 +81,36 @@ TEST_F(SdkSeats, ThirtyInstancesInOneProcessTakeOneSeatAndTheLastToLeaveChecksIt
   EXPECT_EQ(AuditRecords(license, "license.checkin").size(), 1u);
 }
 
+// Issue 25 item 3: the session renews on its own thread every leaseTtl / 3 (the shortest
+// leaseTtl, 60 s: a renewal within 20 s, seen as the lease's end moving later in the
+// store), with no call from the host, and a renewal writes no audit record.
+TEST_F(SdkSeats, TheSessionRenewsItsLeaseEveryThirdOfTheLeaseTtlOnItsOwnThread) {
+  Start();
+  const bb::CommandResult created =
+      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "2",
+                   "--max-concurrent", "1", "--lease-ttl", "60s", "--json"});
+  ASSERT_EQ(created.exit_code, 0) << created.Describe();
+  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  ClientConfig config = Config(license);
+  ASSERT_TRUE(Make(config)->activate().ok());
+  std::string error;
+  auto seat = SeatSession::join(Client::create(config, error));
+  ASSERT_TRUE(seat->session().wait_until_decided(seconds(10)));
+  ASSERT_EQ(seat->session().state(), SeatState::kHeld);
+  const auto lease_end = [&] { return bb::StoreSql(store(), "SELECT expires_at FROM leases"); };
+  const std::string first_end = lease_end();
+  ASSERT_FALSE(first_end.empty());
+  const auto joined = std::chrono::steady_clock::now();
+  // The first renewal is due 20 s after the checkout; allowed until 55 s (a loaded machine),
+  // still before the 60 s lease could end.
+  ASSERT_TRUE(Eventually([&] { return lease_end() != first_end; }, seconds(55)));
+  EXPECT_GE(std::chrono::steady_clock::now() - joined, seconds(15))
+      << "renewed long before a third of the lease's time";
+  EXPECT_GT(std::stoll(lease_end()), std::stoll(first_end));
+  EXPECT_EQ(Leases(license), 1);
+  EXPECT_EQ(AuditRecords(license, "license.checkout").size(), 1u) << "a renewal is not audited";
+}
+
 TEST_F(SdkSeats, ALostSeatIsReportedToEveryInstanceWhichKeepsRunning) {
   Start();
   const std::string license = SeatLicense(3, 1);
