@@ -149,16 +149,16 @@ std::optional<Answer> Client::lease_answer() const {
   return answer_from(*read.file, trusted_now());
 }
 
-bool Client::remove_lease_file_of(const std::string& session_id) {
+bool Client::remove_lease_file_of(const std::optional<std::string>& session_id) {
   if (pinned_.empty()) return false;
   const auto installed = installed_lease_file();
   if (!installed) return false;
   // Whatever the clock says: an expired file of this session goes too.
   const LeaseFileRead read = read_lease_file(installed->first, pinned_);
-  const std::string& session = session_id.empty() ? config_.machine_id : session_id;
-  if (!read.file || read.file->machine_id != config_.machine_id ||
-      read.file->session_id != session) {
-    return false;
+  if (!read.file || read.file->machine_id != config_.machine_id) return false;
+  if (session_id) {
+    const std::string& session = session_id->empty() ? config_.machine_id : *session_id;
+    if (read.file->session_id != session) return false;
   }
   std::error_code ec;
   if (!std::filesystem::remove(installed->second, ec) || ec) return false;

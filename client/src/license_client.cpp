@@ -443,7 +443,12 @@ Answer Client::deactivate(std::stop_token stop) {
   SignedAnswer signed_answer;
   const uint64_t asked_at = machine_changes();
   Answer a = call("deactivate", body(false), config_.timeout, &signed_answer, std::move(stop));
-  if (a.ok() || a.code == 1707) activated_ = false;
+  if (a.ok() || a.code == 1707) {
+    activated_ = false;
+    // The server released this machine's leases, a borrowed one included (docs/protocol.md
+    // §27): its lease file no longer stands for a seat here.
+    remove_lease_file_of(std::nullopt);
+  }
   keep_or_drop("deactivate", a, signed_answer, asked_at);
   if (a.ok()) forget_startup_answer();
   explain(a);

@@ -243,7 +243,8 @@ class Client : public std::enable_shared_from_this<Client> {
   std::optional<std::pair<std::string, std::filesystem::path>> installed_lease_file() const;
   // Deletes the installed lease file when it was borrowed under `session_id` ("" => the
   // machine id); true when one was deleted.
-  bool remove_lease_file_of(const std::string& session_id);
+  // nullopt: whatever its session (the machine itself was deactivated).
+  bool remove_lease_file_of(const std::optional<std::string>& session_id);
   // A borrowing checkout's 200: its leaseFile into `file_text`, installed (or `warning`).
   void install_borrowed_lease(Answer& a);
   // The latest of the local clock and every time this client has seen (§15).

@@ -1,5 +1,6 @@
 #include "seat_session.h"
 
+#include <algorithm>
 #include <boost/json/parse.hpp>
 #include <map>
 
@@ -109,6 +110,8 @@ void SeatSession::remove(int id) {
     std::erase_if(callbacks_, [id](const auto& entry) { return entry.first == id; });
     last = callbacks_.empty();
     if (last) ending_ = true;
+    // This handle's callback under way: return only after it, unless this is that callback.
+    while (calling_ == id && std::this_thread::get_id() != session_thread_) lock.wait(cv_);
   }
   if (!last) return;
   {
@@ -145,14 +148,30 @@ bool SeatSession::wait_until_decided(milliseconds timeout) const {
 }
 
 void SeatSession::report_lost(const Answer& why) {
-  std::vector<LostSeat> to_call;
+  std::vector<int> ids;
   {
     MutexLock lock(mu_);
     for (const auto& [id, callback] : callbacks_) {
-      if (callback) to_call.push_back(callback);
+      if (callback) ids.push_back(id);
     }
   }
-  for (const auto& callback : to_call) callback(why);
+  for (const int id : ids) {
+    LostSeat callback;
+    {
+      MutexLock lock(mu_);
+      const auto it = std::find_if(callbacks_.begin(), callbacks_.end(),
+                                   [id](const auto& entry) { return entry.first == id; });
+      if (it == callbacks_.end()) continue;  // left meanwhile: never called after that
+      callback = it->second;
+      calling_ = id;
+    }
+    callback(why);
+    {
+      MutexLock lock(mu_);
+      calling_ = 0;
+    }
+    cv_.notify_all();
+  }
 }
 
 milliseconds SeatSession::borrowed_seat(const Answer& lease) {
@@ -194,6 +213,10 @@ milliseconds SeatSession::checkout_once() {
 }
 
 void SeatSession::run() {
+  {
+    MutexLock lock(mu_);
+    session_thread_ = std::this_thread::get_id();
+  }
   for (;;) {
     const milliseconds wait = checkout_once();
     MutexLock lock(mu_);

@@ -10,7 +10,10 @@
 //
 // Threads: join and leave never wait for the network (a plugin's constructor and
 // destructor call them); the network runs on the session's detached thread only.
-// Callbacks run on that thread and must not call leave() of their own handle.
+// Callbacks run on that thread. Once a handle is gone its callback is never called, and
+// a leave that finds its handle's callback running waits for that callback to return
+// (the plugin frees what the callback uses right after): a callback may leave, itself
+// included, without waiting for itself.
 #pragma once
 
 #include <chrono>
@@ -19,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include "core/mutex.h"
 #include "license_client.h"
@@ -78,6 +82,9 @@ class SeatSession : public std::enable_shared_from_this<SeatSession> {
   mutable Mutex mu_;
   mutable std::condition_variable cv_;
   std::vector<std::pair<int, LostSeat>> callbacks_ GUARDED_BY(mu_);
+  // The handle whose callback the session's thread is running (0: none), and that thread.
+  int calling_ GUARDED_BY(mu_) = 0;
+  std::thread::id session_thread_ GUARDED_BY(mu_);
   int next_id_ GUARDED_BY(mu_) = 0;
   bool ending_ GUARDED_BY(mu_) = false;
   bool started_ GUARDED_BY(mu_) = false;

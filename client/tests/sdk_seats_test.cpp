@@ -137,6 +137,37 @@ TEST_F(SdkSeats, ALostSeatIsReportedToEveryInstanceWhichKeepsRunning) {
   EXPECT_GE(why->retry_after_seconds, 1);
 }
 
+// A plugin's destructor leaves while its lost-seat callback runs on the session's thread:
+// leave returns only once that callback has returned (the plugin frees what the callback
+// uses right after), and a callback that leaves its own handle does not wait for itself.
+TEST_F(SdkSeats, LeavingWhileItsCallbackRunsReturnsOnlyAfterTheCallback) {
+  Start();
+  const std::string license = SeatLicense(3, 1);
+  auto other = Make(Config(license));
+  ASSERT_TRUE(other->activate().ok());
+  ASSERT_TRUE(other->checkout("").ok());  // the only seat is taken: the session loses
+  auto client = Make(Config(license));
+  ASSERT_TRUE(client->activate().ok());
+
+  std::atomic<bool> in_callback{false};
+  std::atomic<bool> callback_done{false};
+  std::unique_ptr<SeatSession::Handle> self_leaving;
+  std::atomic<bool> self_left{false};
+  auto plugin = SeatSession::join(client, [&](const Answer&) {
+    in_callback = true;
+    std::this_thread::sleep_for(milliseconds(300));  // the plugin locks its editor
+    callback_done = true;
+  });
+  self_leaving = SeatSession::join(client, [&](const Answer&) {
+    self_leaving.reset();  // leaves from inside its own callback
+    self_left = true;
+  });
+  ASSERT_TRUE(Eventually([&] { return in_callback.load(); }));
+  plugin.reset();  // the plugin's destructor, on the host's thread
+  EXPECT_TRUE(callback_done.load()) << "leave returned while the callback still ran";
+  EXPECT_TRUE(Eventually([&] { return self_left.load(); }));
+}
+
 TEST_F(SdkSeats, AProcessKilledWithSigkillFreesItsSeatByExpiry) {
   Start();
   const std::string license = SeatLicense(3, 1);
@@ -232,6 +263,30 @@ TEST_F(SdkSeats, ABorrowedSeatAnswersTheStartUpCheckFromItsLeaseFileWithTheServe
 
 // Without a pinned key nothing could tell the server's file from a hand-made one: the
 // borrowing checkout still succeeds and hands the file over, but installs nothing.
+// Deactivating the machine releases its leases on the server, a borrowed one included
+// (docs/protocol.md §27): the SDK deletes the lease file with it, so the start-up check no
+// longer answers from a seat the server has given back.
+TEST_F(SdkSeats, DeactivatingTheMachineDeletesItsBorrowedLeaseFile) {
+  Start();
+  const bb::CommandResult created =
+      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
+                   "--max-concurrent", "1", "--max-borrow", "7d", "--json"});
+  ASSERT_EQ(created.exit_code, 0) << created.Describe();
+  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  ClientConfig config = Config(license);
+  config.public_key = SigningPublicKey();
+  config.offline_dir = dir().path() / "machine-wide";
+  auto laptop = Make(config);
+  ASSERT_TRUE(laptop->activate().ok());
+  ASSERT_TRUE(laptop->checkout("", "3d").ok());
+  ASSERT_TRUE(std::filesystem::exists(laptop->lease_file_path()));
+  ASSERT_TRUE(laptop->deactivate().ok());
+  EXPECT_FALSE(std::filesystem::exists(laptop->lease_file_path()));
+  EXPECT_EQ(Leases(license), 0);
+  const Answer after = Make(config)->check_at_startup();
+  EXPECT_NE(after.source, Source::kLease) << Describe(after);
+}
+
 TEST_F(SdkSeats, ABorrowWithoutAPinnedKeyHandsTheFileOverButInstallsNothing) {
   Start();
   const bb::CommandResult created =

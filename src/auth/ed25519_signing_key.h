@@ -4,7 +4,9 @@
 // project's machines (docs/benchmarks.md, "The key prepared once"), and Ed25519 is
 // deterministic, so the signatures are the same bytes either way. The 64-byte secret key
 // lives in libsodium's guarded memory (locked out of swap, guard pages around it, wiped when
-// freed). Loading and writing keys, and ES256, stay with OpenSSL (response_key.h).
+// freed); the ResponseKey's OpenSSL EVP_PKEY still holds the same key in OpenSSL's own
+// memory, for writing it as PEM. Loading and writing keys, and ES256, stay with OpenSSL
+// (response_key.h).
 #pragma once
 
 #include <array>
