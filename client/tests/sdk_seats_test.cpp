@@ -169,6 +169,12 @@ TEST_F(SdkSeats, LeavingWhileItsCallbackRunsReturnsOnlyAfterTheCallback) {
 }
 
 TEST_F(SdkSeats, AProcessKilledWithSigkillFreesItsSeatByExpiry) {
+#if defined(__SANITIZE_THREAD__)
+  // The child is a fork of this multi-threaded test process that starts threads of its
+  // own, which ThreadSanitizer cannot follow (it kills such a child); the debug and ASan
+  // runs keep this test.
+  GTEST_SKIP() << "ThreadSanitizer does not support threads in a forked child";
+#endif
   Start();
   const std::string license = SeatLicense(3, 1);
   ClientConfig config = Config(license);
