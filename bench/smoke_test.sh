@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CTest smoke test (label bench): licensed-bench runs for about a second against a real
 # server on a fresh SQLite store and must report successful requests, no refusal it did
-# not expect and no transport error. Nothing about speed is asserted.
+# not expect and no transport error, and every sampled answer's signature (every 4th
+# answer, plain or in a tree) must verify against the server's published keys. Nothing
+# about speed is asserted.
 # Usage: smoke_test.sh LICENSED_BINARY LICENSED_BENCH_BINARY
 set -euo pipefail
 licensed="$1"
@@ -33,7 +35,7 @@ done
 
 # mix touches every scenario's request kinds: activate (new and repeat), heartbeat, status.
 LICENSED_BENCH_SECRET="$secret" "$bench" --port "$port" --store "sqlite:$dir/licensed.db" \
-  --scenario mix --connections 8 --duration 1s --json --quiet >"$dir/report.json"
+  --scenario mix --connections 8 --duration 1s --verify-every 4 --json --quiet >"$dir/report.json"
 cat "$dir/report.json"
 python3 - "$dir/report.json" <<'PY'
 import json, sys
@@ -42,7 +44,12 @@ problems = []
 if r["ok"] <= 0: problems.append("no successful request")
 if r["transportErrors"] != 0: problems.append(f"transport errors: {r['transport']}")
 if r["unexpectedErrors"] != 0: problems.append(f"unexpected refusals: {r['errors']}")
+sig = r["signatures"]
+if sig["every"] != 4 or sig["checked"] <= 0: problems.append(f"no answer's signature was checked: {sig}")
+if sig["failed"] != 0 or sig["verified"] != sig["checked"]:
+    problems.append(f"sampled answers whose signature does not verify: {sig}")
 if problems:
     sys.exit("bench smoke test failed: " + "; ".join(problems))
-print(f"bench smoke test passed: {r['ok']} successful requests, no transport errors")
+print(f"bench smoke test passed: {r['ok']} successful requests, no transport errors, "
+      f"{sig['verified']} sampled signatures verified ({sig['verifiedInTrees']} in trees)")
 PY

@@ -17,6 +17,7 @@ set(LICENSED_SIGNING_COMMON_SOURCES
     ${LICENSED_SRC_DIR}/auth/base64.cpp
     ${LICENSED_SRC_DIR}/auth/armour.cpp
     ${LICENSED_SRC_DIR}/auth/offline_file.cpp
+    ${LICENSED_SRC_DIR}/auth/lease_file.cpp
     ${LICENSED_SRC_DIR}/core/timestamp.cpp
     ${LICENSED_SRC_DIR}/auth/request_signature.cpp
     ${LICENSED_SRC_DIR}/auth/response_signature.cpp

@@ -103,14 +103,16 @@ Status restore(StoreTx& tx) {
   RETURN_IF_ERROR(tx.purge_nonces(std::numeric_limits<UnixMillis>::max()));
   const auto& licenses = fixture_licenses();
   for (size_t i = 0; i < licenses.size(); ++i) {
-    ASSIGN_OR_RETURN(auto l, tx.find_license(kLicenseKeys[i]));
+    ASSIGN_OR_RETURN(auto l, tx.lock_license(kLicenseKeys[i]));
     if (!l) return Error::internal("a fixture license is missing");
-    ASSIGN_OR_RETURN(const auto activations, tx.list_activations(l->id));
+    ASSIGN_OR_RETURN(const auto activations, tx.list_activations((*l)->id));
     for (const auto& a : activations) {
-      ASSIGN_OR_RETURN(const bool deleted, tx.delete_activation(l->id, a.machine_id));
+      // As an admin's free would (leases, if any, go with the machine).
+      ASSIGN_OR_RETURN(const bool deleted,
+                       tx.delete_activation(*l, a.machine_id, 0, Actor::kAdmin));
       if (!deleted) return Error::internal("a fixture activation is missing");
     }
-    RETURN_IF_ERROR(insert_activations(tx, l->key, licenses[i]));
+    RETURN_IF_ERROR(insert_activations(tx, (*l)->key, licenses[i]));
   }
   return Ok{};
 }

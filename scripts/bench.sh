@@ -2,10 +2,10 @@
 # Load benchmarks of licensed (docs/benchmarks.md). For each scenario, RUNS times: a
 # fresh server on a fresh SQLite file in a temp dir (rate limits off, admin listener
 # off), licenses seeded by licensed-bench through the admin operations, one timed run;
-# then the median and spread (min, max) per scenario.
+# then the median and spread (min, max) per scenario. Runs alternate between scenarios.
 #
 #   scripts/bench.sh [-n RUNS] [-d DURATION] [-w WARMUP] [-c CONNECTIONS] [-t THREADS]
-#                    [--server-threads N] [--no-build] [--out DIR]
+#                    [--server-threads N] [--no-build] [--out DIR] [--verify-every N]
 #                    [--activations N]... [--store-dir DIR] SCENARIO...
 #
 # SCENARIO: status heartbeat activate-repeat activate-new activate-hot mix (licensed-bench
@@ -23,6 +23,10 @@
 #   sizes, each run goes through all sizes in turn, so the machine's noise hits each alike.
 # Every run records the server's resident memory (VmRSS at start and end, peak VmHWM, and
 # VmRSS once a second).
+# --verify-every N (default 64): licensed-bench verifies every Nth answer's signature
+#   against the server's published keys (plain or batched, the SDK's verifier; not in the
+#   ceiling runs); the counts go in each run's JSON and the summary, and an answer that
+#   does not verify is reported and makes bench.sh exit 1 once every run is done.
 # Every run's JSON goes to OUT/runs.jsonl; the summary to stdout and OUT/summary.txt.
 # The machine is shared, so each run also records the CPU the server and the client
 # used, how many cores everything else on the machine took meanwhile ("others"), and
@@ -32,6 +36,7 @@ cd "$(dirname "$0")/.."
 repo="$PWD"
 
 runs=5 duration=10s warmup=1s connections=64 threads=1 server_threads="" build=1 out=""
+verify_every=64
 store_dir="$repo/build/bench-stores"
 scenarios=() sizes=()
 while (($#)); do
@@ -46,7 +51,8 @@ while (($#)); do
     --out) out="$2"; shift 2 ;;
     --activations) sizes+=("$2"); shift 2 ;;
     --store-dir) store_dir="$2"; shift 2 ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --verify-every) verify_every="$2"; shift 2 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench.sh: unknown option $1" >&2; exit 2 ;;
     *) scenarios+=("$1"); shift ;;
   esac
@@ -230,8 +236,10 @@ echo "bench.sh: $(nproc) cores, $runs runs of $duration (+$warmup warm-up), $con
 for size in "${sizes[@]}"; do
   [ "$size" = fresh ] || seeded_store "$size" >/dev/null
 done
-for scenario in "${scenarios[@]}"; do
-  for run in $(seq 1 "$runs"); do
+# Runs alternate: run 1 of every scenario, then run 2 of every scenario, and so on, so a
+# change in the machine's noise hits every scenario alike (issue 26: "alternating runs").
+for run in $(seq 1 "$runs"); do
+  for scenario in "${scenarios[@]}"; do
    for size in "${sizes[@]}"; do
     run_dir="$tmp/$scenario-$run-$size"
     mkdir -p "$run_dir"
@@ -250,15 +258,23 @@ for scenario in "${scenarios[@]}"; do
     started="$(date +%s.%N)"
     case "$scenario" in
       nginx)
+        # nginx signs nothing: no answer to verify.
         report="$(LICENSED_BENCH_SECRET="$secret" "${bench_time[@]}" "$bench" --port "$port" \
                   --scenario status -c "$connections" -t "$threads" -d "$duration" \
-                  --warmup "$warmup" --json -q 2>/dev/null)" ;;
+                  --warmup "$warmup" --verify-every 0 --json -q 2>/dev/null)" ;;
       wrk-nginx|wrk-licensed)
         report="$(run_wrk /api/v1/license/status)" ;;
       *)
+        # Exit 4: sampled answers did not verify; the report is still there, and counted.
+        bench_rc=0
         report="$(LICENSED_BENCH_SECRET="$secret" "${bench_time[@]}" "$bench" --port "$port" \
                   --store "sqlite:$store_path" --scenario "$scenario" \
-                  -c "$connections" -t "$threads" -d "$duration" --warmup "$warmup" --json -q)" ;;
+                  -c "$connections" -t "$threads" -d "$duration" --warmup "$warmup" \
+                  --verify-every "$verify_every" --json -q)" || bench_rc=$?
+        if [ "$bench_rc" -ne 0 ] && [ "$bench_rc" -ne 4 ]; then
+          echo "bench.sh: licensed-bench failed (exit $bench_rc)" >&2
+          exit 1
+        fi ;;
     esac
     ended="$(date +%s.%N)"
     server_ticks=$(( $(process_ticks "$server_pid") - server_before ))
@@ -300,7 +316,7 @@ r.update(rssStartKiB=samples[0][1] if samples else None, rssEndKiB=end_rss or No
          hwmKiB=end_hwm or None, rssSamples=[s[:2] for s in samples])
 print(json.dumps(r))
 PY
-    tail -n1 "$out/runs.jsonl" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); print("  %s%s run %s: %.0f req/s, p99 %.2f ms, server %.1f us CPU/request, RSS %s MiB at the end (peak %s), others kept %.2f cores busy, %.2f cores stolen (load average %s)" % (r["scenario"], " on %d activations" % r["storeActivations"] if "storeActivations" in r else "", r["run"], r["throughput"], r["latencyMs"].get("p99", 0), r["serverCpuUsPerRequest"] or 0, round((r["rssEndKiB"] or 0) / 1024, 1), round((r["hwmKiB"] or 0) / 1024, 1), r["otherCores"], r["stolenCores"], r["loadBefore"]))' >&2
+    tail -n1 "$out/runs.jsonl" | python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); sig=r.get("signatures") or {}; print("  %s%s run %s: %.0f req/s, p99 %.2f ms, server %.1f us CPU/request, RSS %s MiB at the end (peak %s), others kept %.2f cores busy, %.2f cores stolen (load average %s)%s" % (r["scenario"], " on %d activations" % r["storeActivations"] if "storeActivations" in r else "", r["run"], r["throughput"], r["latencyMs"].get("p99", 0), r["serverCpuUsPerRequest"] or 0, round((r["rssEndKiB"] or 0) / 1024, 1), round((r["hwmKiB"] or 0) / 1024, 1), r["otherCores"], r["stolenCores"], r["loadBefore"], ", signatures %d verified (%d in trees), %d FAILED" % (sig["verified"], sig["verifiedInTrees"], sig["failed"]) if sig.get("every") else ""))' >&2
     rm -rf "$run_dir"
    done
   done
@@ -313,11 +329,15 @@ by = {}
 for r in runs:
     name = r["scenario"] + (f"@{r['storeActivations']}" if "storeActivations" in r else "")
     by.setdefault(name, []).append(r)
+def signatures(rs):
+    sig = [r["signatures"] for r in rs if (r.get("signatures") or {}).get("every")]
+    if not sig: return "-"
+    return f"{sum(x['verified'] for x in sig)}/{sum(x['failed'] for x in sig)}"
 def cell(values, fmt):
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}-{fmt.format(max(values))})"
 print(f"{'scenario':<22} {'runs':>4}  {'req/s median (min-max)':<24} {'p50 ms':<19} {'p99 ms':<19} "
       f"{'p99.9 ms':<19} {'server us/req':<19} {'client us/req':<17} {'others cores':<17} "
-      f"{'stolen cores':<17} {'peak RSS MiB':<20} {'errors':>6}")
+      f"{'stolen cores':<17} {'peak RSS MiB':<20} {'errors':>6} {'signatures verified/failed':>27}")
 for name, rs in by.items():
     lat = lambda q: [r["latencyMs"].get(q) for r in rs if r["latencyMs"].get(q) is not None]
     p999 = lat("p999")
@@ -333,5 +353,11 @@ for name, rs in by.items():
           f"{(cell(client, '{:.1f}') if client else '-'):<17} "
           f"{(cell(others, '{:.2f}') if others else '-'):<17} "
           f"{(cell(stolen, '{:.2f}') if stolen else '-'):<17} "
-          f"{(cell(hwm, '{:.1f}') if hwm else '-'):<20} {errors:>6}")
+          f"{(cell(hwm, '{:.1f}') if hwm else '-'):<20} {errors:>6} {signatures(rs):>27}")
+failed = {name: sum((r.get("signatures") or {}).get("failed", 0) for r in rs) for name, rs in by.items()}
+if any(failed.values()):
+    print("SIGNED ANSWERS THAT DO NOT VERIFY: " +
+          ", ".join(f"{name}: {n}" for name, n in failed.items() if n))
+    # A run whose sampled answers did not verify measured answers no client would accept.
+    sys.exit(1)
 PY

@@ -22,7 +22,8 @@ KEYWORDS = {"USES", "LIBS", "EXTRA_SOURCES"}
 # their headers (the crypto seam among them), header-only helpers of core, and
 # core/timestamp (compiled into licensed_signing).
 SIGNING_HEADERS = re.compile(
-    r"^auth/(armour|base64|crypto_primitives|offline_file|request_signature|response_signature"
+    r"^auth/(armour|base64|crypto_primitives|lease_file|offline_file|request_signature"
+    r"|response_signature"
     r"|response_tree)\.h$")
 CLIENT_ALLOWED = re.compile(
     SIGNING_HEADERS.pattern[:-1] + r"|^core/(clock|hex|mutex|text|thread_annotations|timestamp)\.h$")

@@ -9,7 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev sqlite3 curl python3 python3-yaml python3-cryptography
   libcurl4-openssl-dev
   clang-14 libclang-rt-14-dev
-  libhiredis-dev redis-server nginx
+  libhiredis-dev libsodium-dev redis-server nginx
   systemd prometheus
   chromium nodejs
   g++-mingw-w64-x86-64-posix wine wine64 osslsigncode

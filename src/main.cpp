@@ -42,6 +42,7 @@
 #include "ratelimit/reloadable_rate_limiter.h"
 #include "redis/redis_client.h"
 #include "redis/redis_workers.h"
+#include "store/lease_sweep.h"
 #include "store/remembered_nonce_purge.h"
 #include "store/sqlite/sqlite_serve_lock.h"
 #include "store/store.h"
@@ -556,6 +557,9 @@ int serve(const ServeConfig& config, const ServeReread& reread, bool create_stor
   add_webhook_metrics(metrics, webhook_dispatcher->counters(), clock);
   auto webhook_sweep = std::make_unique<PeriodicJob>(
       kWebhookSweepInterval, [&sweep_store, &clock] { sweep_webhooks(sweep_store, clock); });
+  // docs/protocol.md §27: ended leases released with lease.released, once whichever instance
+  // (or checkout) takes them first; a first round now, for those that ended while none ran.
+  auto lease_sweep = std::make_unique<LeaseSweep>(sweep_store, clock, kLeaseSweepInterval);
 
   if (auto kept = add_store_response_keys(response_keys, *store.value(), clock); !kept.ok()) {
     std::cerr << "licensed: cannot keep a response key in the store "
@@ -564,8 +568,9 @@ int serve(const ServeConfig& config, const ServeReread& reread, bool create_stor
     return exit_code_of(kept.error().code, CliStage::kRunning);
   }
   const ResponseSigner response_signer(std::move(response_keys));
-  // Answers waiting for a signature are signed together (docs/protocol.md §13.3); stopped
-  // below once no store thread can hand it an answer any more.
+  // Answers waiting for a signature are signed together (docs/protocol.md §13.3), on the
+  // threads that made them (no thread of its own); stopped below, once no store thread can
+  // hand it an answer any more, so that what a held signer queued is signed.
   BatchSigner batch_signer(response_signer);
   auto trial_key = run_blocking(*store.value(), TxKind::kWrite, [&clock](StoreTx& tx) {
     return stored_trial_key(tx, clock.now_ms());
@@ -741,6 +746,7 @@ int serve(const ServeConfig& config, const ServeReread& reread, bool create_stor
   if (state.same_second_nonces) {
     keep_same_second_nonces(*store.value(), *state.same_second_nonces, clock);
   }
+  lease_sweep.reset();
   webhook_sweep.reset();
   webhook_dispatcher.reset();
   payment_grace_sweep.reset();

@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "load/answer_check.h"
 #include "load/request_signer.h"
 
 namespace licensed::bench {
@@ -99,6 +100,8 @@ class Connection {
   void send_next();
   void on_write(beast::error_code ec);
   void on_read(beast::error_code ec);
+  // Verifies the answer's signature and counts the outcome (a sampled answer).
+  void check_signature(const http::response<http::string_body>& res);
   void fail(const char* where, beast::error_code ec);
   void finish();
   void close_socket();
@@ -121,7 +124,12 @@ class Connection {
 struct LoadThread {
   LoadThread(const LoadConfig& c, RunControl& ctl, const tcp::resolver::results_type& eps,
              const Paths& p)
-      : config(c), control(ctl), endpoints(eps), paths(p), signer(c.key_id, c.secret) {}
+      : config(c),
+        control(ctl),
+        endpoints(eps),
+        paths(p),
+        signer(c.key_id, c.secret),
+        sample(c.verify_every) {}
 
   const LoadConfig& config;
   RunControl& control;
@@ -130,6 +138,8 @@ struct LoadThread {
   net::io_context io{1};
   net::steady_timer watchdog{io};
   RequestSigner signer;
+  AnswerSample sample;
+  std::vector<PinnedResponseKey> pinned;  // the server's published keys
   std::vector<std::unique_ptr<Connection>> connections;
   RunStats stats;  // this thread's alone until it has finished
   SteadyClock::time_point last_answer{};
@@ -137,6 +147,7 @@ struct LoadThread {
   std::atomic<uint64_t> answered{0};
   std::atomic<uint64_t> refused{0};  // non-2xx the scenario does not expect
   std::atomic<uint64_t> transport_failures{0};
+  std::atomic<uint64_t> signature_failures{0};
   size_t connections_done = 0;  // connections that will send nothing more
 };
 
@@ -261,12 +272,33 @@ void Connection::on_read(beast::error_code ec) {
   } else {
     ++stats.warmup_answered;
   }
+  if (thread_.sample.take()) check_signature(res);
   if (!res.keep_alive()) {
     // The server ended the connection after answering: open a new one, as a client would.
     close_socket();
     return connect();
   }
   send_next();
+}
+
+void Connection::check_signature(const http::response<http::string_body>& res) {
+  const auto it = res.find("X-License-Response-Signature");
+  std::optional<std::string_view> header;
+  if (it != res.end()) header = std::string_view(it->value().data(), it->value().size());
+  RunStats& stats = thread_.stats;
+  switch (check_answer_signature(thread_.pinned, header, headers_.signature, res.result_int(),
+                                 res.body())) {
+    case AnswerCheck::kPlain:
+      ++stats.signatures_plain;
+      break;
+    case AnswerCheck::kTree:
+      ++stats.signatures_in_trees;
+      break;
+    case AnswerCheck::kFailed:
+      ++stats.signatures_failed;
+      thread_.signature_failures.fetch_add(1, std::memory_order_relaxed);
+      break;
+  }
 }
 
 void Connection::fail(const char* where, beast::error_code ec) {
@@ -344,6 +376,41 @@ void send_and_check(net::io_context& io, beast::tcp_stream& stream, const LoadCo
   }
 }
 
+// GET /api/v1/license/public-keys: the keys the sampled answers are verified with.
+std::vector<PinnedResponseKey> fetch_public_keys(const LoadConfig& config,
+                                                 const tcp::resolver::results_type& endpoints) {
+  net::io_context io;
+  beast::tcp_stream stream(io);
+  beast::error_code result;
+  stream.expires_after(config.timeout);
+  stream.async_connect(endpoints, [&](beast::error_code ec, const tcp::endpoint&) { result = ec; });
+  run_until_done(io, result);
+  const std::string path = config.target.path_prefix + "/api/v1/license/public-keys";
+  http::request<http::empty_body> req{http::verb::get, path, 11};
+  req.set(http::field::host, config.target.host + ":" + std::to_string(config.target.port));
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  stream.expires_after(config.timeout);
+  http::async_write(stream, req, [&](beast::error_code ec, size_t) {
+    if (ec) {
+      result = ec;
+      return;
+    }
+    http::async_read(stream, buffer, res, [&](beast::error_code ec, size_t) { result = ec; });
+  });
+  run_until_done(io, result);
+  auto pinned = res.result_int() == 200
+                    ? pinned_keys_of(res.body())
+                    : Result<std::vector<PinnedResponseKey>>(Error::invalid_argument(
+                          "publicKeys", fmt::format("{} answered {}", path, res.result_int())));
+  if (!pinned.ok()) {
+    throw std::runtime_error(
+        fmt::format("no response keys to verify answers with ({}); --verify-every 0 checks none",
+                    pinned.error().message));
+  }
+  return std::move(pinned.value());
+}
+
 void prepare(const LoadConfig& config, const tcp::resolver::results_type& endpoints,
              const Paths& paths) {
   RequestSigner signer(config.key_id, config.secret);
@@ -373,11 +440,13 @@ void prepare(const LoadConfig& config, const tcp::resolver::results_type& endpoi
 
 std::string progress_line(double elapsed, double warmup, uint64_t answered_now,
                           uint64_t answered_before, double interval, uint64_t refused,
-                          uint64_t transport) {
-  return fmt::format("[{:5.1f} s]{} {:8.0f} req/s  {:10} answered  {} refused  {} transport errors",
-                     elapsed, elapsed <= warmup ? " warm-up" : "",
-                     static_cast<double>(answered_now - answered_before) / interval, answered_now,
-                     refused, transport);
+                          uint64_t transport, uint64_t unverified) {
+  return fmt::format(
+      "[{:5.1f} s]{} {:8.0f} req/s  {:10} answered  {} refused  {} transport errors{}", elapsed,
+      elapsed <= warmup ? " warm-up" : "",
+      static_cast<double>(answered_now - answered_before) / interval, answered_now, refused,
+      transport,
+      unverified > 0 ? fmt::format("  {} SIGNATURES NOT VERIFIED", unverified) : std::string());
 }
 
 }  // namespace
@@ -394,7 +463,9 @@ RunSummary run_load(const LoadConfig& config) {
         fmt::format("cannot resolve {}: {}", config.target.host, ec.message()));
   }
   const Paths paths(config.target.path_prefix);
+  std::vector<PinnedResponseKey> pinned;
   try {
+    if (config.verify_every > 0) pinned = fetch_public_keys(config, endpoints);
     prepare(config, endpoints, paths);
   } catch (const boost::system::system_error& e) {
     throw std::runtime_error(fmt::format("cannot reach {}:{}: {}", config.target.host,
@@ -406,6 +477,7 @@ RunSummary run_load(const LoadConfig& config) {
   std::vector<std::unique_ptr<LoadThread>> loads;
   for (size_t t = 0; t < threads; ++t) {
     loads.push_back(std::make_unique<LoadThread>(config, control, endpoints, paths));
+    loads.back()->pinned = pinned;
   }
   for (size_t c = 0; c < config.connections; ++c) {
     LoadThread& load = *loads[c % threads];
@@ -439,14 +511,16 @@ RunSummary run_load(const LoadConfig& config) {
     const auto now = SteadyClock::now();
     const double interval = std::chrono::duration<double>(now - last_tick).count();
     if (interval < 1.0 || !config.progress) continue;
-    uint64_t answered = 0, refused = 0, transport = 0;
+    uint64_t answered = 0, refused = 0, transport = 0, unverified = 0;
     for (const auto& load : loads) {
       answered += load->answered.load(std::memory_order_relaxed);
       refused += load->refused.load(std::memory_order_relaxed);
       transport += load->transport_failures.load(std::memory_order_relaxed);
+      unverified += load->signature_failures.load(std::memory_order_relaxed);
     }
     config.progress(progress_line(std::chrono::duration<double>(now - start).count(), warmup_s,
-                                  answered, last_answered, interval, refused, transport));
+                                  answered, last_answered, interval, refused, transport,
+                                  unverified));
     last_tick = now;
     last_answered = answered;
   }
@@ -458,6 +532,7 @@ RunSummary run_load(const LoadConfig& config) {
                                config.target.path_prefix);
   summary.connections = config.connections;
   summary.threads = threads;
+  summary.verify_every = config.verify_every;
   summary.warmup_seconds = warmup_s;
   SteadyClock::time_point last_answer = control.measure_from;
   for (const auto& load : loads) {

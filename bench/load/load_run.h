@@ -36,16 +36,21 @@ struct LoadConfig {
   std::chrono::nanoseconds warmup{0};
   std::chrono::nanoseconds timeout = std::chrono::seconds(10);  // per connect, write, read
   std::string run_id;  // keeps machine ids distinct across runs
+  // Every Nth answer's signature is verified (load/answer_check.h) against the keys the
+  // server publishes, fetched before the run; 0: none (a server that does not sign, as
+  // nginx in a ceiling run).
+  uint64_t verify_every = 64;
   // Called about once a second while the run goes on (on the calling thread).
   std::function<void(const std::string& line)> progress;
   // Polled as often; true ends the run early (Ctrl-C), with a report of what was done.
   std::function<bool()> interrupted;
 };
 
-// Sends each connection's preparation request (docs/protocol.md §7: activating the machine
-// the scenario then heartbeats or reads) over one plain connection, then runs the load.
-// Throws std::runtime_error when the target cannot be reached or a preparation request
-// is refused: there is nothing to measure then.
+// Fetches the server's published response keys (GET /api/v1/license/public-keys) when
+// answers are to be verified, then sends each connection's preparation request (docs/protocol.md
+// §7: activating the machine the scenario then heartbeats or reads) over one plain connection, then
+// runs the load. Throws std::runtime_error when the target cannot be reached, publishes no key to
+// verify with, or a preparation request is refused: there is nothing to measure then.
 RunSummary run_load(const LoadConfig& config);
 
 }  // namespace licensed::bench

@@ -28,6 +28,7 @@ using namespace licensed::bench;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitNothingAnswered = 3;  // the run ended without one good answer
+constexpr int kExitUnverified = 4;       // a sampled answer's signature did not verify
 
 std::atomic<bool> g_interrupted{false};
 
@@ -103,6 +104,7 @@ int main(int argc, char** argv) {
   ActivationSeed activation_seed;
   bool json = false;
   bool quiet = false;
+  uint64_t verify_every = 64;
 
   app.add_option("--url", url,
                  "base URL, http://HOST:PORT[/PREFIX] (default http://127.0.0.1:8080)");
@@ -138,6 +140,9 @@ int main(int argc, char** argv) {
   app.add_option("--machines-per-license", activation_seed.per_license,
                  "--seed-activations' machines on each license (default 10)")
       ->check(CLI::Range(1, 1000000));
+  app.add_option("--verify-every", verify_every,
+                 "verify every Nth answer's signature with the server's published keys; 0: "
+                 "none, as against a server that does not sign (default 64)");
   app.add_flag("--json", json, "print the report as one JSON object on stdout");
   app.add_flag("-q,--quiet", quiet, "no progress lines on stderr");
   CLI11_PARSE(app, argc, argv);
@@ -191,6 +196,7 @@ int main(int argc, char** argv) {
   config.warmup = *warmup;
   config.timeout = *timeout;
   config.run_id = random_run_id();
+  config.verify_every = verify_every;
 
   try {
     const SeedPlan plan = seed_plan(*scenario, connections, licenses, hot_max);
@@ -226,5 +232,10 @@ int main(int argc, char** argv) {
     std::cout << text_report(summary);
   }
   const RunStats& st = summary.stats;
+  if (st.signatures_failed > 0) {
+    std::cerr << "licensed-bench: " << st.signatures_failed
+              << " sampled answer(s) carry a signature that does not verify\n";
+    return kExitUnverified;
+  }
   return st.ok + st.expected_refusals + st.warmup_answered > 0 ? 0 : kExitNothingAnswered;
 }

@@ -39,6 +39,9 @@ void RunStats::merge(const RunStats& o) {
   add_all(errors, o.errors);
   add_all(transport_errors, o.transport_errors);
   warmup_answered += o.warmup_answered;
+  signatures_plain += o.signatures_plain;
+  signatures_in_trees += o.signatures_in_trees;
+  signatures_failed += o.signatures_failed;
 }
 
 double RunSummary::throughput() const {
@@ -71,6 +74,15 @@ std::string text_report(const RunSummary& s) {
   for (const auto& [status, n] : st.by_status) out += fmt::format(" {}: {}", status, n);
   out += "\n";
   for (const auto& [what, n] : st.errors) out += fmt::format("error        {}: {}\n", what, n);
+  if (s.verify_every == 0) {
+    out += "signatures   not checked\n";
+  } else {
+    out += fmt::format(
+        "signatures   {} checked (every {}th answer): {} verified ({} in trees), {} failed{}\n",
+        st.signatures_plain + st.signatures_in_trees + st.signatures_failed, s.verify_every,
+        st.signatures_plain + st.signatures_in_trees, st.signatures_in_trees, st.signatures_failed,
+        st.signatures_failed > 0 ? "  <- ANSWERS THAT DO NOT VERIFY" : "");
+  }
   if (st.transport_errors.empty()) out += "transport    no errors\n";
   for (const auto& [what, n] : st.transport_errors) {
     out += fmt::format("transport    {}: {}\n", what, n);
@@ -110,6 +122,12 @@ boost::json::object json_report(const RunSummary& s) {
   out["errors"] = std::move(errors);
   out["transport"] = std::move(transport);
   out["warmupAnswered"] = st.warmup_answered;
+  out["signatures"] = boost::json::object{
+      {"every", s.verify_every},
+      {"checked", st.signatures_plain + st.signatures_in_trees + st.signatures_failed},
+      {"verified", st.signatures_plain + st.signatures_in_trees},
+      {"verifiedInTrees", st.signatures_in_trees},
+      {"failed", st.signatures_failed}};
   return out;
 }
 

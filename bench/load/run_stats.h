@@ -23,6 +23,11 @@ struct RunStats {
   // Failures below HTTP (connect, write, read, timeout) by "where: what".
   std::map<std::string, uint64_t> transport_errors;
   uint64_t warmup_answered = 0;  // answered during the warm-up, not in the figures
+  // Sampled answers whose signature was checked (load/answer_check.h), warm-up included:
+  // verified in the plain form, verified as part of a tree, or not verified.
+  uint64_t signatures_plain = 0;
+  uint64_t signatures_in_trees = 0;
+  uint64_t signatures_failed = 0;
 
   uint64_t transport_error_count() const;
   void merge(const RunStats& other);
@@ -33,6 +38,7 @@ struct RunSummary {
   std::string target;  // http://host:port
   size_t connections = 0;
   size_t threads = 0;
+  uint64_t verify_every = 0;  // every Nth answer's signature was checked; 0: none
   double warmup_seconds = 0;
   double measured_seconds = 0;  // from the end of the warm-up to the last answer
   RunStats stats;

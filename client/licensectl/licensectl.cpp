@@ -23,6 +23,7 @@ namespace json = boost::json;
 
 struct Options {
   std::string url, key_id, secret, license_key, machine_id, machine_name, public_key, vendor;
+  std::string offline_dir;
   std::string timeout = "10s";
   std::string every;
   bool json = false;
@@ -50,7 +51,12 @@ void print_human(std::string_view command, const Answer& a, const std::string& m
     if (a.trial) line += ", trial " + a.license_key;
     if (a.days_left) line += ", " + std::to_string(*a.days_left) + " days left";
     if (const auto c = count_text(a); !c.empty()) line += ", " + c + " activated";
+    if (a.source == Source::kLease && a.valid_until) {
+      line += ", borrowed seat until " + format_timestamp(*a.valid_until * 1000) +
+              " (lease file; the server was not reached)";
+    }
     std::cout << line << " (machine " << machine_id << ")\n";
+    if (!a.warning.empty()) std::cerr << "licensectl: " << command << ": " << a.warning << "\n";
     return;
   }
   std::string line = "licensectl: " + std::string(command) + ": ";
@@ -60,6 +66,11 @@ void print_human(std::string_view command, const Answer& a, const std::string& m
       if (a.license_status) line += " (status " + *a.license_status + ")";
       break;
     case Outcome::kLimitReached:
+      if (a.code == 1710) {
+        line += "every concurrent seat is in use; retry in " +
+                std::to_string(a.retry_after_seconds) + " s";
+        break;
+      }
       line += "machine cap reached (" + count_text(a) + ")";
       if (a.dashboard_url) line += "; free a slot at " + *a.dashboard_url;
       break;
@@ -76,6 +87,15 @@ void print_human(std::string_view command, const Answer& a, const std::string& m
 }
 
 void print_json(const Answer& a) {
+  if (a.source == Source::kLease) {
+    // Not the server's answer: what the installed lease file says (its signed payload).
+    boost::system::error_code ec;
+    json::object o{{"ok", true}, {"valid", true}, {"source", "lease"}};
+    if (a.valid_until) o["validUntil"] = format_timestamp(*a.valid_until * 1000);
+    o["lease"] = json::parse(a.body, ec);
+    std::cout << json::serialize(o) << "\n";
+    return;
+  }
   if (!a.body.empty()) {
     std::cout << a.body << "\n";
     return;
@@ -113,6 +133,22 @@ int heartbeat_loop(Client& client, std::chrono::milliseconds every, const Option
     if (code != 0 && a.outcome != Outcome::kUnavailable) return code;
     if (stop.wait(every)) return 0;
   }
+}
+
+// checkout --every: takes the seat, renews it every period until asked to stop (SIGTERM or
+// SIGINT), then checks it in (docs/protocol.md §27), so a CI job holds one of N seats for
+// exactly as long as it runs. 1710 (every seat taken) exits 4 at once; a transient failure
+// does not end the job (the lease lasts leaseTtl; the next period tries again).
+int checkout_loop(Client& client, const std::string& session, std::chrono::milliseconds every,
+                  const Options& o) {
+  StopRequests stop;
+  for (;;) {
+    const Answer a = client.checkout(session);
+    const int code = report("checkout", a, o, client.machine_id());
+    if (code != 0 && a.outcome != Outcome::kUnavailable) return code;
+    if (stop.wait(every)) break;
+  }
+  return report("checkin", client.checkin(session), o, client.machine_id());
 }
 
 // The offline commands' files (docs/protocol.md §21): written whole, read whole.
@@ -274,6 +310,10 @@ int run_licensectl(int argc, char** argv) {
                  "pinned response key: Ed25519 (base64 of the raw 32 bytes) or P-256 for ES256 "
                  "answers (base64 of the 65-byte uncompressed point), or a PEM file of either")
       ->envname("LICENSE_PUBLIC_KEY");
+  app.add_option("--offline-dir", o.offline_dir,
+                 "where activation and lease files are installed and read (default: the "
+                 "vendor's machine-wide directory, as the SDK)")
+      ->envname("LICENSE_OFFLINE_DIR");
   app.add_option("--timeout", o.timeout, "bounds the whole command, retries included")
       ->capture_default_str();
   app.add_flag("--json", o.json, "print the server's JSON answer");
@@ -286,6 +326,17 @@ int run_licensectl(int argc, char** argv) {
   status->add_option("--require-entitlement", required_entitlements,
                      "exit 3 unless this entitlement is active (repeatable)");
   CLI::App* deactivate = app.add_subcommand("deactivate", "release this machine's slot");
+  std::string session, borrow;
+  CLI::App* checkout =
+      app.add_subcommand("checkout", "take (or renew) a concurrent seat (docs/protocol.md §27)");
+  checkout->add_option("--session", session, "the session id (default: the machine id)");
+  checkout->add_option("--every", o.every,
+                       "renew every DURATION until SIGTERM or SIGINT, then check in");
+  checkout->add_option("--borrow", borrow,
+                       "borrow the seat for DURATION (e.g. 3d) and install its lease file "
+                       "(needs --public-key)");
+  CLI::App* checkin = app.add_subcommand("checkin", "give the concurrent seat back");
+  checkin->add_option("--session", session, "the session id (default: the machine id)");
   std::string trial_product;
   CLI::App* trial = app.add_subcommand("trial", "start (or find) this machine's trial");
   trial->add_option("--product", trial_product, "the product's slug")->required();
@@ -340,6 +391,7 @@ int run_licensectl(int argc, char** argv) {
       off.submit->parsed() || off.verify->parsed() || off.deactivate->parsed();
   if (needs_no_license_key && o.license_key.empty()) config.license_key = "-";
   config.vendor = o.vendor;
+  if (!o.offline_dir.empty()) config.offline_dir = path_from_utf8(o.offline_dir);
   config.key_id = o.key_id;
   config.secret = o.secret;
   if (!o.license_key.empty()) config.license_key = o.license_key;
@@ -367,6 +419,11 @@ int run_licensectl(int argc, char** argv) {
   }
   if (status->parsed()) {
     Answer a = client->status();
+    // The server out of reach: a borrowed seat's lease file on this computer answers, as it
+    // answers the SDK's start-up check (docs/protocol.md §27), source lease.
+    if (a.outcome == Outcome::kUnavailable && !a.bound_to_dash) {
+      if (auto lease = client->lease_answer()) a = std::move(*lease);
+    }
     for (const auto& code : required_entitlements) {
       if (a.ok() && !a.has_entitlement(code)) {
         a.outcome = Outcome::kNotUsable;
@@ -376,6 +433,19 @@ int run_licensectl(int argc, char** argv) {
     }
     return report("status", a, o, client->machine_id());
   }
+  if (checkout->parsed()) {
+    if (every && !borrow.empty()) return usage("checkout: --every and --borrow do not go together");
+    if (every) return checkout_loop(*client, session, *every, o);
+    const Answer a = client->checkout(session, borrow);
+    const int code = report("checkout", a, o, client->machine_id());
+    if (a.ok() && !borrow.empty() && a.warning.empty() && !o.json) {
+      std::cout << "checkout: lease file installed at " << client->lease_file_path().string()
+                << "\n";
+    }
+    return code;
+  }
+  if (checkin->parsed())
+    return report("checkin", client->checkin(session), o, client->machine_id());
   if (trial->parsed()) return report("trial", client->start_trial(), o, client->machine_id());
   if (deactivate->parsed()) {
     return report("deactivate", client->deactivate(), o, client->machine_id());

@@ -19,6 +19,7 @@ Outcome outcome_of_code(int code) {
     case 1712:  // this email already had a trial of the product
       return Outcome::kNotUsable;
     case 1705:
+    case 1710:  // every concurrent seat is taken (docs/protocol.md §27)
       return Outcome::kLimitReached;
     case 1706:
     case 1708:

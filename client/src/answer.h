@@ -31,8 +31,8 @@ enum class Outcome : int {
 };
 
 // The numbers are the C ABI's lc_source. kOffline: an installed activation file (docs/protocol.md
-// §21.8); kLease (a borrowed lease file) is the contract's name for answers this SDK does not make
-// yet.
+// §21.8); kLease: an installed lease file of a borrowed seat (docs/protocol.md §27,
+// borrowed_lease.cpp).
 enum class Source { kNone = 0, kNetwork = 1, kCache = 2, kOffline = 3, kLease = 4 };
 
 struct Answer {
@@ -70,8 +70,9 @@ struct Answer {
   std::optional<int64_t> expires_at;  // Unix seconds
   std::optional<int64_t> days_left;
   // Offline activation (docs/protocol.md §21): the armoured text of a request or deactivation file
-  // the call wrote, and, for an answer from an activation file, a warning from 14 days before the
-  // file's end ("" otherwise).
+  // the call wrote (or of the lease file a borrowing checkout answered), and, for an answer from
+  // an activation file, a warning from 14 days before the file's end (from a lease file, from 24 h
+  // before its end; for a borrowing checkout, why its lease file was not installed; "" otherwise).
   std::string file_text;
   std::string warning;
 

@@ -17,6 +17,7 @@
 #include "license_client.h"
 #include "license_client/license_client.h"
 #include "platform/user_dirs.h"
+#include "seat_session.h"
 
 struct lc_result {
   licensed::client::Answer answer;
@@ -105,6 +106,10 @@ struct lc_call {
   std::shared_ptr<AsyncCall> call;
 };
 
+struct lc_seat {
+  std::unique_ptr<licensed::client::SeatSession::Handle> handle;
+};
+
 namespace {
 
 // sizeof(lc_options) as the first SDK shipped it: up to grace_seconds.
@@ -155,6 +160,19 @@ lc_status run(lc_client* c, Answer (Client::*call)(std::stop_token), lc_result**
   try {
     const BlockingCall counted(c);
     return give(((*c->client).*call)(c->stop.get_token()), result);
+  } catch (...) {
+    return LC_UNAVAILABLE;
+  }
+}
+
+// A call on the network with arguments of its own: `fn(client, stop)`.
+template <class Fn>
+lc_status run_with(lc_client* c, lc_result** result, Fn fn) {
+  if (result != nullptr) *result = nullptr;
+  if (c == nullptr || !c->client) return LC_USAGE;
+  try {
+    const BlockingCall counted(c);
+    return give(fn(*c->client, c->stop.get_token()), result);
   } catch (...) {
     return LC_UNAVAILABLE;
   }
@@ -295,6 +313,53 @@ lc_status lc_heartbeat(lc_client* c, lc_result** r) {
 lc_status lc_status_check(lc_client* c, lc_result** r) {
   return run(c, &Client::status, r);
 }
+lc_seat* lc_seat_join(lc_client* c, lc_seat_lost_callback on_lost, void* user_data) {
+  if (c == nullptr || !c->client) return nullptr;
+  try {
+    licensed::client::SeatSession::LostSeat lost;
+    if (on_lost != nullptr) {
+      lost = [on_lost, user_data](const Answer& why) {
+        const lc_result r{why};
+        on_lost(user_data, &r);
+      };
+    }
+    return new lc_seat{licensed::client::SeatSession::join(c->client, std::move(lost))};
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+int lc_seat_state(const lc_seat* seat) {
+  return seat != nullptr ? static_cast<int>(seat->handle->session().state()) : 0;
+}
+
+void lc_seat_leave(lc_seat* seat) {
+  delete seat;
+}
+
+lc_status lc_seat_borrow(lc_client* c, const char* duration, lc_result** r) {
+  if (duration == nullptr || *duration == '\0') return run(nullptr, nullptr, r);
+  const std::string borrow_for(duration);
+  return run_with(c, r, [&borrow_for](Client& client, std::stop_token stop) {
+    return client.checkout("", borrow_for, std::move(stop));
+  });
+}
+lc_status lc_seat_return(lc_client* c, lc_result** r) {
+  return run_with(c, r, [](Client& client, std::stop_token stop) {
+    return client.checkin("", std::move(stop));
+  });
+}
+lc_status lc_lease_install_file(lc_client* c, const char* path, lc_result** r) {
+  if (path == nullptr) return run(nullptr, nullptr, r);
+  return run_offline(c, r, [path](Client& client) {
+    return client.install_lease_file_from(licensed::client::path_from_utf8(path));
+  });
+}
+lc_status lc_lease_install_text(lc_client* c, const char* text, lc_result** r) {
+  if (text == nullptr) return run(nullptr, nullptr, r);
+  return run_offline(c, r, [text](Client& client) { return client.install_lease_file(text); });
+}
+
 lc_status lc_deactivate(lc_client* c, lc_result** r) {
   return run(c, &Client::deactivate, r);
 }

@@ -443,9 +443,43 @@ Answer Client::deactivate(std::stop_token stop) {
   SignedAnswer signed_answer;
   const uint64_t asked_at = machine_changes();
   Answer a = call("deactivate", body(false), config_.timeout, &signed_answer, std::move(stop));
-  if (a.ok() || a.code == 1707) activated_ = false;
+  if (a.ok() || a.code == 1707) {
+    activated_ = false;
+    // The server released this machine's leases, a borrowed one included (docs/protocol.md
+    // §27): its lease file no longer stands for a seat here.
+    remove_lease_file_of(std::nullopt);
+  }
   keep_or_drop("deactivate", a, signed_answer, asked_at);
   if (a.ok()) forget_startup_answer();
+  explain(a);
+  return a;
+}
+
+std::string Client::seat_body(const std::string& session_id, const std::string& borrow_for) const {
+  json::object o;
+  o["licenseKey"] = config_.license_key;
+  o["machineId"] = config_.machine_id;
+  if (!session_id.empty()) o["sessionId"] = session_id;
+  if (!borrow_for.empty()) o["borrowFor"] = borrow_for;
+  return json::serialize(o);
+}
+
+// Seats never touch the answer cache: a lease answer allows use only until the lease ends
+// (docs/protocol.md §21), and a borrowed seat is used offline through its lease file.
+Answer Client::checkout(const std::string& session_id, const std::string& borrow_for,
+                        std::stop_token stop) {
+  Answer a = call("checkout", seat_body(session_id, borrow_for), config_.timeout, nullptr,
+                  std::move(stop));
+  if (a.ok() && !borrow_for.empty()) install_borrowed_lease(a);
+  explain(a);
+  return a;
+}
+
+Answer Client::checkin(const std::string& session_id, std::stop_token stop) {
+  // The local file goes first (as an offline deactivation deletes the activation file
+  // first): a server that cannot be reached must not leave the borrowed seat usable here.
+  remove_lease_file_of(session_id);
+  Answer a = call("checkin", seat_body(session_id, ""), config_.timeout, nullptr, std::move(stop));
   explain(a);
   return a;
 }

@@ -94,6 +94,19 @@ class Client : public std::enable_shared_from_this<Client> {
   Answer heartbeat(std::stop_token stop = {});
   Answer status(std::stop_token stop = {});
   Answer deactivate(std::stop_token stop = {});
+  // Concurrent seats (docs/protocol.md §27): takes or renews the lease of this machine and
+  // `session_id` ("" => the machine id: one seat per machine); with `borrow_for` (a
+  // DURATION such as "3d") the answer's body carries the signed leaseFile. 1710 (every
+  // seat taken) is kLimitReached with retry_after_seconds until the earliest lease ends.
+  // With `borrow_for`, a 200's leaseFile is also verified and installed (install_lease_file)
+  // and its text is in the answer's `file_text`; a file that cannot be installed leaves the
+  // answer a success with the reason in `warning`.
+  Answer checkout(const std::string& session_id, const std::string& borrow_for = "",
+                  std::stop_token stop = {});
+  // Gives the lease back (`released` in the body says whether one was held). When the
+  // installed lease file was borrowed under this session, it is deleted FIRST, whatever the
+  // server then answers: the seat is given back on this computer at once.
+  Answer checkin(const std::string& session_id, std::stop_token stop = {});
   // Starts this machine's trial of the configured product (docs/protocol.md §20), or finds
   // the one it already had: the answer carries `trial`, `license_key` (keep it: it is the
   // key to configure from then on) and `days_left`. Needs `product`; the license key may
@@ -108,6 +121,10 @@ class Client : public std::enable_shared_from_this<Client> {
   //    `retry_after_failure`. `source` says where the answer came from.
   // 4. with no answer from 1-3, a cached signed answer whose license `expiresAt` has
   //    passed answers kNotUsable, license status EXPIRED, source cache (never usable).
+  // Before 2, a valid installed activation file (source offline), then a valid installed
+  // lease file of a borrowed seat (source lease), answer with no network and start none:
+  // the machine is offline on purpose, and the file holds until its expiresAt whatever
+  // the server would say (docs/protocol.md §21.8, §27).
   Answer check_at_startup(std::stop_token stop = {});
   // What the process and the cache know, without any network and without waiting: for
   // a plugin's constructor and a host's plugin scan. An answer nobody has yet is
@@ -137,6 +154,21 @@ class Client : public std::enable_shared_from_this<Client> {
   // Where this license's activation file is (when installed) or would be installed.
   std::filesystem::path activation_file_path() const;
 
+  // Borrowed seats (docs/protocol.md §27; borrowed_lease.cpp). None touches the network.
+  // Verifies a LICENSE LEASE file (armoured text, as a borrowing checkout answered it)
+  // against the pinned key (its own prefix v1-lease-file), this machine, license and
+  // product and the clock, and installs it beside the activation files (the machine-wide
+  // directory, offline_dirs), replacing this license's previous one. kNotUsable with the
+  // reason when it is not valid here; kUsage without a pinned key.
+  Answer install_lease_file(std::string_view text);
+  Answer install_lease_file_from(const std::filesystem::path& path);
+  // The installed lease file's answer when it is valid now (source lease, valid_until its
+  // expiresAt), else nullopt (no file, no pinned key, or a file not valid here: edited,
+  // another machine's, expired, the clock set back).
+  std::optional<Answer> lease_answer() const;
+  // Where this license's lease file is (when installed) or would be installed.
+  std::filesystem::path lease_file_path() const;
+
   // Waits until no start-up check of this client is on the network (for tests and an
   // orderly shutdown); true when none is.
   bool wait_for_background(std::chrono::milliseconds timeout);
@@ -154,6 +186,7 @@ class Client : public std::enable_shared_from_this<Client> {
   explicit Client(ClientConfig config);
 
   std::string body(bool with_name) const;
+  std::string seat_body(const std::string& session_id, const std::string& borrow_for) const;
   // Sends `body` to /api/v1/license/<endpoint> until an answer that is not transient or
   // the budget is spent. `signed_out` receives the last verified 200 answer.
   Answer call(std::string_view endpoint, const std::string& body, std::chrono::milliseconds budget,
@@ -196,6 +229,24 @@ class Client : public std::enable_shared_from_this<Client> {
   // The installed activation file's text and path, whichever directory holds it.
   std::optional<std::pair<std::string, std::filesystem::path>> installed_activation_file() const;
   std::vector<std::filesystem::path> offline_dirs() const;
+  // An installed file of this license named `name` (an activation or lease file), whichever
+  // offline directory holds it; nullopt without a license key or file (installed_files.cpp).
+  std::optional<std::pair<std::string, std::filesystem::path>> installed_file(
+      const std::string& name) const;
+  // Where that file is, or would be installed.
+  std::filesystem::path installed_file_path(const std::string& name) const;
+  // Writes a verified file's `text` as `name` into the first offline directory that takes
+  // it and makes the next start-up check read it; false when none did (cannot_install).
+  bool install_verified_file(const std::string& name, std::string_view text, int64_t now);
+  Answer cannot_install(std::string_view what) const;
+  // The installed lease file's text and path, whichever directory holds it.
+  std::optional<std::pair<std::string, std::filesystem::path>> installed_lease_file() const;
+  // Deletes the installed lease file when it was borrowed under `session_id` ("" => the
+  // machine id); true when one was deleted.
+  // nullopt: whatever its session (the machine itself was deactivated).
+  bool remove_lease_file_of(const std::optional<std::string>& session_id);
+  // A borrowing checkout's 200: its leaseFile into `file_text`, installed (or `warning`).
+  void install_borrowed_lease(Answer& a);
   // The latest of the local clock and every time this client has seen (§15).
   int64_t trusted_now() const;
 

@@ -13,6 +13,7 @@
 #include "auth/request_signature.h"
 #include "core/text.h"
 #include "core/timestamp.h"
+#include "installed_files.h"
 #include "license_client.h"
 #include "platform/private_file.h"
 
@@ -22,16 +23,6 @@ namespace {
 
 // A warning from this long before the file's end (docs/protocol.md §21.8).
 constexpr int64_t kRenewWarningSeconds = 14 * 24 * 60 * 60;
-// An activation file is small; anything far larger is not one (and is not read whole).
-constexpr uintmax_t kMaxFileBytes = kMaxArmouredBytes;
-
-Answer failure(Outcome outcome, std::string error, std::string message) {
-  Answer a;
-  a.outcome = outcome;
-  a.error = std::move(error);
-  a.message = std::move(message);
-  return a;
-}
 
 // A request file (no `activation_id`) or a deactivation file of this machine, signed at
 // `timestamp` with a fresh nonce; a failure when there is no nonce or (a deactivation) the
@@ -40,8 +31,8 @@ Answer signed_offline_file(const ClientConfig& config, int64_t timestamp,
                            std::optional<std::string> activation_id) {
   const std::string nonce = random_128_bit_hex();
   if (nonce.empty()) {
-    return failure(Outcome::kUnavailable, "RANDOM",
-                   "the system's random number generator failed (no nonce to sign with)");
+    return local_failure(Outcome::kUnavailable, "RANDOM",
+                         "the system's random number generator failed (no nonce to sign with)");
   }
   const bool deactivation = activation_id.has_value();
   const OfflineRequestInput input{config.key_id,           config.secret, config.license_key,
@@ -52,17 +43,10 @@ Answer signed_offline_file(const ClientConfig& config, int64_t timestamp,
   a.license_key = config.license_key;
   a.file_text = deactivation ? write_deactivation_file(input) : write_request_file(input);
   if (a.file_text.empty()) {
-    return failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
-                   "the activation file's id is not one the license server issues");
+    return local_failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
+                         "the activation file's id is not one the license server issues");
   }
   return a;
-}
-
-std::optional<std::string> read_small_file(const std::filesystem::path& path) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec || size > kMaxFileBytes) return std::nullopt;
-  return read_whole_file(path);
 }
 
 // One file per license key, named by a hash of it (lowercase): several products and
@@ -110,26 +94,17 @@ std::vector<std::filesystem::path> Client::offline_dirs() const {
 }
 
 std::filesystem::path Client::activation_file_path() const {
-  const std::string name = activation_file_name(config_.license_key);
-  if (const auto installed = installed_activation_file()) return installed->second;
-  const auto dirs = offline_dirs();
-  return dirs.empty() ? std::filesystem::path(name) : dirs.front() / name;
+  return installed_file_path(activation_file_name(config_.license_key));
 }
 
 std::optional<std::pair<std::string, std::filesystem::path>> Client::installed_activation_file()
     const {
-  if (config_.license_key.empty()) return std::nullopt;
-  const std::string name = activation_file_name(config_.license_key);
-  for (const auto& dir : offline_dirs()) {
-    const std::filesystem::path path = dir / name;
-    if (auto text = read_small_file(path)) return std::make_pair(std::move(*text), path);
-  }
-  return std::nullopt;
+  return installed_file(activation_file_name(config_.license_key));
 }
 
 Answer Client::write_offline_request() {
   if (config_.license_key.empty()) {
-    return failure(Outcome::kUsage, "USAGE", "an activation request needs the license key");
+    return local_failure(Outcome::kUsage, "USAGE", "an activation request needs the license key");
   }
   return signed_offline_file(config_, config_.clock->now_seconds() + clock_offset_seconds(),
                              std::nullopt);
@@ -137,43 +112,34 @@ Answer Client::write_offline_request() {
 
 Answer Client::install_activation_file(std::string_view text) {
   if (pinned_.empty()) {
-    return failure(Outcome::kUsage, "NO_PUBLIC_KEY",
-                   "an activation file can be checked only with a pinned public key "
-                   "(public_key)");
+    return local_failure(Outcome::kUsage, "NO_PUBLIC_KEY",
+                         "an activation file can be checked only with a pinned public key "
+                         "(public_key)");
   }
   const int64_t now = config_.clock->now_seconds();
   const ActivationFileRead read = verify_activation_file(
       text, pinned_,
       {config_.machine_id, config_.product, config_.license_key, now, cache_.latest_time()});
   if (read.problem != ActivationFileProblem::kNone || !read.file) {
-    Answer a = failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
-                       activation_file_problem_message(read.problem));
+    Answer a = local_failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
+                             activation_file_problem_message(read.problem));
     a.server_message = activation_file_problem_name(read.problem);
     return a;
   }
   // Install the text as received: what is read back is exactly what was verified.
-  const std::string name = activation_file_name(config_.license_key);
-  for (const auto& dir : offline_dirs()) {
-    if (!make_shared_dir(dir)) continue;
-    if (replace_shared_file(dir / name, std::string(text))) {
-      cache_.remember_time(now);
-      forget_startup_answer();  // the next check reads the file
-      Answer a = answer_from(*read.file, std::max(now, cache_.latest_time().value_or(now)));
-      a.file_text = std::string(text);
-      return a;
-    }
+  if (!install_verified_file(activation_file_name(config_.license_key), text, now)) {
+    return cannot_install("the activation file");
   }
-  return failure(Outcome::kUnavailable, "CANNOT_WRITE",
-                 "the activation file could not be written to " +
-                     (offline_dirs().empty() ? std::string("any directory")
-                                             : offline_dirs().front().string()));
+  Answer a = answer_from(*read.file, std::max(now, cache_.latest_time().value_or(now)));
+  a.file_text = std::string(text);
+  return a;
 }
 
 Answer Client::install_activation_file_from(const std::filesystem::path& path) {
   const auto text = read_small_file(path);
   if (!text) {
-    return failure(Outcome::kUsage, "CANNOT_READ",
-                   "the activation file " + path.string() + " cannot be read");
+    return local_failure(Outcome::kUsage, "CANNOT_READ",
+                         "the activation file " + path.string() + " cannot be read");
   }
   return install_activation_file(*text);
 }
@@ -195,8 +161,8 @@ std::optional<Answer> Client::offline_answer() const {
 Answer Client::submit_offline_file(std::string_view armoured, std::stop_token stop) {
   const auto request = read_offline_request(armoured);
   if (!request) {
-    return failure(Outcome::kUsage, "NOT_AN_OFFLINE_REQUEST",
-                   "this is neither an activation request file nor a deactivation file");
+    return local_failure(Outcome::kUsage, "NOT_AN_OFFLINE_REQUEST",
+                         "this is neither an activation request file nor a deactivation file");
   }
   const bool deactivation = request->kind == OfflineFileKind::kDeactivation;
   boost::json::object body;
@@ -222,20 +188,21 @@ Answer Client::submit_offline_file(std::string_view armoured, std::stop_token st
 
 Answer Client::write_offline_deactivation() {
   if (pinned_.empty()) {
-    return failure(Outcome::kUsage, "NO_PUBLIC_KEY",
-                   "an activation file can be read only with a pinned public key (public_key)");
+    return local_failure(
+        Outcome::kUsage, "NO_PUBLIC_KEY",
+        "an activation file can be read only with a pinned public key (public_key)");
   }
   const auto installed = installed_activation_file();
   if (!installed) {
-    return failure(Outcome::kNotUsable, "NO_ACTIVATION_FILE",
-                   "no activation file of this license is installed on this computer");
+    return local_failure(Outcome::kNotUsable, "NO_ACTIVATION_FILE",
+                         "no activation file of this license is installed on this computer");
   }
   // Its id, from a file this machine's: the clock does not matter for giving it back.
   const ActivationFileRead read = read_activation_file(installed->first, pinned_);
   if (!read.file || read.file->machine_id != config_.machine_id) {
-    return failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
-                   activation_file_problem_message(read.file ? ActivationFileProblem::kOtherMachine
-                                                             : read.problem));
+    return local_failure(Outcome::kNotUsable, "ACTIVATION_FILE_REFUSED",
+                         activation_file_problem_message(
+                             read.file ? ActivationFileProblem::kOtherMachine : read.problem));
   }
   Answer a = signed_offline_file(config_, config_.clock->now_seconds() + clock_offset_seconds(),
                                  read.file->id);
@@ -243,9 +210,9 @@ Answer Client::write_offline_deactivation() {
   // First the local file goes, then the deactivation file exists (docs/protocol.md §21.8).
   std::error_code ec;
   if (!std::filesystem::remove(installed->second, ec) || ec) {
-    return failure(Outcome::kUnavailable, "CANNOT_DELETE",
-                   "the activation file " + installed->second.string() +
-                       " could not be deleted, so no deactivation file was written");
+    return local_failure(Outcome::kUnavailable, "CANNOT_DELETE",
+                         "the activation file " + installed->second.string() +
+                             " could not be deleted, so no deactivation file was written");
   }
   forget_startup_answer();
   return a;

@@ -122,6 +122,9 @@ std::optional<Answer> Client::known_answer(bool may_refresh) {
   // An installed activation file answers with no network and starts none: the machine is
   // offline on purpose (docs/protocol.md §21.8).
   if (auto offline = offline_answer()) return offline;
+  // So does a borrowed seat's lease file, until its expiresAt (docs/protocol.md §27): the
+  // seat stays counted on the server until then whatever happens there.
+  if (auto lease = lease_answer()) return lease;
   if (auto cached = cached_answer()) {
     MutexLock lock(mu_);
     if (may_refresh && network_check_due_locked()) start_network_check_locked();

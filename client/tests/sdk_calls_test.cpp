@@ -85,7 +85,7 @@ TEST_F(SdkCalls, AVendorNameThatIsNoFolderNameIsRefusedBeforeAnyRequest) {
 
 TEST_F(SdkCalls, LimitReachedIsTypedWithCountsAndTheDashboardHint) {
   bb::ServerOptions options;
-  options.args = {"--dashboard-url", "https://example.com/account/activations"};
+  options.args = {"--dashboard-url", "https://licenses.example.com/dashboard"};
   Start(options);
   const std::string license = NewLicense(1);
   ASSERT_TRUE(Make(Config(license))->activate().ok());
@@ -97,7 +97,7 @@ TEST_F(SdkCalls, LimitReachedIsTypedWithCountsAndTheDashboardHint) {
   EXPECT_EQ(refused.max, 1);
   // The SDK hands on the link as the server made it: the URL with a one-time sign-in link.
   ASSERT_TRUE(refused.dashboard_url);
-  bb::ExpectSignInLink(*refused.dashboard_url, "https://example.com/account/activations");
+  bb::ExpectSignInLink(*refused.dashboard_url, "https://licenses.example.com/dashboard");
   EXPECT_EQ(refused.attempts, 1) << "a 409 is not retried";
 }
 

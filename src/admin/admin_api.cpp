@@ -109,6 +109,32 @@ ApiResult<std::optional<int64_t>> max_deactivations_of(const json::value& v) {
   return std::optional<int64_t>(n);
 }
 
+// The seat members of a create or PATCH body (docs/protocol.md §27): maxConcurrent a whole
+// number, leaseTtl and maxBorrow DURATIONs; null clears (a create treats it as absent).
+struct SeatMembers {
+  std::optional<std::optional<int64_t>> max_concurrent;
+  std::optional<std::optional<int64_t>> lease_ttl;
+  std::optional<std::optional<int64_t>> max_borrow;
+};
+RequestResult<SeatMembers> seat_members(const json::object& body) {
+  SeatMembers m;
+  if (const json::value* v = member(body, "maxConcurrent")) {
+    if (v->is_null()) {
+      m.max_concurrent = std::optional<int64_t>();
+    } else {
+      ASSIGN_OR_RETURN(const int64_t n, integer(*v, "maxConcurrent", 1));
+      m.max_concurrent = std::optional<int64_t>(n);
+    }
+  }
+  if (const json::value* v = member(body, "leaseTtl")) {
+    ASSIGN_OR_RETURN(m.lease_ttl, duration_member(*v, "leaseTtl"));
+  }
+  if (const json::value* v = member(body, "maxBorrow")) {
+    ASSIGN_OR_RETURN(m.max_borrow, duration_member(*v, "maxBorrow"));
+  }
+  return m;
+}
+
 // The offline members of a create or PATCH body (docs/protocol.md §21.7): `lease`,
 // `release`, `max_deactivations` set for each member given. For a create, null is absent.
 struct OfflineMembers {
@@ -285,6 +311,10 @@ RequestResult<AdminAnswer> create_license_call(StoreTx& tx, const AdminCall& cal
   if (offline.lease) spec.offline_lease_seconds = *offline.lease;
   spec.offline_release = offline.release;
   if (offline.max_deactivations) spec.max_deactivations = *offline.max_deactivations;
+  ASSIGN_OR_RETURN(const SeatMembers seats, seat_members(body));
+  if (seats.max_concurrent) spec.max_concurrent = *seats.max_concurrent;
+  if (seats.lease_ttl) spec.lease_ttl_seconds = *seats.lease_ttl;
+  if (seats.max_borrow) spec.max_borrow_seconds = *seats.max_borrow;
   ASSIGN_OR_RETURN(const License l, create_license(tx, spec, ctx));
   return license_answer(tx, l.key, ctx, 201);
 }
@@ -323,6 +353,10 @@ RequestResult<AdminAnswer> patch_license_call(StoreTx& tx, const AdminCall& call
   patch.offline_lease_seconds = offline.lease;
   patch.offline_release = offline.release;
   patch.max_deactivations = offline.max_deactivations;
+  ASSIGN_OR_RETURN(const SeatMembers seats, seat_members(body));
+  patch.max_concurrent = seats.max_concurrent;
+  patch.lease_ttl_seconds = seats.lease_ttl;
+  patch.max_borrow_seconds = seats.max_borrow;
   AdminContext with_reason = ctx;
   if (const json::value* v = member(body, "reason"); v != nullptr && !v->is_null()) {
     if (!v->is_string()) return wrong("reason", "a string of at most 500 characters");
@@ -500,6 +534,7 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kStatsRefusals:
     case AdminRoute::kStatsTrials:
     case AdminRoute::kStatsNearestCap:
+    case AdminRoute::kListLeases:
       return false;
     case AdminRoute::kPatchProduct:
     case AdminRoute::kCreatePlan:
@@ -521,6 +556,7 @@ bool changes_data(AdminRoute route) {
     case AdminRoute::kRetryWebhookDelivery:
     case AdminRoute::kOfflineActivation:
     case AdminRoute::kOfflineDeactivation:
+    case AdminRoute::kReleaseLease:
       return true;
   }
   return true;
@@ -564,6 +600,15 @@ RequestResult<AdminAnswer> run_admin_call(StoreTx& tx, const AdminCall& call,
       return license_answer(tx, call.license_key, ctx);
     case AdminRoute::kListAudit:
       return list_audit(tx, call);
+    case AdminRoute::kListLeases: {
+      ASSIGN_OR_RETURN(json::array items, list_license_leases(tx, call.license_key, ctx.now));
+      return AdminAnswer{200, json::object{{"items", std::move(items)}, {"nextCursor", nullptr}}};
+    }
+    case AdminRoute::kReleaseLease:
+      if (auto bad = check_machine_id_text(call.machine_id)) return *bad;
+      if (auto bad = check_machine_id_text(call.session_id)) return *bad;
+      RETURN_IF_ERROR(release_lease(tx, call.license_key, call.machine_id, call.session_id, ctx));
+      return AdminAnswer{200, json::object{{"ok", true}, {"released", true}}};
     case AdminRoute::kGetProduct:
     case AdminRoute::kPatchProduct:
       return product_call(tx, call);

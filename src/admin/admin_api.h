@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "admin/admin_leases.h"
 #include "admin/admin_offline.h"
 #include "admin/admin_operations.h"
 #include "admin/list_page.h"
@@ -65,6 +66,9 @@ enum class AdminRoute {
   kStatsRefusals,
   kStatsTrials,
   kStatsNearestCap,
+  // docs/protocol.md §27: a license's live leases, and releasing one.
+  kListLeases,
+  kReleaseLease,
 };
 
 // True for the routes that change data: a read-only token may not call them.
@@ -79,6 +83,7 @@ struct AdminCall {
   std::string store_id;                                    // path parameter, percent-decoded
   std::string webhook_id;                                  // path parameter, percent-decoded
   std::string event_id;                                    // path parameter, percent-decoded
+  std::string session_id;                                  // path parameter, percent-decoded
   std::vector<std::pair<std::string, std::string>> query;  // percent-decoded
   std::string body;                                        // JSON for POST and PATCH
   // The server's public address (--public-url) a new store's inboundUrl starts with;

@@ -9,6 +9,7 @@
 #include "admin/admin_tokens.h"
 #include "admin/cli_status.h"
 #include "admin/cli_store.h"
+#include "admin/lease_cli.h"
 #include "admin/maintenance_cli.h"
 #include "admin/offline_cli.h"
 #include "admin/plan_cli.h"
@@ -48,6 +49,7 @@ struct AdminArgs {
   std::string plan;
   std::string offline_grace;
   std::string offline_lease, offline_release, max_deactivations;  // docs/protocol.md §21.7
+  std::string max_concurrent, lease_ttl, max_borrow;              // docs/protocol.md §27
   std::vector<std::string> entitlements;
 };
 
@@ -139,6 +141,10 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
   lcreate->add_option("--max-deactivations", a->max_deactivations,
                       "deactivations per 30 days (default none, 3 under --offline-release "
                       "deactivation)");
+  lcreate->add_option("--max-concurrent", a->max_concurrent,
+                      "cap on copies running at once (default none)");
+  lcreate->add_option("--lease-ttl", a->lease_ttl, "how long a seat lease lasts (default 15m)");
+  lcreate->add_option("--max-borrow", a->max_borrow, "longest borrow (default: no borrowing)");
   lcreate->add_option("--expires-at", a->expires_at, "RFC 3339 timestamp");
   lcreate->add_option("--machine-ttl", a->machine_ttl,
                       "reclaim machines unseen this long (90s, 10m, 7d)");
@@ -178,6 +184,21 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
         const auto n = parse_max(a->max_deactivations);
         if (!n) return kExitRefused;
         spec.max_deactivations = *n;
+      }
+      if (!a->max_concurrent.empty()) {
+        spec.max_concurrent = parse_whole_number<int64_t>(a->max_concurrent);
+        if (!spec.max_concurrent || *spec.max_concurrent < 1) {
+          std::cerr << "licensed admin: --max-concurrent is a whole number, 1 or more\n";
+          return kExitRefused;
+        }
+      }
+      if (!a->lease_ttl.empty()) {
+        spec.lease_ttl_seconds = duration_flag("--lease-ttl", a->lease_ttl);
+        if (!spec.lease_ttl_seconds) return kExitRefused;
+      }
+      if (!a->max_borrow.empty()) {
+        spec.max_borrow_seconds = duration_flag("--max-borrow", a->max_borrow);
+        if (!spec.max_borrow_seconds) return kExitRefused;
       }
       if (!a->expires_at.empty()) {
         spec.expires_at = parse_timestamp(a->expires_at);
@@ -241,6 +262,9 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
                   << "offlineLease " << boost::json::serialize(o.at("offlineLease")) << "\n"
                   << "offlineRelease " << boost::json::serialize(o.at("offlineRelease")) << "\n"
                   << "maxDeactivations " << boost::json::serialize(o.at("maxDeactivations")) << "\n"
+                  << "maxConcurrent " << boost::json::serialize(o.at("maxConcurrent")) << "\n"
+                  << "leaseTtl    " << boost::json::serialize(o.at("leaseTtl")) << "\n"
+                  << "maxBorrow   " << boost::json::serialize(o.at("maxBorrow")) << "\n"
                   << "entitlements " << boost::json::serialize(o.at("entitlements")) << "\n"
                   << "deletedAt   " << boost::json::serialize(o.at("deletedAt")) << "\n"
                   << "activations " << o.at("activationCount").as_int64() << "\n";
@@ -342,6 +366,7 @@ std::function<int()> add_admin_commands(CLI::App& admin) {
 
   add_plan_commands(admin, *product, *license, &a->store, chosen);
   add_offline_commands(*license, &a->store, chosen);
+  add_lease_commands(*license, &a->store, chosen);
   add_store_commands(admin, &a->store, chosen);
   add_webhook_commands(admin, &a->store, chosen);
   add_maintenance_commands(admin, &a->store, chosen);

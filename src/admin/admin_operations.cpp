@@ -6,6 +6,7 @@
 #include <boost/json/serialize.hpp>
 #include <charconv>
 
+#include "admin/admin_leases.h"
 #include "admin/plan_operations.h"
 #include "auth/request_signature.h"
 #include "core/license_json.h"
@@ -117,34 +118,6 @@ std::optional<std::string> normalise_license_key(std::string_view text) {
   return out;
 }
 
-std::optional<int64_t> parse_duration_seconds(std::string_view text) {
-  if (text.size() < 2) return std::nullopt;
-  const char unit = text.back();
-  const std::string_view digits = text.substr(0, text.size() - 1);
-  int64_t n = 0;
-  const auto [ptr, err] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
-  if (err != std::errc() || ptr != digits.data() + digits.size() || n <= 0) return std::nullopt;
-  int64_t scale = 0;
-  switch (unit) {
-    case 's':
-      scale = 1;
-      break;
-    case 'm':
-      scale = 60;
-      break;
-    case 'h':
-      scale = 3600;
-      break;
-    case 'd':
-      scale = 86400;
-      break;
-    default:
-      return std::nullopt;
-  }
-  if (n > kMaxDurationSeconds / scale) return std::nullopt;
-  return n * scale;
-}
-
 Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
                                const AdminContext& ctx) {
   if (!valid_slug(slug)) return refused("slug", "a product slug is 1-64 chars of [a-z0-9._-]");
@@ -215,6 +188,12 @@ Result<License> create_license(StoreTx& tx, const LicenseSpec& spec, const Admin
   if (spec.offline_lease_seconds) n.offline_lease_seconds = spec.offline_lease_seconds;
   if (spec.offline_release) n.offline_release = *spec.offline_release;
   if (spec.max_deactivations) n.max_deactivations = spec.max_deactivations;
+  if (spec.max_concurrent) n.max_concurrent = spec.max_concurrent;
+  if (spec.lease_ttl_seconds) n.lease_ttl_seconds = spec.lease_ttl_seconds;
+  if (spec.max_borrow_seconds) n.max_borrow_seconds = spec.max_borrow_seconds;
+  RETURN_IF_ERROR(check_seat_field(SeatField::kMaxConcurrent, n.max_concurrent));
+  RETURN_IF_ERROR(check_seat_field(SeatField::kLeaseTtl, n.lease_ttl_seconds));
+  RETURN_IF_ERROR(check_seat_field(SeatField::kMaxBorrow, n.max_borrow_seconds));
   if (spec.entitlements) merge_entitlements(n.entitlements, *spec.entitlements);
   n.created_at = ctx.now;
   ASSIGN_OR_RETURN(License l, tx.insert_license(n));
@@ -377,10 +356,12 @@ Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePa
                               const AdminContext& ctx) {
   if (!patch.status && !patch.max && !patch.expires_at && !patch.machine_ttl_seconds &&
       !patch.entitlements && !patch.offline_grace_seconds && !patch.offline_lease_seconds &&
+      !patch.max_concurrent && !patch.lease_ttl_seconds && !patch.max_borrow_seconds &&
       !patch.offline_release && !patch.max_deactivations && !patch.plan) {
     return refused("",
                    "nothing to change: give status, max, expiresAt, machineTtl, plan, "
-                   "offlineGrace, offlineLease, offlineRelease, maxDeactivations or entitlements");
+                   "offlineGrace, offlineLease, offlineRelease, maxDeactivations, maxConcurrent, "
+                   "leaseTtl, maxBorrow or entitlements");
   }
   if (patch.entitlements) RETURN_IF_ERROR(check_entitlements(*patch.entitlements, "entitlements"));
   RETURN_IF_ERROR(check_reason(ctx.reason));
@@ -415,6 +396,14 @@ Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePa
   }
   if (patch.entitlements) {
     ASSIGN_OR_RETURN(l, set_license_entitlements(tx, key, *patch.entitlements, ctx));
+  }
+  const std::pair<SeatField, const std::optional<std::optional<int64_t>>*> seats[] = {
+      {SeatField::kMaxConcurrent, &patch.max_concurrent},
+      {SeatField::kLeaseTtl, &patch.lease_ttl_seconds},
+      {SeatField::kMaxBorrow, &patch.max_borrow_seconds}};
+  for (const auto& [field, value] : seats) {
+    if (!*value) continue;
+    ASSIGN_OR_RETURN(l, set_license_seat_field(tx, key, field, **value, ctx));
   }
   return l;
 }
@@ -469,7 +458,8 @@ Status remove_activation(StoreTx& tx, std::string_view key, std::string_view mac
                            "an offline machine is freed with its deactivation file");
   }
   if (customer) RETURN_IF_ERROR(check_customer_quota(tx, *locked, ctx.now));
-  ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(l.id, machine_id));
+  ASSIGN_OR_RETURN(const bool removed,
+                   tx.delete_activation(*locked, machine_id, ctx.now, ctx.actor));
   if (!removed) return Error::internal("remove activation: the row went away under the lock");
   RETURN_IF_ERROR(tx.append_deactivation(*locked, machine_id, ctx.now, customer, false));
   return audit(tx, audit_action::kDeactivate, l, ctx, std::string(machine_id));

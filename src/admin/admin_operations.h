@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/result.h"
+#include "core/timestamp.h"
 #include "store/store_tx.h"
 
 namespace licensed {
@@ -43,8 +44,7 @@ Status check_reason(const std::optional<std::string>& reason);
 std::string generate_license_key();  // UUID v4 from the CSPRNG
 // Lowercases a UUID v4; nullopt when it is not one.
 std::optional<std::string> normalise_license_key(std::string_view text);
-// "90s", "10m", "12h", "7d" -> seconds; nullopt beyond kMaxDurationSeconds (100 years).
-std::optional<int64_t> parse_duration_seconds(std::string_view text);
+// parse_duration_seconds ("90s", "10m", "12h", "7d") lives in core/timestamp.h.
 
 struct LicenseSpec {
   std::string product_slug;
@@ -66,6 +66,10 @@ struct LicenseSpec {
   std::optional<int64_t> offline_lease_seconds{};
   std::optional<OfflineRelease> offline_release{};
   std::optional<int64_t> max_deactivations{};
+  // docs/protocol.md §27: given, they override the plan's.
+  std::optional<int64_t> max_concurrent{};
+  std::optional<int64_t> lease_ttl_seconds{};
+  std::optional<int64_t> max_borrow_seconds{};
 };
 
 Result<Product> create_product(StoreTx& tx, std::string_view slug, std::string_view name,
@@ -119,6 +123,11 @@ struct LicensePatch {
   std::optional<OfflineRelease> offline_release{};
   std::optional<std::optional<int64_t>> max_deactivations{};  // inner nullopt: the default
   std::optional<std::optional<std::string>> plan{};           // inner nullopt: no plan
+  // docs/protocol.md §27 (admin/admin_leases.h); inner nullopt: null (no cap, the default
+  // leaseTtl, no borrowing).
+  std::optional<std::optional<int64_t>> max_concurrent{};
+  std::optional<std::optional<int64_t>> lease_ttl_seconds{};
+  std::optional<std::optional<int64_t>> max_borrow_seconds{};
 };
 Result<License> patch_license(StoreTx& tx, std::string_view key, const LicensePatch& patch,
                               const AdminContext& ctx);

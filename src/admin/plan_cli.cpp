@@ -4,6 +4,7 @@
 #include <boost/json/serialize.hpp>
 #include <iostream>
 
+#include "admin/admin_leases.h"
 #include "admin/admin_operations.h"
 #include "admin/cli_status.h"
 #include "admin/cli_store.h"
@@ -354,9 +355,27 @@ Result<License> set_license_field(StoreTx& tx, const std::string& key, const std
     }
     return set_license_max_deactivations(tx, key, null ? std::nullopt : n, ctx);
   }
+  const std::pair<std::string_view, SeatField> seats[] = {
+      {"maxConcurrent", SeatField::kMaxConcurrent},
+      {"leaseTtl", SeatField::kLeaseTtl},
+      {"maxBorrow", SeatField::kMaxBorrow}};
+  for (const auto& [name, seat] : seats) {
+    if (field != name) continue;
+    std::optional<int64_t> v;
+    if (!null && seat == SeatField::kMaxConcurrent) {
+      v = parse_whole_number<int64_t>(value);
+      if (!v) return Error::invalid_argument(field, "maxConcurrent is a whole number or null");
+    } else if (!null) {
+      v = parse_duration_seconds(value);
+      if (!v)
+        return Error::invalid_argument(field, field + " is a DURATION (90s, 10m, 7d) or null");
+    }
+    return set_license_seat_field(tx, key, seat, v, ctx);
+  }
   return Error::invalid_argument("field",
                                  "a field set changes: max, status, expiresAt, machineTtl, "
-                                 "offlineGrace, offlineLease, offlineRelease, maxDeactivations");
+                                 "offlineGrace, offlineLease, offlineRelease, maxDeactivations, "
+                                 "maxConcurrent, leaseTtl, maxBorrow");
 }
 
 void add_license_commands(CLI::App& license, const std::shared_ptr<PlanArgs>& a,
@@ -398,7 +417,8 @@ void add_license_commands(CLI::App& license, const std::shared_ptr<PlanArgs>& a,
   auto* set = license.add_subcommand("set",
                                      "change one field: max, status, expiresAt, "
                                      "machineTtl, offlineGrace, offlineLease, "
-                                     "offlineRelease, maxDeactivations");
+                                     "offlineRelease, maxDeactivations, maxConcurrent, leaseTtl, "
+                                     "maxBorrow");
   set->add_option("KEY", a->key, "license key")->required();
   set->add_option("FIELD", a->field, "the field's JSON name")->required();
   set->add_option("VALUE", a->value, "its new value, or null")->required();

@@ -1,6 +1,9 @@
 #include "admin/store_transfer.h"
 
 #include <boost/json.hpp>
+#include <variant>
+
+#include "core/clock.h"
 
 namespace licensed {
 namespace {
@@ -95,13 +98,31 @@ Result<std::vector<ParsedRow>> parse_export(std::string_view text) {
 
 }  // namespace
 
+namespace {
+
+// A row of a table with live_until (leases) is carried only while that time is later than
+// now (docs/protocol.md §27).
+bool still_live(const DumpTable& table, const DumpRow& row, UnixMillis now) {
+  if (table.live_until == nullptr) return true;
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (std::string_view(table.columns[i].name) != table.live_until) continue;
+    const auto* until = std::get_if<int64_t>(&row[i]);
+    return until != nullptr && *until > now;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<std::string> export_store(Store& store) {
   return run_blocking(store, TxKind::kRead, [](StoreTx& tx) -> Result<std::string> {
     std::string out(kHeader);
     out += "\n";
     for (const auto& table : dump_tables()) {
       ASSIGN_OR_RETURN(auto rows, tx.dump_rows(table));
+      const UnixMillis now = SystemClock().now_ms();
       for (const auto& row : rows) {
+        if (!still_live(table, row, now)) continue;
         json::object values;
         for (size_t i = 0; i < table.columns.size(); ++i) {
           values[table.columns[i].name] = to_json(row[i], table.columns[i].kind);
@@ -127,9 +148,12 @@ Result<int64_t> import_store(Store& store, std::string_view text) {
     }
     // The file's order is dump_tables()'s; writing each table's rows in that order keeps
     // every foreign key satisfied whatever order the lines came in.
+    const UnixMillis now = SystemClock().now_ms();
     for (const auto& table : dump_tables()) {
       for (const auto& r : rows) {
-        if (r.table == &table) RETURN_IF_ERROR(tx.restore_row(table, r.row));
+        if (r.table == &table && still_live(table, r.row, now)) {
+          RETURN_IF_ERROR(tx.restore_row(table, r.row));
+        }
       }
     }
     RETURN_IF_ERROR(tx.finish_restore());

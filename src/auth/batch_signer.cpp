@@ -9,88 +9,62 @@ namespace licensed {
 
 BatchSigner::BatchSigner(const ResponseSigner& signer, Options options)
     : signer_(signer), options_(options) {
-  if (options_.start) start();
-}
-
-BatchSigner::~BatchSigner() {
-  stop();
+  const MutexLock lock(mu_);
+  held_ = !options_.start;
 }
 
 void BatchSigner::start() {
-  const MutexLock lock(mu_);
-  if (running_ || stopping_) return;
-  running_ = true;
-  thread_ = std::thread([this] { run(); });
-}
-
-void BatchSigner::stop() {
+  std::vector<Answer> batch;
+  uint64_t term = 0;
   {
     const MutexLock lock(mu_);
-    stopping_ = true;
+    if (!held_) return;
+    held_ = false;
+    if (queue_.empty() || leading_) return;
+    leading_ = true;
+    term = ++term_;
+    leader_batches_ = 0;
+    batch = take_batch();
   }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
-  // Never started: what was queued is signed here, so no answer is left unanswered.
-  std::vector<Job> left;
-  {
-    const MutexLock lock(mu_);
-    left.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.end()));
-    queue_.clear();
-  }
-  for (Job& job : left) {
-    std::vector<Job> one;
-    one.push_back(std::move(job));
-    sign_group(one);
-  }
+  lead(std::move(batch), term);
 }
 
 void BatchSigner::sign(ResponseAlgorithm algorithm, std::string signing_string, int64_t t,
                        Done done) {
-  Job job{algorithm, std::move(signing_string), t, std::move(done)};
-  enum class Route { kQueued, kInline, kAlone } route = Route::kAlone;
-  bool was_empty = false;
-  {
-    const MutexLock lock(mu_);
-    if (stopping_) {
-      route = Route::kAlone;
-    } else if (options_.sign_alone_inline && running_ && queue_.empty() && signing_ == 0) {
-      // Nothing waits and nobody signs: sign here, now, without waking the signer thread
-      // (one thread hand-off fewer for every answer of an idle server).
-      ++signing_;
-      route = Route::kInline;
-    } else {
-      was_empty = queue_.empty();
-      queue_.push_back(std::move(job));
-      route = Route::kQueued;
-    }
-  }
-  if (route == Route::kQueued) {
-    // Only an empty queue can have a sleeping signer: under load, no wake-up per answer.
-    if (was_empty) wake_.notify_one();
-    return;
-  }
-  std::vector<Job> alone;
-  // Moved from only on the queued path, which has returned above.
-  alone.push_back(std::move(job));  // NOLINT(bugprone-use-after-move)
-  sign_group(alone);
-  if (route == Route::kInline) {
-    const MutexLock lock(mu_);
-    --signing_;
-  }
+  std::vector<Answer> one;
+  one.push_back(Answer{algorithm, std::move(signing_string), t, std::move(done)});
+  sign_all(std::move(one));
 }
 
-BatchSigner::Stats BatchSigner::stats() const {
-  return {signatures_.load(std::memory_order_relaxed), answers_.load(std::memory_order_relaxed),
-          largest_batch_.load(std::memory_order_relaxed)};
+void BatchSigner::sign_all(std::vector<Answer> answers) {
+  if (answers.empty()) return;
+  uint64_t term = 0;
+  std::vector<Answer> batch = enqueue_or_lead(std::move(answers), term);
+  if (!batch.empty()) lead(std::move(batch), term);
 }
 
-std::vector<BatchSigner::Job> BatchSigner::next_batch(bool signed_before) {
-  MutexLock lock(mu_);
-  if (signed_before) --signing_;  // the thread's batch before this one is done
-  while (queue_.empty() && !stopping_) lock.wait(wake_);
-  if (!queue_.empty()) ++signing_;
+std::vector<BatchSigner::Answer> BatchSigner::enqueue_or_lead(std::vector<Answer> answers,
+                                                              uint64_t& term) {
+  const MutexLock lock(mu_);
+  const bool take_over =
+      leading_ && leader_batches_ >= std::max<size_t>(options_.hand_over_after, 1);
+  if (held_ || (leading_ && !take_over)) {
+    // Someone signs now: the leader signs these next, with whatever else queues meanwhile.
+    for (Answer& a : answers) queue_.push_back(std::move(a));
+    return {};
+  }
+  // Nobody signs (or the leader has signed its share): this caller signs, here and now.
+  leading_ = true;
+  term = ++term_;
+  leader_batches_ = 0;
+  if (queue_.empty() && answers.size() <= options_.max_batch) return answers;
+  for (Answer& a : answers) queue_.push_back(std::move(a));
+  return take_batch();
+}
+
+std::vector<BatchSigner::Answer> BatchSigner::take_batch() {
   const size_t n = std::min(queue_.size(), options_.max_batch);
-  std::vector<Job> batch;
+  std::vector<Answer> batch;
   batch.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     batch.push_back(std::move(queue_.front()));
@@ -99,22 +73,36 @@ std::vector<BatchSigner::Job> BatchSigner::next_batch(bool signed_before) {
   return batch;
 }
 
-void BatchSigner::run() {
-  bool signed_before = false;
+void BatchSigner::lead(std::vector<Answer> batch, uint64_t term) {
   for (;;) {
-    std::vector<Job> batch = next_batch(signed_before);
-    if (batch.empty()) return;  // stopping, and everything queued is signed
-    signed_before = true;
-    // One tree per algorithm: a batch mixing Ed25519 and ES256 answers is two signatures.
-    std::vector<Job> es256;
-    const auto first_es256 = std::stable_partition(batch.begin(), batch.end(), [](const Job& j) {
-      return j.algorithm == ResponseAlgorithm::kEd25519;
-    });
-    es256.assign(std::make_move_iterator(first_es256), std::make_move_iterator(batch.end()));
-    batch.erase(first_es256, batch.end());
-    if (!batch.empty()) sign_group(batch);
-    if (!es256.empty()) sign_group(es256);
+    sign_batch(batch);
+    const MutexLock lock(mu_);
+    // Taken over: the new leader has the queue (and empties it before it lets go).
+    if (term_ != term) return;
+    if (queue_.empty()) {
+      leading_ = false;
+      return;
+    }
+    ++leader_batches_;
+    batch = take_batch();
   }
+}
+
+BatchSigner::Stats BatchSigner::stats() const {
+  return {signatures_.load(std::memory_order_relaxed), answers_.load(std::memory_order_relaxed),
+          largest_batch_.load(std::memory_order_relaxed)};
+}
+
+void BatchSigner::sign_batch(std::vector<Answer>& batch) {
+  // One tree per algorithm: a batch mixing Ed25519 and ES256 answers is two signatures.
+  const auto first_es256 = std::stable_partition(batch.begin(), batch.end(), [](const Answer& a) {
+    return a.algorithm == ResponseAlgorithm::kEd25519;
+  });
+  std::vector<Answer> es256(std::make_move_iterator(first_es256),
+                            std::make_move_iterator(batch.end()));
+  batch.erase(first_es256, batch.end());
+  if (!batch.empty()) sign_group(batch);
+  if (!es256.empty()) sign_group(es256);
 }
 
 void BatchSigner::record(size_t answers) {
@@ -126,35 +114,36 @@ void BatchSigner::record(size_t answers) {
   }
 }
 
-void BatchSigner::sign_group(std::vector<Job>& jobs) {
-  const ResponseAlgorithm algorithm = jobs.front().algorithm;
+void BatchSigner::sign_group(std::vector<Answer>& answers) {
+  const ResponseAlgorithm algorithm = answers.front().algorithm;
   const ResponseKey* key = signer_.signing_key(algorithm);
-  if (jobs.size() == 1) {
+  if (answers.size() == 1) {
     // Alone: the plain form, as an unbatched server signs (§13).
-    Job& job = jobs.front();
-    const auto signature = signer_.sign_message(algorithm, job.signing_string);
+    Answer& answer = answers.front();
+    const auto signature = signer_.sign_message(algorithm, answer.signing_string);
     if (signature) record(1);
-    job.done(signature ? std::optional(
-                             format_response_signature(key->kid(), job.t, *signature, algorithm))
-                       : std::nullopt);
+    answer.done(signature ? std::optional(format_response_signature(key->kid(), answer.t,
+                                                                    *signature, algorithm))
+                          : std::nullopt);
     return;
   }
   std::vector<TreeHash> leaves;
-  leaves.reserve(jobs.size());
-  for (const Job& job : jobs) leaves.push_back(tree_leaf_hash(job.signing_string));
+  leaves.reserve(answers.size());
+  for (const Answer& answer : answers) leaves.push_back(tree_leaf_hash(answer.signing_string));
   auto tree = build_tree(leaves);
   const auto signature =
-      tree ? signer_.sign_message(algorithm, tree_signing_string(jobs.size(), tree->root))
+      tree ? signer_.sign_message(algorithm, tree_signing_string(answers.size(), tree->root))
            : std::nullopt;
   if (!signature) {
-    for (Job& job : jobs) job.done(std::nullopt);
+    for (Answer& answer : answers) answer.done(std::nullopt);
     return;
   }
-  record(jobs.size());
-  const auto size = static_cast<uint32_t>(jobs.size());
+  record(answers.size());
+  const auto size = static_cast<uint32_t>(answers.size());
   for (uint32_t i = 0; i < size; ++i) {
     TreePosition position{i, size, std::move(tree->paths[i])};
-    jobs[i].done(format_response_signature(key->kid(), jobs[i].t, *signature, algorithm, position));
+    answers[i].done(
+        format_response_signature(key->kid(), answers[i].t, *signature, algorithm, position));
   }
 }
 

@@ -1,12 +1,15 @@
-// The batch signer (docs/protocol.md §13.3): answers queued while it is busy are signed as
-// one tree, each header verifying with the clients' verifier; a lone answer is signed at
-// once in the plain form; batches are bounded; ES256 answers get a tree of their own.
+// The batch signer (docs/protocol.md §13.3): answers queued while a signature is under way
+// are signed as one tree by the caller who signs (the leader), each header verifying with
+// the clients' verifier; a lone answer is signed at once, on its caller's thread, in the
+// plain form; batches are bounded; ES256 answers get a tree of their own; the leader hands
+// the role over once it has signed its share.
 #include "auth/batch_signer.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <future>
+#include <limits>
 #include <thread>
 
 #include "auth/response_key.h"
@@ -104,9 +107,9 @@ TEST(BatchSigner, ALoneAnswerIsSignedAtOnceInThePlainForm) {
   EXPECT_EQ(batcher.stats().largest_batch, 1u);
 }
 
-TEST(BatchSigner, SigningAloneInlineSignsALoneAnswerOnItsCallersThreadBeforeSignReturns) {
+TEST(BatchSigner, ALoneAnswerIsSignedOnItsCallersThreadBeforeSignReturns) {
   const ResponseSigner signer = make_signer();
-  BatchSigner batcher(signer, {.max_batch = 4096, .start = true, .sign_alone_inline = true});
+  BatchSigner batcher(signer);
   const Answer a = answer(0);
   std::optional<std::string> header;
   std::thread::id signed_on;
@@ -115,9 +118,103 @@ TEST(BatchSigner, SigningAloneInlineSignsALoneAnswerOnItsCallersThreadBeforeSign
                  header = std::move(h);
                  signed_on = std::this_thread::get_id();
                });
-  ASSERT_TRUE(header.has_value());
+  ASSERT_TRUE(header.has_value());  // no hand-off: already called when sign() returned
   EXPECT_EQ(signed_on, std::this_thread::get_id());
+  EXPECT_FALSE(parse_response_signature(*header)->tree.has_value()) << *header;
   EXPECT_TRUE(verifies(pinned_of(signer), *header, a));
+}
+
+// While the first answer's signature is under way (its `done` runs on the leader, which
+// still has the role), another thread's answers queue; the leader signs them next, on its
+// own thread, as one tree.
+TEST(BatchSigner, AnswersArrivingWhileASignatureIsUnderWayAreSignedNextAsOneTreeByTheLeader) {
+  const ResponseSigner signer = make_signer();
+  BatchSigner batcher(signer);
+  constexpr size_t kLater = 5;
+  std::vector<std::optional<std::string>> later(kLater);
+  std::vector<std::thread::id> later_signed_on(kLater);
+  std::optional<std::string> first;
+  const Answer a0 = answer(0);
+  batcher.sign(ResponseAlgorithm::kEd25519, a0.signing_string(), a0.t,
+               [&](std::optional<std::string> h) {
+                 first = std::move(h);
+                 std::thread other([&] {
+                   for (size_t i = 0; i < kLater; ++i) {
+                     const Answer a = answer(i + 1);
+                     batcher.sign(ResponseAlgorithm::kEd25519, a.signing_string(), a.t,
+                                  [&, i](std::optional<std::string> v) {
+                                    later[i] = std::move(v);
+                                    later_signed_on[i] = std::this_thread::get_id();
+                                  });
+                   }
+                 });
+                 other.join();
+                 // Queued, not signed: the other thread did not take the role.
+                 for (const auto& h : later) EXPECT_FALSE(h.has_value());
+               });
+  ASSERT_TRUE(first.has_value());
+  EXPECT_FALSE(parse_response_signature(*first)->tree.has_value()) << *first;
+  EXPECT_TRUE(verifies(pinned_of(signer), *first, a0));
+  for (size_t i = 0; i < kLater; ++i) {
+    ASSERT_TRUE(later[i].has_value()) << i;  // signed before the leader's sign() returned
+    EXPECT_EQ(later_signed_on[i], std::this_thread::get_id());
+    const auto parsed = parse_response_signature(*later[i]);
+    ASSERT_TRUE(parsed && parsed->tree) << *later[i];
+    EXPECT_EQ(parsed->tree->size, kLater);
+    EXPECT_EQ(parsed->tree->index, i);
+    EXPECT_TRUE(verifies(pinned_of(signer), *later[i], answer(i + 1)));
+  }
+  EXPECT_EQ(batcher.stats().signatures, 2u);
+  EXPECT_EQ(batcher.stats().largest_batch, kLater);
+}
+
+// A leader that has signed its share (here one batch: hand_over_after = 1) gives the role
+// to the next caller, who signs on its own thread; the old leader then stops.
+TEST(BatchSigner, ALeaderThatHasSignedItsShareHandsTheRoleToTheNextCaller) {
+  const ResponseSigner signer = make_signer();
+  BatchSigner batcher(signer, {.max_batch = 4096, .start = true, .hand_over_after = 1});
+  std::optional<std::string> second;
+  std::thread::id second_signed_on;
+  std::thread::id newcomer;
+  std::thread::id third_signed_on;
+  std::optional<std::string> third;
+  const Answer a0 = answer(0);
+  const Answer a1 = answer(1);
+  const Answer a2 = answer(2);
+  // Runs on a thread of its own and waits until its answer is signed.
+  auto sign_from_another_thread = [&](const Answer& a, std::optional<std::string>& out,
+                                      std::thread::id& on, std::thread::id* caller) {
+    std::thread t([&] {
+      if (caller != nullptr) *caller = std::this_thread::get_id();
+      batcher.sign(ResponseAlgorithm::kEd25519, a.signing_string(), a.t,
+                   [&](std::optional<std::string> h) {
+                     out = std::move(h);
+                     on = std::this_thread::get_id();
+                   });
+    });
+    t.join();
+  };
+  batcher.sign(ResponseAlgorithm::kEd25519, a0.signing_string(), a0.t,
+               [&](const std::optional<std::string>&) {
+                 // The leader's first batch: a1 queues behind it (the leader signs it next).
+                 std::thread t([&] {
+                   batcher.sign(ResponseAlgorithm::kEd25519, a1.signing_string(), a1.t,
+                                [&](std::optional<std::string> h) {
+                                  second = std::move(h);
+                                  second_signed_on = std::this_thread::get_id();
+                                  // The leader's second batch: a newcomer takes over.
+                                  sign_from_another_thread(a2, third, third_signed_on, &newcomer);
+                                });
+                 });
+                 t.join();
+               });
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second_signed_on, std::this_thread::get_id());  // the leader signed it
+  EXPECT_TRUE(verifies(pinned_of(signer), *second, a1));
+  ASSERT_TRUE(third.has_value());
+  EXPECT_EQ(third_signed_on, newcomer);  // the newcomer signed its own, at once
+  EXPECT_TRUE(verifies(pinned_of(signer), *third, a2));
+  EXPECT_EQ(batcher.stats().signatures, 3u);
 }
 
 TEST(BatchSigner, ABatchIsBoundedByMaxBatch) {
@@ -159,12 +256,12 @@ TEST(BatchSigner, Es256AnswersAreBatchedApartFromEd25519Ones) {
   EXPECT_EQ(batcher.stats().signatures, 2u);
 }
 
-// With inline signing on and off.
-class BatchSignerConcurrency : public ::testing::TestWithParam<bool> {};
+// With the leader's role handed over after each batch, and never.
+class BatchSignerConcurrency : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(BatchSignerConcurrency, ManyThreadsSigningAtOnceAllGetVerifyingHeaders) {
   const ResponseSigner signer = make_signer();
-  BatchSigner batcher(signer, {.max_batch = 4096, .start = true, .sign_alone_inline = GetParam()});
+  BatchSigner batcher(signer, {.max_batch = 4096, .start = true, .hand_over_after = GetParam()});
   constexpr size_t kThreads = 8;
   constexpr size_t kEach = 200;
   std::vector<std::thread> threads;
@@ -187,28 +284,66 @@ TEST_P(BatchSignerConcurrency, ManyThreadsSigningAtOnceAllGetVerifyingHeaders) {
   EXPECT_LE(batcher.stats().signatures, kThreads * kEach);
 }
 
-// The store's one writer thread, as the server runs it: it hands its answers over and
-// goes on, so what it makes while the signer signs is batched.
-TEST(BatchSigner, AnswersOfOneThreadThatDoesNotWaitAreBatched) {
+// Threads that hand their answers over and go on (as network threads do): answers that
+// find a signature under way wait for the leader and are signed as trees.
+TEST_P(BatchSignerConcurrency, ThreadsThatDoNotWaitGetTreesAndEveryAnswerVerifies) {
   const ResponseSigner signer = make_signer();
-  BatchSigner batcher(signer);
-  constexpr size_t kAnswers = 500;
-  std::vector<std::promise<std::optional<std::string>>> promises(kAnswers);
-  for (size_t i = 0; i < kAnswers; ++i) {
-    const Answer a = answer(i);
-    batcher.sign(ResponseAlgorithm::kEd25519, a.signing_string(), a.t,
-                 [&p = promises[i]](std::optional<std::string> h) { p.set_value(std::move(h)); });
+  BatchSigner batcher(signer, {.max_batch = 4096, .start = true, .hand_over_after = GetParam()});
+  constexpr size_t kThreads = 4;
+  constexpr size_t kEach = 150;
+  std::vector<std::promise<std::optional<std::string>>> promises(kThreads * kEach);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t i = t * kEach; i < (t + 1) * kEach; ++i) {
+        const Answer a = answer(i);
+        batcher.sign(ResponseAlgorithm::kEd25519, a.signing_string(), a.t,
+                     [&p = promises[i]](std::optional<std::string> h) {
+                       // What the answer does next (writing it) takes a moment: others arrive.
+                       std::this_thread::sleep_for(50us);
+                       p.set_value(std::move(h));
+                     });
+      }
+    });
   }
-  for (size_t i = 0; i < kAnswers; ++i) {
+  for (auto& th : threads) th.join();
+  for (size_t i = 0; i < promises.size(); ++i) {
     const auto header = promises[i].get_future().get();
     ASSERT_TRUE(header.has_value());
     EXPECT_TRUE(verifies(pinned_of(signer), *header, answer(i)));
   }
+  EXPECT_EQ(batcher.stats().answers, kThreads * kEach);
   EXPECT_GT(batcher.stats().largest_batch, 1u);
-  EXPECT_LT(batcher.stats().signatures, kAnswers);
+  EXPECT_LT(batcher.stats().signatures, kThreads * kEach);
 }
 
-INSTANTIATE_TEST_SUITE_P(InlineOrNot, BatchSignerConcurrency, ::testing::Bool());
+// What one thread made together (sign_all: the answers that reached a network thread
+// while it ran other work) is one tree, signed on that thread.
+TEST(BatchSigner, AnswersOneThreadHandsOverTogetherAreSignedAsOneTree) {
+  const ResponseSigner signer = make_signer();
+  BatchSigner batcher(signer);
+  constexpr size_t kAnswers = 9;
+  std::vector<std::optional<std::string>> headers(kAnswers);
+  std::vector<BatchSigner::Answer> together;
+  for (size_t i = 0; i < kAnswers; ++i) {
+    const Answer a = answer(i);
+    together.push_back({i % 3 == 2 ? ResponseAlgorithm::kEs256 : ResponseAlgorithm::kEd25519,
+                        a.signing_string(), a.t,
+                        [&h = headers[i]](std::optional<std::string> v) { h = std::move(v); }});
+  }
+  batcher.sign_all(std::move(together));
+  for (size_t i = 0; i < kAnswers; ++i) {
+    ASSERT_TRUE(headers[i].has_value()) << i;
+    const auto parsed = parse_response_signature(*headers[i]);
+    ASSERT_TRUE(parsed && parsed->tree) << *headers[i];
+    EXPECT_EQ(parsed->tree->size, i % 3 == 2 ? 3u : 6u);
+    EXPECT_TRUE(verifies(pinned_of(signer), *headers[i], answer(i)));
+  }
+  EXPECT_EQ(batcher.stats().signatures, 2u);
+}
+
+INSTANTIATE_TEST_SUITE_P(HandOverOrNot, BatchSignerConcurrency,
+                         ::testing::Values(size_t{1}, std::numeric_limits<size_t>::max()));
 
 TEST(BatchSigner, AfterStopAnswersAreSignedOnTheCallersThread) {
   const ResponseSigner signer = make_signer();

@@ -141,6 +141,12 @@ std::string read_inner(OfflineRequestFile& f) {
 }
 
 std::optional<std::vector<FileEntitlement>> entitlements_of(const json::object& payload) {
+  return read_file_entitlements(payload);
+}
+
+}  // namespace
+
+std::optional<std::vector<FileEntitlement>> read_file_entitlements(const json::object& payload) {
   const json::value* v = payload.if_contains("entitlements");
   if (v == nullptr) return std::vector<FileEntitlement>{};
   if (!v->is_array()) return std::nullopt;
@@ -164,6 +170,8 @@ std::optional<std::vector<FileEntitlement>> entitlements_of(const json::object& 
   }
   return out;
 }
+
+namespace {
 
 // The payload's members (docs/protocol.md §21.3) into `file`; false when one is missing or of a
 // wrong type.
@@ -309,12 +317,17 @@ std::string activation_file_message(std::string_view payload) {
 
 std::string write_activation_file(std::string_view kid, const RawResponseSignature& signature,
                                   std::string_view payload) {
+  return write_signed_envelope(kActivationFileLabel, kid, signature, payload);
+}
+
+std::string write_signed_envelope(std::string_view label, std::string_view kid,
+                                  const RawResponseSignature& signature, std::string_view payload) {
   json::object file;
   file["v"] = 1;
   file["kid"] = kid;
   file["signature"] = base64_encode(signature.data(), signature.size());
   file["payload"] = base64_encode(reinterpret_cast<const uint8_t*>(payload.data()), payload.size());
-  return armour(kActivationFileLabel, json::serialize(file));
+  return armour(label, json::serialize(file));
 }
 
 const char* activation_file_problem_name(ActivationFileProblem problem) {
@@ -372,8 +385,14 @@ std::string activation_file_problem_message(ActivationFileProblem problem) {
 
 SignedPayloadRead open_activation_file(std::string_view armoured,
                                        const std::vector<PinnedResponseKey>& pinned) {
+  return open_signed_envelope(armoured, pinned, kActivationFileLabel, kActivationFileSigningPrefix);
+}
+
+SignedPayloadRead open_signed_envelope(std::string_view armoured,
+                                       const std::vector<PinnedResponseKey>& pinned,
+                                       std::string_view label, std::string_view prefix) {
   SignedPayloadRead out;
-  const auto bytes = dearmour_as(armoured, kActivationFileLabel);
+  const auto bytes = dearmour_as(armoured, label);
   if (!bytes) return out;
   const auto envelope = object_of(*bytes);
   if (!envelope) return out;
@@ -396,7 +415,9 @@ SignedPayloadRead open_activation_file(std::string_view armoured,
     return out;
   }
   std::string text(payload->begin(), payload->end());
-  if (!verify_message_signature(*key, raw, activation_file_message(text))) {
+  std::string message(prefix);
+  message.append(text);
+  if (!verify_message_signature(*key, raw, message)) {
     out.problem = ActivationFileProblem::kBadSignature;
     return out;
   }

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <boost/json/array.hpp>
+#include <boost/json/object.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -143,6 +144,10 @@ struct FileEntitlement {
   std::optional<std::string> value;  // JSON text of the scalar, absent when none
 };
 
+// The `entitlements` member of a file's payload; nullopt when it is not the §21.3 shape.
+std::optional<std::vector<FileEntitlement>> read_file_entitlements(
+    const boost::json::object& payload);
+
 // An activation file whose signature verified, with its payload read.
 struct ActivationFile {
   std::string kid;
@@ -194,6 +199,13 @@ struct SignedPayloadRead {
 };
 SignedPayloadRead open_activation_file(std::string_view armoured,
                                        const std::vector<PinnedResponseKey>& pinned);
+// The envelope {"v":1,"kid","signature","payload"} under any label, its signature over
+// `prefix` + the payload bytes: the activation file's and the lease file's (auth/lease_file.h).
+SignedPayloadRead open_signed_envelope(std::string_view armoured,
+                                       const std::vector<PinnedResponseKey>& pinned,
+                                       std::string_view label, std::string_view prefix);
+std::string write_signed_envelope(std::string_view label, std::string_view kid,
+                                  const RawResponseSignature& signature, std::string_view payload);
 
 struct ActivationFileRead {
   ActivationFileProblem problem = ActivationFileProblem::kNone;

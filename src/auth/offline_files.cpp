@@ -1,5 +1,6 @@
 #include "auth/offline_files.h"
 
+#include "auth/lease_file.h"
 #include "auth/request_signature.h"
 #include "core/operations.h"
 
@@ -91,6 +92,21 @@ Result<boost::json::object> sign_activation_file_member(const ResponseSigner* si
   auto file = sign_activation_file(*signer, algorithm, payload->as_string());
   if (!file) return Error::internal("offline activation: the activation file was not signed");
   payload->emplace_string() = *file;
+  return body;
+}
+
+Result<boost::json::object> sign_lease_file_member(const ResponseSigner* signer,
+                                                   ResponseAlgorithm algorithm,
+                                                   boost::json::object body) {
+  boost::json::value* payload = body.if_contains(kLeaseFileMember);
+  if (payload == nullptr) return body;  // not a borrow
+  if (!payload->is_string()) return Error::internal("checkout: the lease payload is not text");
+  if (signer == nullptr) return Error::internal("checkout: no response key");
+  const ResponseKey* key = signer->signing_key(algorithm);
+  if (key == nullptr) return Error::internal("checkout: no response key of this algorithm");
+  const auto signature = signer->sign_message(algorithm, lease_file_message(payload->as_string()));
+  if (!signature) return Error::internal("checkout: the lease file was not signed");
+  payload->emplace_string() = write_lease_file(key->kid(), *signature, payload->as_string());
   return body;
 }
 

@@ -71,4 +71,10 @@ Result<boost::json::object> sign_activation_file_member(const ResponseSigner* si
                                                         ResponseAlgorithm algorithm,
                                                         boost::json::object body);
 
+// The same for a borrowing checkout's answer (docs/protocol.md §27): its leaseFile member, the
+// payload JSON text, replaced by the signed armoured lease file (auth/lease_file.h).
+Result<boost::json::object> sign_lease_file_member(const ResponseSigner* signer,
+                                                   ResponseAlgorithm algorithm,
+                                                   boost::json::object body);
+
 }  // namespace licensed

@@ -9,6 +9,7 @@
 #include <openssl/objects.h>
 #include <openssl/pem.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -107,6 +108,18 @@ Result<ResponseKey> ResponseKey::from_pkey(EVP_PKEY* owned, std::string_view sou
     return key_error(std::string(source) + ": not an Ed25519 or P-256 (ES256) private key");
   }
   key.public_ = std::move(*pinned);
+  if (key.public_.algorithm == ResponseAlgorithm::kEd25519) {
+    std::array<uint8_t, 32> seed{};
+    size_t size = seed.size();
+    const bool read =
+        EVP_PKEY_get_raw_private_key(owned, seed.data(), &size) == 1 && size == seed.size();
+    ERR_clear_error();
+    if (read) key.ed25519_ = Ed25519SigningKey::from_seed(seed);
+    OPENSSL_cleanse(seed.data(), seed.size());
+    if (!key.ed25519_) {
+      return Error::internal(std::string(source) + ": cannot prepare the Ed25519 key for signing");
+    }
+  }
   return key;
 }
 

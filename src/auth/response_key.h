@@ -2,16 +2,18 @@
 // ECDSA P-256 for ES256 (§13.4). Loaded from a PKCS#8 PEM file (--response-key),
 // generated (`licensed admin response-key generate [--alg]`, or the store's default keys
 // on first start), and written back as PEM. Immutable and cheap to copy: copies share
-// one loaded EVP_PKEY.
+// one loaded EVP_PKEY (and, for Ed25519, one key prepared for libsodium's signing).
 #pragma once
 
 #include <openssl/types.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "auth/ed25519_signing_key.h"
 #include "auth/response_signature.h"
 #include "core/result.h"
 
@@ -40,10 +42,13 @@ class ResponseKey {
   // Base64 of the raw public key, as /api/v1/license/public-keys publishes it.
   std::string public_key_base64() const;
   EVP_PKEY* pkey() const { return pkey_.get(); }
+  // An Ed25519 key, prepared for signing (ResponseSigner signs with it); null for ES256.
+  const Ed25519SigningKey* ed25519_signing_key() const { return ed25519_ ? &*ed25519_ : nullptr; }
 
  private:
   static Result<ResponseKey> from_pkey(EVP_PKEY* owned, std::string_view source);
   std::shared_ptr<EVP_PKEY> pkey_;
+  std::optional<Ed25519SigningKey> ed25519_;
   PinnedResponseKey public_;
 };
 

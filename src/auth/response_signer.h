@@ -7,7 +7,6 @@
 // threads at once.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,20 +31,18 @@ class ResponseSigner {
   // The X-License-Response-Signature value (plain form) for an answer with this status
   // and body, signed in `algorithm` at Unix time `t`, to a request whose valid signature
   // was `request_signature` (64 lowercase hex digits; nullopt binds to "-"). Nullopt
-  // when there is no key of that algorithm, or OpenSSL fails.
+  // when there is no key of that algorithm, or signing fails (OpenSSL, for ES256).
   std::optional<std::string> sign(ResponseAlgorithm algorithm,
                                   std::optional<std::string_view> request_signature,
                                   unsigned status, int64_t t, std::string_view body) const;
   // The raw signature of `message` by the key that signs in `algorithm`: Ed25519's 64
-  // bytes, or ES256's r || s over its SHA-256.
+  // bytes (libsodium), or ES256's r || s over its SHA-256 (OpenSSL).
   std::optional<RawResponseSignature> sign_message(ResponseAlgorithm algorithm,
                                                    std::string_view message) const;
 
  private:
   std::vector<ResponseKey> keys_;
   std::vector<ResponseAlgorithm> algorithms_;
-  // Tells this signer's per-thread contexts from another's (tests make several).
-  uint64_t id_;
 };
 
 }  // namespace licensed

@@ -430,7 +430,7 @@ const SettingSpec kSettings[] = {
      .default_value = "10000", .set = set_number<&ServeConfig::max_queue>},
     {.flag = "store-pool-size", .env = "LICENSED_STORE_POOL_SIZE", .toml = "store_pool_size",
      .kind = K::kNumber, .value_name = "N", .help = "PostgreSQL connections at most",
-     .default_help = "the URL's pool_size, or 8", .set = set_number<&ServeConfig::store_pool_size>},
+     .default_help = "the URL's pool_size, or 8 (twice the cores, 2 to 8, for a PostgreSQL on this machine)", .set = set_number<&ServeConfig::store_pool_size>},
     {.flag = "max-nonces", .env = "LICENSED_MAX_NONCES", .toml = "max_nonces", .kind = K::kNumber,
      .value_name = "N", .help = "nonces remembered in memory at most, without --redis",
      .default_value = "20000000", .set = set_number<&ServeConfig::max_nonces>},

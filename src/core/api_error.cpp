@@ -26,6 +26,8 @@ std::string_view error_name(ErrorCode code) {
       return "LICENSE_API_UNAVAILABLE";
     case ErrorCode::kInternal:
       return "LICENSE_API_INTERNAL";
+    case ErrorCode::kConcurrencyLimit:
+      return "LICENSE_API_CONCURRENCY_LIMIT";
     case ErrorCode::kDeactivationLimit:
       return "LICENSE_API_DEACTIVATION_LIMIT";
     case ErrorCode::kTrialUsed:
@@ -55,6 +57,7 @@ int http_status_of(ErrorCode code) {
       return 503;
     case ErrorCode::kInternal:
       return 500;
+    case ErrorCode::kConcurrencyLimit:
     case ErrorCode::kDeactivationLimit:
     case ErrorCode::kTrialUsed:
       return 409;
@@ -199,6 +202,17 @@ ApiError rate_limited(std::string_view bucket, int64_t retry_after_seconds) {
 
 ApiError machine_not_activated() {
   return make(ErrorCode::kMachineNotActivated, "this machine is not activated; call activate");
+}
+
+ApiError concurrency_limit(int64_t leases, int64_t max_concurrent, int64_t retry_after_seconds) {
+  const int64_t wait = std::max<int64_t>(1, retry_after_seconds);
+  ApiError e = make(ErrorCode::kConcurrencyLimit,
+                    "every seat of this license is in use; wait for one to be checked in");
+  e.extra["leases"] = leases;
+  e.extra["maxConcurrent"] = max_concurrent;
+  e.extra["retryAfter"] = wait;
+  e.retry_after_seconds = wait;
+  return e;
 }
 
 ApiError deactivation_limit(int64_t deactivations, int64_t max_deactivations,

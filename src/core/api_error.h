@@ -23,6 +23,7 @@ enum class ErrorCode : int {
   kMachineNotActivated = 1707,
   kUnavailable = 1708,
   kInternal = 1709,
+  kConcurrencyLimit = 1710,
   kDeactivationLimit = 1711,
   kTrialUsed = 1712,
 };
@@ -83,6 +84,9 @@ ApiError limit_reached(int64_t activations, int64_t max,
                        const std::optional<std::string>& dashboard_url);
 ApiError rate_limited(std::string_view bucket, int64_t retry_after_seconds);
 ApiError machine_not_activated();
+// 1710: every concurrent seat of the license is taken (docs/protocol.md §27); retryAfter is
+// the time until the earliest lease ends.
+ApiError concurrency_limit(int64_t leases, int64_t max_concurrent, int64_t retry_after_seconds);
 // 1711: the license's deactivation quota (docs/protocol.md §21.6) is used up for now.
 ApiError deactivation_limit(int64_t deactivations, int64_t max_deactivations,
                             int64_t retry_after_seconds);

@@ -49,8 +49,17 @@ int64_t offline_grace_seconds(const License& license) {
 }
 
 UnixMillis valid_until(const License& license, UnixMillis now) {
+  // A seat is used offline only through a borrowed lease file (docs/protocol.md §21): an
+  // answer without a lease allows use until now, no later.
+  return valid_until(license, now, license.max_concurrent ? std::optional(now) : std::nullopt);
+}
+
+UnixMillis valid_until(const License& license, UnixMillis now,
+                       std::optional<UnixMillis> lease_end) {
   const UnixMillis grace = add_seconds(now, offline_grace_seconds(license));
-  return license.expires_at ? std::min(*license.expires_at, grace) : grace;
+  UnixMillis until = license.expires_at ? std::min(*license.expires_at, grace) : grace;
+  if (lease_end) until = std::min(until, *lease_end);
+  return until;
 }
 
 std::string_view to_string(Actor actor) {
@@ -89,6 +98,10 @@ std::optional<OfflineRelease> parse_offline_release(std::string_view text) {
   if (text == "expiry") return OfflineRelease::kExpiry;
   if (text == "deactivation") return OfflineRelease::kDeactivation;
   return std::nullopt;
+}
+
+int64_t lease_ttl_seconds(const License& license) {
+  return license.lease_ttl_seconds.value_or(kDefaultLeaseTtlSeconds);
 }
 
 int64_t offline_lease_seconds(const License& license) {

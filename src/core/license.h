@@ -77,6 +77,26 @@ struct License {
   std::optional<int64_t> offline_lease_seconds;  // null: kDefaultOfflineLeaseSeconds
   OfflineRelease offline_release = OfflineRelease::kExpiry;
   std::optional<int64_t> max_deactivations;  // per rolling 30 days; null: see below
+  // Concurrent seats (docs/protocol.md §27): how many machines may run at once (null: no
+  // cap), how long a lease lasts from its last checkout (null: kDefaultLeaseTtlSeconds) and
+  // the longest borrow (null: no borrowing).
+  std::optional<int64_t> max_concurrent;
+  std::optional<int64_t> lease_ttl_seconds;
+  std::optional<int64_t> max_borrow_seconds;
+};
+
+inline constexpr int64_t kDefaultLeaseTtlSeconds = 15 * 60;
+inline constexpr int64_t kMinLeaseTtlSeconds = 60;
+int64_t lease_ttl_seconds(const License& license);
+
+// A running copy's seat (docs/protocol.md §27), one per (machine, session). It counts toward
+// maxConcurrent while expires_at is in the future, and never after.
+struct Lease {
+  std::string machine_id;
+  std::string session_id;
+  UnixMillis created_at = 0;
+  UnixMillis expires_at = 0;
+  bool borrowed = false;  // taken with borrowFor: it lasts without renewals
 };
 
 inline constexpr int64_t kDefaultOfflineLeaseSeconds = 90 * 86400;
@@ -95,7 +115,10 @@ inline constexpr int64_t kDefaultTrialOfflineGraceSeconds = 3 * 86400;
 int64_t offline_grace_seconds(const License& license);
 // docs/protocol.md §19: the earlier of expiresAt and now + offlineGrace, for an answer that
 // allows use.
+// With maxConcurrent set it is at most now (docs/protocol.md §21).
 UnixMillis valid_until(const License& license, UnixMillis now);
+// The same, capped at the end of the lease the answer carries.
+UnixMillis valid_until(const License& license, UnixMillis now, std::optional<UnixMillis> lease_end);
 
 // "ACTIVE", "SUSPENDED", "REFUNDED", "REVOKED", or "EXPIRED" for an ACTIVE license
 // whose expiresAt is set and not in the future.
@@ -178,6 +201,8 @@ inline constexpr std::string_view kStatus = "license.status";
 inline constexpr std::string_view kDelete = "license.delete";
 inline constexpr std::string_view kUpdate = "license.update";
 inline constexpr std::string_view kTrialReset = "trial.reset";
+inline constexpr std::string_view kCheckout = "license.checkout";
+inline constexpr std::string_view kCheckin = "license.checkin";
 }  // namespace audit_action
 
 }  // namespace licensed

@@ -55,6 +55,10 @@ boost::json::object license_json(const License& l, UnixMillis now) {
   o["offlineLease"] = offline_lease_seconds(l);
   o["offlineRelease"] = to_string(l.offline_release);
   o["maxDeactivations"] = optional_int_json(effective_max_deactivations(l));
+  // docs/protocol.md §27: seats.
+  o["maxConcurrent"] = optional_int_json(l.max_concurrent);
+  o["leaseTtl"] = lease_ttl_seconds(l);
+  o["maxBorrow"] = optional_int_json(l.max_borrow_seconds);
   o["trial"] = l.trial;
   o["createdAt"] = format_timestamp(l.created_at);
   o["deletedAt"] = optional_timestamp_json(l.deleted_at);

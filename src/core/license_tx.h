@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -42,6 +43,12 @@ class LockedLicense {
   License license_;
 };
 
+// A license by its row id (the order sweeps page in) and its key (what lock_license takes).
+struct LicenseRef {
+  int64_t id = 0;
+  std::string key;
+};
+
 // A license to insert: the row as the store keeps it, before it has an id.
 struct NewLicense {
   std::string key;
@@ -61,6 +68,9 @@ struct NewLicense {
   std::optional<int64_t> offline_lease_seconds;
   OfflineRelease offline_release = OfflineRelease::kExpiry;
   std::optional<int64_t> max_deactivations;
+  std::optional<int64_t> max_concurrent;
+  std::optional<int64_t> lease_ttl_seconds;
+  std::optional<int64_t> max_borrow_seconds;
 };
 
 // A license made from `plan` at `now` (docs/protocol.md §20): its members copied, validFor
@@ -101,14 +111,25 @@ class LicenseTx {
   // Writes every member but activated_at: a renewal or deactivation through a file.
   virtual Status update_offline_activation(const LockedLicense& license,
                                            const Activation& activation) = 0;
-  // False when there was no such activation.
-  virtual Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) = 0;
+  // A machine going away (deactivated, freed, reclaimed) releases its leases (docs/protocol.md
+  // §27): each row is deleted and reported in this transaction by one lease.released, reason
+  // "deactivated" and `actor` for a live lease, "expired" and actor system for one that had
+  // ended (as the minute sweep would have said; whichever path deletes a row reports it).
+  // The stores' removals are protected, so no path can remove a machine without this.
+  //
+  // Deletes the machine's activation and its leases. False when there was no such activation.
+  Result<bool> delete_activation(const LockedLicense& license, std::string_view machine_id,
+                                 UnixMillis now, Actor actor);
   // Deletes the machines that no longer hold a slot (holds_slot false): online ones last
   // seen before fresh.seen_since (none when null), offline ones whose end has passed;
-  // returns their ids. Under the lock, since the slots it frees are counted against the
-  // cap right after.
-  virtual Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
-                                                                    const Freshness& fresh) = 0;
+  // returns their ids, and releases their leases (actor system, at fresh.now). Under the
+  // lock, since the slots it frees are counted against the cap right after.
+  Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
+                                                            const Freshness& fresh);
+  // Every lease of the machine, whose row stays (an offline deactivation under "expiry").
+  // Answers how many it released.
+  Result<int64_t> release_machine_leases(const LockedLicense& license, std::string_view machine_id,
+                                         UnixMillis now, Actor actor);
 
   // The deactivations log (docs/protocol.md §21.6): every deactivation, `counted` for those
   // the quota counts (client and customer ones that freed a slot). Appended under the
@@ -142,9 +163,36 @@ class LicenseTx {
   virtual Result<bool> take_webhook_mark(std::string_view mark, UnixMillis now,
                                          std::optional<int64_t> renew_after_ms) = 0;
 
+  // Concurrent seats (docs/protocol.md §27). A lease is live while expires_at > now; only
+  // live leases are counted, listed or found. The writes take the LockedLicense: the count
+  // the cap rests on and the insert that follows run under the license's lock.
+  virtual Result<int64_t> count_leases(int64_t license_id, UnixMillis now) = 0;
+  virtual Result<std::vector<Lease>> list_leases(int64_t license_id, UnixMillis now) = 0;
+  virtual Result<std::optional<Lease>> find_lease(const LockedLicense& license,
+                                                  std::string_view machine_id,
+                                                  std::string_view session_id, UnixMillis now) = 0;
+  // Inserts the lease or replaces the one of its (machine, session).
+  virtual Status put_lease(const LockedLicense& license, const Lease& lease) = 0;
+  // False when there was no such lease, live or not.
+  virtual Result<bool> delete_lease(const LockedLicense& license, std::string_view machine_id,
+                                    std::string_view session_id) = 0;
+  // Deletes the leases that ended at or before now and returns them. The caller reports each
+  // (core/lease_operations.h: release_ended_leases) in this transaction: a row is deleted
+  // once, so whichever path deletes it (a checkout, a checkin, the minute sweep, on any
+  // instance) is the one that reports it.
+  virtual Result<std::vector<Lease>> take_ended_leases(const LockedLicense& license,
+                                                       UnixMillis now) = 0;
+  // The licenses holding a lease that ended at or before now, ids above after_id, by id, at
+  // most `limit`: the minute sweep's pages (store/lease_sweep.h). Read without a lock; the
+  // sweep locks each license before it takes its ended leases.
+  virtual Result<std::vector<LicenseRef>> licenses_with_ended_leases(UnixMillis now,
+                                                                     int64_t after_id,
+                                                                     int64_t limit) = 0;
+
   // Writes status, max, expires_at, machine_ttl_seconds, deleted_at, plan, entitlements,
   // offline_grace_seconds, valid_for_pending_seconds, offline_lease_seconds,
-  // offline_release and max_deactivations.
+  // offline_release, max_deactivations, max_concurrent, lease_ttl_seconds and
+  // max_borrow_seconds.
   virtual Status update_license(const License& license) = 0;
   virtual Result<std::optional<Product>> find_product(std::string_view slug) = 0;
   virtual Result<License> insert_license(const NewLicense& license) = 0;
@@ -168,6 +216,18 @@ class LicenseTx {
  protected:
   // For lock_license alone, once the store holds the row lock.
   static LockedLicense locked(License license) { return LockedLicense(std::move(license)); }
+
+  // The stores' parts of delete_activation, delete_stale_activations and
+  // release_machine_leases, which report what these delete. The activation row alone:
+  // false when there was none.
+  virtual Result<bool> erase_activation(const LockedLicense& license,
+                                        std::string_view machine_id) = 0;
+  // The stale activation rows (see delete_stale_activations), deleted and returned as they were.
+  virtual Result<std::vector<Activation>> erase_stale_activations(const LockedLicense& license,
+                                                                  const Freshness& fresh) = 0;
+  // Deletes every lease of the machine, live or ended, and returns them by end, then session.
+  virtual Result<std::vector<Lease>> take_machine_leases(const LockedLicense& license,
+                                                         std::string_view machine_id) = 0;
 };
 
 }  // namespace licensed

@@ -169,7 +169,8 @@ RequestResult<object> offline_deactivate(LicenseTx& tx, const LicenseRequest& re
     if (ctx.actor != Actor::kAdmin) {
       RETURN_IF_ERROR(op_parts::check_deactivation_quota(tx, locked, *req.machine_id, ctx));
     }
-    ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
+    ASSIGN_OR_RETURN(const bool removed,
+                     tx.delete_activation(locked, *req.machine_id, ctx.now, ctx.actor));
     if (!removed) return errors::machine_not_activated();
     RETURN_IF_ERROR(op_parts::record_deactivation(tx, locked, *req.machine_id, ctx, true));
   } else {
@@ -177,6 +178,9 @@ RequestResult<object> offline_deactivate(LicenseTx& tx, const LicenseRequest& re
     // file's end; the machine is no longer activated, and nothing is counted.
     existing->deactivated_at = ctx.now;
     RETURN_IF_ERROR(tx.update_offline_activation(locked, *existing));
+    // A deactivated machine holds no seat (docs/protocol.md §21): its leases are released,
+    // reason "deactivated", the machine as it now is (deactivatedAt set).
+    RETURN_IF_ERROR(tx.release_machine_leases(locked, existing->machine_id, ctx.now, ctx.actor));
     RETURN_IF_ERROR(tx.append_deactivation(locked, *req.machine_id, ctx.now, false, true));
   }
   RETURN_IF_ERROR(tx.append_audit(

@@ -261,6 +261,9 @@ RequestResult<object> status(LicenseTx& tx, const LicenseRequest& req,
   body["activations"] = count;
   body["max"] = license.max;
   body["machineTtl"] = optional_int_json(license.machine_ttl_seconds);
+  ASSIGN_OR_RETURN(const int64_t leases, tx.count_leases(license.id, ctx.now));
+  body["leases"] = leases;  // docs/protocol.md §27
+  body["maxConcurrent"] = optional_int_json(license.max_concurrent);
   if (req.machine_id) {
     ASSIGN_OR_RETURN(auto existing, tx.find_activation(license.id, *req.machine_id));
     if (existing && existing->deactivated()) existing.reset();  // §21.5: no longer activated
@@ -290,7 +293,8 @@ RequestResult<object> deactivate(LicenseTx& tx, const LicenseRequest& req,
   ASSIGN_OR_RETURN(const auto existing, tx.find_activation(license.id, *req.machine_id));
   if (!existing || existing->offline()) return errors::machine_not_activated();
   RETURN_IF_ERROR(op_parts::check_deactivation_quota(tx, locked, *req.machine_id, ctx));
-  ASSIGN_OR_RETURN(const bool removed, tx.delete_activation(license.id, *req.machine_id));
+  ASSIGN_OR_RETURN(const bool removed,
+                   tx.delete_activation(locked, *req.machine_id, ctx.now, ctx.actor));
   if (!removed) return errors::machine_not_activated();
   RETURN_IF_ERROR(op_parts::record_deactivation(tx, locked, *req.machine_id, ctx, false));
   RETURN_IF_ERROR(tx.append_audit(
@@ -314,6 +318,10 @@ RequestResult<object> run_operation(Endpoint endpoint, LicenseTx& tx, const Lice
       return offline_activate(tx, req, ctx);
     case Endpoint::kOfflineDeactivate:
       return offline_deactivate(tx, req, ctx);
+    case Endpoint::kCheckout:
+      return checkout(tx, req, ctx);
+    case Endpoint::kCheckin:
+      return checkin(tx, req, ctx);
     case Endpoint::kTrial: {
       ASSIGN_OR_RETURN(auto answer, trial(tx, req, ctx, TrialMode::kCreate));
       if (!answer) return Error::internal("trial: created nothing");

@@ -79,6 +79,21 @@ RequestResult<boost::json::object> offline_activate(LicenseTx& tx, const License
 RequestResult<boost::json::object> offline_deactivate(LicenseTx& tx, const LicenseRequest& req,
                                                       const OperationContext& ctx);
 
+// Whether a checkout would renew a live lease of its machine and session (docs/protocol.md
+// §27: renewals do not count in the key bucket). Read without the license's lock, before the
+// bucket is asked; the checkout itself decides under the lock.
+Result<bool> renews_a_live_lease(LicenseTx& tx, const LicenseRequest& req, UnixMillis now);
+
+// Concurrent seats (docs/protocol.md §27). checkout takes or renews the (machine, session)
+// lease under the license's lock (1703, 1704, 1707, 1702 borrowFor, 1710); with borrowFor its
+// answer holds `leaseFile`, the lease file's payload JSON text, which the surface signs and
+// armours (auth/lease_file.h). checkin gives the lease back (1703 only).
+inline constexpr std::string_view kLeaseFileMember = "leaseFile";
+RequestResult<boost::json::object> checkout(LicenseTx& tx, const LicenseRequest& req,
+                                            const OperationContext& ctx);
+RequestResult<boost::json::object> checkin(LicenseTx& tx, const LicenseRequest& req,
+                                           const OperationContext& ctx);
+
 // docs/protocol.md §20. kFindOnly answers an existing trial (re-activating its machine) and
 // gives nullopt when there is none, writing nothing then; kCreate also creates one. The
 // handler asks for a trial-bucket token between the two, so only creations count.

@@ -50,6 +50,9 @@ NewLicense license_from_plan(const Plan& plan, UnixMillis now) {
   n.offline_grace_seconds = plan.offline_grace_seconds;
   n.offline_lease_seconds = plan.offline_lease_seconds;
   n.max_deactivations = plan.max_deactivations;
+  n.max_concurrent = plan.max_concurrent;
+  n.lease_ttl_seconds = plan.lease_ttl_seconds;
+  n.max_borrow_seconds = plan.max_borrow_seconds;
   if (plan.offline_release) n.offline_release = *plan.offline_release;
   const bool later = plan.valid_from_first_activation;
   if (plan.valid_for_seconds) {

@@ -26,6 +26,8 @@ constexpr std::string_view kMachineId = "machineId";
 constexpr std::string_view kMachineName = "machineName";
 constexpr std::string_view kProduct = "product";
 constexpr std::string_view kEmail = "email";
+constexpr std::string_view kSessionId = "sessionId";
+constexpr std::string_view kBorrowFor = "borrowFor";
 constexpr size_t kEmailMax = 254;
 constexpr size_t kProductMax = 64;
 
@@ -155,6 +157,8 @@ class BodyHandler {
     if (pending_ == &machine_name_) return kMachineName;
     if (pending_ == &product_) return kProduct;
     if (pending_ == &email_) return kEmail;
+    if (pending_ == &session_id_) return kSessionId;
+    if (pending_ == &borrow_for_) return kBorrowFor;
     return {};
   }
   const std::optional<std::string>& duplicate() const { return duplicate_; }
@@ -163,6 +167,8 @@ class BodyHandler {
   const Member& machine_name() const { return machine_name_; }
   const Member& product() const { return product_; }
   const Member& email() const { return email_; }
+  const Member& session_id() const { return session_id_; }
+  const Member& borrow_for() const { return borrow_for_; }
 
  private:
   struct Frame {
@@ -178,6 +184,9 @@ class BodyHandler {
     if (name == kMachineName && names_machine) return &machine_name_;
     if (name == kProduct && endpoint_ == Endpoint::kTrial) return &product_;
     if (name == kEmail && endpoint_ == Endpoint::kTrial) return &email_;
+    const bool seats = endpoint_ == Endpoint::kCheckout || endpoint_ == Endpoint::kCheckin;
+    if (name == kSessionId && seats) return &session_id_;
+    if (name == kBorrowFor && endpoint_ == Endpoint::kCheckout) return &borrow_for_;
     return nullptr;
   }
 
@@ -204,6 +213,8 @@ class BodyHandler {
   Member machine_name_;
   Member product_;
   Member email_;
+  Member session_id_;
+  Member borrow_for_;
 };
 
 std::string describe_json_error(const json::error_code& ec, std::size_t offset) {
@@ -302,6 +313,10 @@ std::string_view endpoint_name(Endpoint endpoint) {
       return "offline-activate";
     case Endpoint::kOfflineDeactivate:
       return "offline-deactivate";
+    case Endpoint::kCheckout:
+      return "checkout";
+    case Endpoint::kCheckin:
+      return "checkin";
   }
   return "unknown";
 }
@@ -408,6 +423,25 @@ std::optional<ApiError> take_email(const Member& m, LicenseRequest& req) {
   return std::nullopt;
 }
 
+// docs/protocol.md §27: sessionId as machineId's rules; borrowFor a string or null, its value
+// checked by the operation (after 1707).
+std::optional<ApiError> take_seat_members(const BodyHandler& h, LicenseRequest& req) {
+  const Member& session = h.session_id();
+  if (session.kind == ValueKind::kString) {
+    if (auto err = check_text(kSessionId, session.text, kMachineIdMin, kMachineIdMax)) return err;
+    req.session_id = session.text;
+  } else if (session.kind != ValueKind::kAbsent && session.kind != ValueKind::kNull) {
+    return wrong_type(kSessionId, session, "a string or null");
+  }
+  const Member& borrow = h.borrow_for();
+  if (borrow.kind == ValueKind::kString) {
+    req.borrow_for = borrow.text;
+  } else if (borrow.kind != ValueKind::kAbsent && borrow.kind != ValueKind::kNull) {
+    return wrong_type(kBorrowFor, borrow, "a DURATION string or null");
+  }
+  return std::nullopt;
+}
+
 ApiResult<LicenseRequest> parse_trial_request(const BodyHandler& h) {
   LicenseRequest req;
   if (auto err = take_product(h.product(), req)) return *err;
@@ -475,6 +509,9 @@ ApiResult<LicenseRequest> parse_license_request(Endpoint endpoint, std::string_v
 
   if (endpoint == Endpoint::kActivate) {
     if (auto err = take_machine_name(h.machine_name(), req)) return *err;
+  }
+  if (endpoint == Endpoint::kCheckout || endpoint == Endpoint::kCheckin) {
+    if (auto err = take_seat_members(h, req)) return *err;
   }
   return req;
 }

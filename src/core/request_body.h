@@ -21,10 +21,12 @@ enum class Endpoint {
   kDeactivate,
   kTrial,
   kOfflineActivate,
-  kOfflineDeactivate
+  kOfflineDeactivate,
+  kCheckout,
+  kCheckin
 };
 // The endpoint's path segment: "activate", "heartbeat", "status", "deactivate", "trial",
-// "offline-activate" or "offline-deactivate".
+// "offline-activate", "offline-deactivate", "checkout" or "checkin".
 std::string_view endpoint_name(Endpoint endpoint);
 
 // What an offline file (docs/protocol.md §21.2) said beside its inner body: the section 2
@@ -49,6 +51,11 @@ struct LicenseRequest {
   // Trial only (docs/protocol.md §20): the product's slug, and the email, lowercased.
   std::string product;
   std::optional<std::string> email;
+  // Checkout and checkin only (docs/protocol.md §27): the session (8-128 code points, no
+  // control characters; nullopt: the machine id), and checkout's borrowFor as sent (a
+  // DURATION; the operation checks it, after 1707).
+  std::optional<std::string> session_id{};
+  std::optional<std::string> borrow_for{};
   // Offline endpoints: the armoured file as sent (`request`), and, once it is parsed, what
   // it said; the members above are then the inner body's. Initialised here so brace
   // initialisations of the members above still compile without them (-Wextra).

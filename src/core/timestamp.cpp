@@ -1,5 +1,6 @@
 #include "core/timestamp.h"
 
+#include <charconv>
 #include <cstdio>
 #include <ctime>
 
@@ -75,6 +76,34 @@ std::optional<UnixMillis> parse_timestamp(std::string_view s) {
       days_from_civil(year, static_cast<unsigned>(mon), static_cast<unsigned>(day));
   if (mon == 2 && day == 29 && days_from_civil(year, 3, 1) - days != 1) return std::nullopt;
   return ((days * 86400 + hour * 3600 + min * 60 + sec) * 1000) + millis;
+}
+
+std::optional<int64_t> parse_duration_seconds(std::string_view text) {
+  if (text.size() < 2) return std::nullopt;
+  const char unit = text.back();
+  const std::string_view digits = text.substr(0, text.size() - 1);
+  int64_t n = 0;
+  const auto [ptr, err] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  if (err != std::errc() || ptr != digits.data() + digits.size() || n <= 0) return std::nullopt;
+  int64_t scale = 0;
+  switch (unit) {
+    case 's':
+      scale = 1;
+      break;
+    case 'm':
+      scale = 60;
+      break;
+    case 'h':
+      scale = 3600;
+      break;
+    case 'd':
+      scale = 86400;
+      break;
+    default:
+      return std::nullopt;
+  }
+  if (n > kMaxDurationSeconds / scale) return std::nullopt;
+  return n * scale;
 }
 
 }  // namespace licensed

@@ -34,6 +34,27 @@ bool is_machine_event(std::string_view type) {
   return type.starts_with("activation.") || type.starts_with("lease.");
 }
 
+// The machine as the activate answer shows it (id, name, activatedAt, lastSeenAt), from its
+// row in this transaction; a row already gone (a deactivation) leaves the id.
+Result<boost::json::object> machine_data(LicenseTx& tx, int64_t license_id,
+                                         const std::string& machine_id) {
+  ASSIGN_OR_RETURN(const auto row, tx.find_activation(license_id, machine_id));
+  return row ? machine_json(*row) : boost::json::object{{"id", machine_id}};
+}
+
+Status insert_lease_released(LicenseTx& tx, const License& license, boost::json::object machine,
+                             const Lease& lease, std::string_view reason, UnixMillis at,
+                             Actor actor) {
+  boost::json::object data = license_event_data(license, at, actor);
+  data["machine"] = std::move(machine);
+  data["reason"] = reason;
+  data["lease"] = {{"sessionId", lease.session_id},
+                   {"expiresAt", format_timestamp(lease.expires_at)},
+                   {"borrowed", lease.borrowed}};
+  return tx.insert_webhook_event(ev::kLeaseReleased, at,
+                                 webhook_body(ev::kLeaseReleased, at, std::move(data)));
+}
+
 }  // namespace
 
 const std::vector<std::string_view>& webhook_event_types() {
@@ -61,6 +82,8 @@ std::optional<std::string_view> event_type_of(const AuditEntry& e) {
   if (action == audit_action::kActivate) return ev::kActivationCreated;
   if (action == audit_action::kDeactivate) return ev::kActivationDeleted;
   if (action == audit_action::kReclaim) return ev::kActivationReclaimed;
+  if (action == audit_action::kCheckout) return ev::kLeaseCreated;
+  if (action == audit_action::kCheckin) return ev::kLeaseReleased;
   if (action == audit_action::kDelete) return ev::kLicenseDeleted;
   if (action == audit_action::kStatus) return ev::kLicenseUpdated;
   if (action == audit_action::kUpdate && changes_nothing(e)) return std::nullopt;
@@ -90,13 +113,13 @@ Status record_audited_event(LicenseTx& tx, const AuditEntry& e, const License& l
   boost::json::object data = license_event_data(license, e.at, e.actor);
   if (e.actor_name) data["actorName"] = *e.actor_name;
   if (is_machine_event(*type) && e.machine_id) {
-    // The machine as the activate answer shows it (id, name, activatedAt, lastSeenAt), from
-    // its row in this transaction; a row already gone (a deactivation) leaves the id.
-    ASSIGN_OR_RETURN(const auto row, tx.find_activation(license.id, *e.machine_id));
-    boost::json::object machine =
-        row ? machine_json(*row) : boost::json::object{{"id", *e.machine_id}};
+    ASSIGN_OR_RETURN(boost::json::object machine, machine_data(tx, license.id, *e.machine_id));
     if (e.offline) machine["offline"] = true;  // the change came through an offline file
     data["machine"] = std::move(machine);
+  }
+  if (*type == ev::kLeaseReleased) {  // license.checkin: the client's, or support's release
+    data["reason"] =
+        e.actor == Actor::kAdmin ? lease_release_reason::kAdmin : lease_release_reason::kCheckin;
   }
   if (e.changes && *type == ev::kLicenseUpdated) {
     boost::system::error_code ec;
@@ -117,6 +140,18 @@ Status record_limit_reached(LicenseTx& tx, const License& license, std::string_v
   data["code"] = code;
   return tx.insert_webhook_event(ev::kLimitReached, now,
                                  webhook_body(ev::kLimitReached, now, std::move(data)));
+}
+
+Status record_lease_released(LicenseTx& tx, const License& license, const Lease& lease,
+                             std::string_view reason, UnixMillis at, Actor actor) {
+  ASSIGN_OR_RETURN(boost::json::object machine, machine_data(tx, license.id, lease.machine_id));
+  return insert_lease_released(tx, license, std::move(machine), lease, reason, at, actor);
+}
+
+Status record_lease_released(LicenseTx& tx, const License& license, const Activation& machine,
+                             const Lease& lease, std::string_view reason, UnixMillis at,
+                             Actor actor) {
+  return insert_lease_released(tx, license, machine_json(machine), lease, reason, at, actor);
 }
 
 Status record_license_event(LicenseTx& tx, std::string_view type, const License& license,

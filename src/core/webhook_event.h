@@ -38,6 +38,16 @@ inline constexpr std::string_view kEntitlementExpired = "license.entitlement_exp
 inline constexpr std::string_view kOfflineExpiring = "activation.offline_expiring";
 }  // namespace webhook_event
 
+// lease.released's `reason` (docs/protocol.md §25.2): a client's checkin, the end of the lease
+// (the minute sweep, or a checkout or checkin of the license that finds it ended first), its
+// machine going away, or an admin release.
+namespace lease_release_reason {
+inline constexpr std::string_view kCheckin = "checkin";
+inline constexpr std::string_view kExpired = "expired";
+inline constexpr std::string_view kDeactivated = "deactivated";
+inline constexpr std::string_view kAdmin = "admin";
+}  // namespace lease_release_reason
+
 // Every type of docs/protocol.md §25.2, in its order. An endpoint subscribes to some of them or to
 // "*".
 const std::vector<std::string_view>& webhook_event_types();
@@ -63,6 +73,15 @@ Status record_audited_event(LicenseTx& tx, const AuditEntry& entry, const Licens
 // per hour (a mark in the store decides).
 Status record_limit_reached(LicenseTx& tx, const License& license, std::string_view machine_id,
                             int64_t code, UnixMillis now, Actor actor);
+// lease.released of a lease no audit record reports (one that ended, or one its machine's
+// going away took): `data` adds the machine (its row in this transaction, else the id),
+// `reason` and `lease` {"sessionId", "expiresAt", "borrowed"}.
+Status record_lease_released(LicenseTx& tx, const License& license, const Lease& lease,
+                             std::string_view reason, UnixMillis at, Actor actor);
+// The same with the machine as it was, for one whose row a reclaim has already deleted.
+Status record_lease_released(LicenseTx& tx, const License& license, const Activation& machine,
+                             const Lease& lease, std::string_view reason, UnixMillis at,
+                             Actor actor);
 // Any other event of one license, with extra members in `data` (an order, a trial).
 Status record_license_event(LicenseTx& tx, std::string_view type, const License& license,
                             UnixMillis at, Actor actor, const boost::json::object& extra = {});

@@ -3,6 +3,7 @@
 #include <span>
 #include <vector>
 
+#include "admin/admin_leases.h"
 #include "auth/request_signature.h"
 #include "core/license_json.h"
 
@@ -62,6 +63,30 @@ bool starts_with_any(std::string_view s, std::span<const std::string_view> set, 
   return false;
 }
 
+// The live leases as a customer sees them: the machine masked and named as its activation
+// is, the session masked too when it is the machine id (the default session), since a full
+// machine id never reaches the page.
+json::array customer_leases_json(const json::array& leases, const json::array& activations) {
+  json::array out;
+  for (const json::value& v : leases) {
+    const json::object& lease = v.as_object();
+    const std::string_view machine = lease.at("machineId").as_string();
+    const std::string_view session = lease.at("sessionId").as_string();
+    json::value name = nullptr;
+    for (const json::value& a : activations) {
+      const json::object& m = a.as_object();
+      if (m.at("id").as_string() == machine && !m.contains("deactivatedAt")) name = m.at("name");
+    }
+    out.push_back(json::object{
+        {"machineId", mask_machine_id(machine)},
+        {"name", name},
+        {"sessionId", session == machine ? mask_machine_id(session) : std::string(session)},
+        {"expiresAt", lease.at("expiresAt")},
+        {"borrowed", lease.at("borrowed")}});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string normalize_pasted_key(std::string_view pasted) {
@@ -106,9 +131,10 @@ Result<json::object> customer_license_view(StoreTx& tx, std::string_view key, Un
   ASSIGN_OR_RETURN(json::object shown, show_license(tx, l.key, now));
   ASSIGN_OR_RETURN(json::object audit,
                    audit_page(tx, l, PageRequest{kCustomerAuditPage.default_limit, std::nullopt}));
+  ASSIGN_OR_RETURN(const json::array leases, list_license_leases(tx, l.key, now));
   json::object view;
   for (const char* name : {"licenseKey", "product", "status", "expiresAt", "max", "activationCount",
-                           "plan", "entitlements", "trial"}) {
+                           "plan", "entitlements", "trial", "maxConcurrent"}) {
     view[name] = shown[name];
   }
   json::array machines;
@@ -127,6 +153,7 @@ Result<json::object> customer_license_view(StoreTx& tx, std::string_view key, Un
     }
   }
   view["activations"] = std::move(machines);
+  view["leases"] = customer_leases_json(leases, shown["activations"].as_array());
   view["audit"] = std::move(audit);
   return view;
 }

@@ -1,7 +1,7 @@
 // What a customer may do from the dashboard, over the same operations the admin API
-// uses: see their license (product, status, expiry, machines with masked ids, the newest
-// audit records), page back through its history, free a slot (audit
-// `license.deactivate`, actor `customer`), and submit offline request and deactivation
+// uses: see their license (product, status, expiry, machines with masked ids, who holds a
+// concurrent seat and until when, the newest audit records), page back through its history, free a
+// slot (audit `license.deactivate`, actor `customer`), and submit offline request and deactivation
 // files for their own license (docs/protocol.md §21.2, §21.5). A deleted license answers exactly as
 // an unknown key (kNotFound), as everywhere a customer looks.
 #pragma once
@@ -47,7 +47,10 @@ inline constexpr PageLimits kCustomerAuditPage{20, 100};
 // {"licenseKey", "product", "status", "expiresAt", "max", "activationCount",
 //  "activations": [{"handle", "machineId" (masked), "name", "activatedAt", "lastSeenAt",
 //  "stale", and for an offline machine "offline": true, "offlineUntil", "deactivatedAt"
-//  when deactivated under "expiry"}], "audit": the first page of customer_audit_page}.
+//  when deactivated under "expiry"}], "maxConcurrent" (null: no seat cap), "leases": the
+//  live leases, earliest end first, [{"machineId" (masked), "name" (the activated
+//  machine's, or null), "sessionId" (masked when it is the machine id), "expiresAt",
+//  "borrowed"}], "audit": the first page of customer_audit_page}.
 Result<boost::json::object> customer_license_view(StoreTx& tx, std::string_view key,
                                                   UnixMillis now);
 

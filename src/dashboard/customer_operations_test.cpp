@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <boost/json/serialize.hpp>
 
+#include "admin/admin_leases.h"
 #include "core/operations.h"
+#include "core/timestamp.h"
 #include "store/sqlite/memory_test_store.h"
 
 namespace licensed {
@@ -120,6 +122,64 @@ TEST_F(CustomerOperationsTest, TheViewShowsMaskedMachinesAndTheAudit) {
   EXPECT_FALSE(audit[0].as_object().contains("actorName"));
   EXPECT_FALSE(audit[0].as_object().contains("ip"));
   EXPECT_TRUE(v.at("audit").at("nextCursor").is_null());
+}
+
+TEST_F(CustomerOperationsTest, TheViewShowsWhoHoldsASeatUntilWhenWithMaskedIdsAndNoEndedLease) {
+  ASSERT_TRUE(write([&](StoreTx& tx) {
+                return set_license_seat_field(tx, key_, SeatField::kMaxConcurrent, 2, admin());
+              }).ok());
+  ASSERT_TRUE(write([&](StoreTx& tx) {
+                return set_license_seat_field(tx, key_, SeatField::kMaxBorrow, 3600, admin());
+              }).ok());
+  // The named machine holds its default seat; the unnamed one borrows a seat of its own
+  // session.
+  const auto checkout = [&](const std::string& machine, std::optional<std::string> session,
+                            std::optional<std::string> borrow, UnixMillis at) {
+    LicenseRequest req{key_, machine, std::nullopt, {}, {}, std::move(session), std::move(borrow)};
+    return write([&](StoreTx& tx) {
+             OperationContext ctx;
+             ctx.now = at;
+             ctx.new_activation_id = [] { return std::string(32, 'b'); };  // a borrow's file id
+             return run_operation(Endpoint::kCheckout, tx, req, ctx);
+           })
+        .ok();
+  };
+  ASSERT_TRUE(checkout("studio-pc-7f3a9c21", std::nullopt, std::nullopt, kStart));
+  ASSERT_TRUE(checkout("laptop-0b91d2c4", "tour-laptop-session", "1h", kStart));
+
+  const auto v = view();
+  EXPECT_EQ(v.at("maxConcurrent").as_int64(), 2);
+  const auto& leases = v.at("leases").as_array();
+  ASSERT_EQ(leases.size(), 2u) << boost::json::serialize(v);
+  const auto& held = leases[0].as_object();  // earliest end first: 15 minutes
+  EXPECT_EQ(held.at("machineId").as_string(), "stud\u20269c21");
+  EXPECT_EQ(held.at("name").as_string(), "Studio PC");
+  EXPECT_EQ(held.at("sessionId").as_string(), "stud\u20269c21");  // the machine id, masked
+  EXPECT_EQ(held.at("expiresAt").as_string(), format_timestamp(kStart + 15 * 60'000));
+  EXPECT_FALSE(held.at("borrowed").as_bool());
+  const auto& borrowed = leases[1].as_object();
+  EXPECT_EQ(borrowed.at("machineId").as_string(), "lapt\u2026d2c4");
+  EXPECT_TRUE(borrowed.at("name").is_null());
+  EXPECT_EQ(borrowed.at("sessionId").as_string(), "tour-laptop-session");
+  EXPECT_EQ(borrowed.at("expiresAt").as_string(), format_timestamp(kStart + 3'600'000));
+  EXPECT_TRUE(borrowed.at("borrowed").as_bool());
+  const std::string all = boost::json::serialize(v);
+  EXPECT_EQ(all.find("laptop-0b91d2c4"), std::string::npos) << all;
+
+  // 20 minutes later the unrenewed seat has ended (its row is still stored: no checkout
+  // dropped it) and is not shown; the borrowed one is.
+  const auto later = write([&](StoreTx& tx) {
+                       return customer_license_view(tx, key_, kStart + 20 * 60'000);
+                     }).value();
+  const auto& left = later.at("leases").as_array();
+  ASSERT_EQ(left.size(), 1u) << boost::json::serialize(later);
+  EXPECT_EQ(left[0].at("sessionId").as_string(), "tour-laptop-session");
+}
+
+TEST_F(CustomerOperationsTest, ALicenseWithoutASeatCapShowsNoLeases) {
+  const auto v = view();
+  EXPECT_TRUE(v.at("maxConcurrent").is_null());
+  EXPECT_TRUE(v.at("leases").as_array().empty());
 }
 
 TEST_F(CustomerOperationsTest, TheViewShowsOnlyTheNewestPageOfALongHistory) {

@@ -32,6 +32,18 @@ std::string with_sign_in_link(std::string_view dashboard_url, std::string_view t
   return std::string(dashboard_url) + "#signin=" + std::string(token);
 }
 
+bool is_dashboard_page_url(std::string_view dashboard_url) {
+  const size_t scheme_end = dashboard_url.find("://");
+  if (scheme_end == std::string_view::npos) return false;
+  std::string_view rest = dashboard_url.substr(scheme_end + 3);
+  const size_t path_start = rest.find_first_of("/?#");  // the authority ends there
+  if (path_start == std::string_view::npos || rest[path_start] != '/') return false;
+  std::string_view path = rest.substr(path_start);
+  path = path.substr(0, path.find_first_of("?#"));
+  if (path.size() > 1 && path.ends_with('/')) path.remove_suffix(1);
+  return path.ends_with("/dashboard");
+}
+
 std::string sign_in_link_id(std::string_view token) {
   return sha256_hex(token).substr(0, 16);
 }

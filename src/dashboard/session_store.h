@@ -95,6 +95,11 @@ std::optional<std::string> new_link_token();
 // never sent to a server (nor in a Referer), so the token stays out of request lines and
 // access logs; the page takes it out of the address before anything else.
 std::string with_sign_in_link(std::string_view dashboard_url, std::string_view token);
+// Whether `dashboard_url` names this server's dashboard page (its path is `/dashboard`, or
+// ends in `/dashboard` behind a proxy's prefix): only there can a sign-in link be used, so
+// only there is one added. Any other page (a vendor's own account page) gets the URL as
+// configured: a credential is never handed to a page that cannot take it.
+bool is_dashboard_page_url(std::string_view dashboard_url);
 // What logs call a link: the first 16 hex digits of its token's SHA-256 (the token itself
 // is a credential until used).
 std::string sign_in_link_id(std::string_view token);

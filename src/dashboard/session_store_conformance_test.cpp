@@ -261,3 +261,22 @@ TEST(RedisSessionStore, ALicenseOpensAtMostItsSignInsPerLifetime) {
 
 }  // namespace
 }  // namespace licensed
+
+namespace licensed {
+namespace {
+
+TEST(SignInLinks, AreMadeOnlyForAUrlNamingTheDashboardPage) {
+  EXPECT_TRUE(is_dashboard_page_url("https://licenses.example.com/dashboard"));
+  EXPECT_TRUE(is_dashboard_page_url("https://licenses.example.com/dashboard/"));
+  EXPECT_TRUE(is_dashboard_page_url("https://example.com/licensing/dashboard?lang=de"));
+  EXPECT_TRUE(is_dashboard_page_url("http://127.0.0.1:8080/dashboard"));
+  EXPECT_FALSE(is_dashboard_page_url("https://example.com/account/activations"));
+  EXPECT_FALSE(is_dashboard_page_url("https://example.com/my-dashboard"));
+  EXPECT_FALSE(is_dashboard_page_url("https://example.com/dashboard/machines"));
+  EXPECT_FALSE(is_dashboard_page_url("https://example.com"));
+  EXPECT_FALSE(is_dashboard_page_url("https://example.com?next=/dashboard"));
+  EXPECT_FALSE(is_dashboard_page_url("/dashboard"));
+}
+
+}  // namespace
+}  // namespace licensed

@@ -99,6 +99,10 @@ std::string_view path_template(AdminRoute r) {
       return "/api/v1/admin/stats/trials";
     case AdminRoute::kStatsNearestCap:
       return "/api/v1/admin/stats/nearest-cap";
+    case AdminRoute::kListLeases:
+      return "/api/v1/admin/licenses/{key}/leases";
+    case AdminRoute::kReleaseLease:
+      return "/api/v1/admin/licenses/{key}/leases/{machineId}/{sessionId}";
   }
   return "/api/v1/admin/";
 }
@@ -189,6 +193,8 @@ ApiResult<AdminCall> parse_call(AdminRoute route, const HttpRequest& req) {
   if (segments.size() >= 7 && !webhook_path) {
     (product_path ? call.plan_code : call.machine_id) = segments[6];
   }
+  // .../leases/{machineId}/{sessionId}
+  if (segments.size() >= 8 && !webhook_path) call.session_id = segments[7];
   for (auto p : url->params()) call.query.emplace_back(std::string(p.key), std::string(p.value));
   if (route == AdminRoute::kCreateProduct || route == AdminRoute::kCreateLicense ||
       route == AdminRoute::kPatchLicense || route == AdminRoute::kPatchProduct ||
@@ -285,6 +291,8 @@ ApiResult<Route> AdminApiHandler::route(std::string_view method, std::string_vie
   if (s.size() == 4 && s[2] == "activations") {
     return pick(method, {{"DELETE", R::kRemoveActivation}});
   }
+  if (s.size() == 3 && s[2] == "leases") return pick(method, {{"GET", R::kListLeases}});
+  if (s.size() == 5 && s[2] == "leases") return pick(method, {{"DELETE", R::kReleaseLease}});
   return errors::route_not_found();
 }
 

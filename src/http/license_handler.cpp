@@ -111,13 +111,13 @@ void LicenseHandler::finish_response(HttpResponse& res, const HttpRequestHeader*
 }
 
 HttpReply LicenseHandler::bound_to(AnswerBinding binding, ResponseAlgorithm algorithm,
-                                   HttpReply reply) const {
+                                   const ConnectionExecutor& home, HttpReply reply) const {
   const ResponseSigner* signer = config_.response_signer;
   if (signer == nullptr) return reply;
   const Clock* clock = config_.pipeline.clock;
   if (BatchSigner* batcher = config_.batch_signer) {
-    return [batcher, algorithm, clock, binding, reply = std::move(reply)](HttpResponse res) {
-      sign_response_batched(std::move(res), *batcher, algorithm, *clock, binding, reply);
+    return [batcher, algorithm, clock, binding, home, reply = std::move(reply)](HttpResponse res) {
+      sign_response_batched(std::move(res), *batcher, algorithm, *clock, binding, home, reply);
     };
   }
   return [signer, algorithm, clock, binding, reply = std::move(reply)](HttpResponse res) {
@@ -152,53 +152,67 @@ void LicenseHandler::handle(Endpoint endpoint, const IncomingRequest& in, std::s
                             HttpReply reply) const {
   run_pipeline(config_.pipeline, endpoint, in, executor,
                [this, endpoint, algorithm, ip = std::string(in.client_ip),
-                request_id = std::move(request_id),
+                request_id = std::move(request_id), home = executor,
                 reply = std::move(reply)](PipelineOutcome outcome) mutable {
                  answer(endpoint, std::move(outcome), algorithm, std::move(ip),
-                        std::move(request_id), std::move(reply));
+                        std::move(request_id), home, std::move(reply));
                });
 }
 
 void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, ResponseAlgorithm algorithm,
-                            std::string client_ip, std::string request_id, HttpReply reply) const {
-  ErrorReporter* const reporter = config_.error_reporter;
-  const Clock* clock = config_.pipeline.clock;
-  reply = bound_to(outcome.binding, algorithm, std::move(reply));
+                            std::string client_ip, std::string request_id,
+                            const ConnectionExecutor& home, HttpReply reply) const {
+  reply = bound_to(outcome.binding, algorithm, home, std::move(reply));
   if (!outcome.request.ok()) {
-    ApiError error = std::move(outcome.request.error());
-    if (error.code == ErrorCode::kRateLimited && config_.metrics) {
-      const auto* bucket = error.extra.if_contains("bucket");
-      config_.metrics->record_rate_limited(bucket && bucket->is_string()
-                                               ? std::string_view(bucket->as_string())
-                                               : std::string_view("key"));
-    }
-    if (is_internal_error(error)) {
-      report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
-    }
-    if (!outcome.nonce_to_keep) return reply(error_response(error, request_id));
-    // The request was refused after consuming a nonce dated ahead of our clock: keep
-    // that nonce before answering, so a replay after a restart is refused too.
-    auto keep = std::make_shared<AuthorizedRequest>(std::move(*outcome.nonce_to_keep));
-    submit_call<Ok>(
-        *config_.store, TxKind::kWrite,
-        [keep](StoreTx& tx) {
-          return tx.remember_nonce(keep->key->id, keep->nonce, keep->nonce_expires_at);
-        },
-        [error = std::move(error), request_id, reply, reporter, clock, endpoint](Status kept) {
-          if (kept.ok()) return reply(error_response(error, request_id));
-          const ApiError failed = to_api_error(kept.error());
-          if (is_internal_error(failed)) {
-            report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
-          }
-          reply(error_response(failed, request_id));
-        });
-    return;
+    return refuse(endpoint, std::move(outcome.request.error()), std::move(outcome.nonce_to_keep),
+                  request_id, reply);
   }
-
   auto request = std::make_shared<AuthorizedRequest>(std::move(outcome.request.value()));
   if (request->endpoint == Endpoint::kTrial) {
     return answer_trial(request, std::move(client_ip), std::move(request_id), reply);
   }
+  if (request->endpoint == Endpoint::kCheckout) {
+    return answer_checkout(request, std::move(client_ip), std::move(request_id), algorithm, reply);
+  }
+  run_accepted(request, client_ip, request_id, algorithm, reply);
+}
+
+void LicenseHandler::refuse(Endpoint endpoint, ApiError error,
+                            std::optional<AuthorizedRequest> nonce_to_keep,
+                            const std::string& request_id, const HttpReply& reply) const {
+  ErrorReporter* const reporter = config_.error_reporter;
+  const Clock* clock = config_.pipeline.clock;
+  if (error.code == ErrorCode::kRateLimited && config_.metrics) {
+    const auto* bucket = error.extra.if_contains("bucket");
+    config_.metrics->record_rate_limited(bucket && bucket->is_string()
+                                             ? std::string_view(bucket->as_string())
+                                             : std::string_view("key"));
+  }
+  if (is_internal_error(error)) {
+    report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
+  }
+  if (!nonce_to_keep) return reply(error_response(error, request_id));
+  // The request was refused after consuming a nonce dated ahead of our clock: keep
+  // that nonce before answering, so a replay after a restart is refused too.
+  auto keep = std::make_shared<AuthorizedRequest>(std::move(*nonce_to_keep));
+  submit_call<Ok>(
+      *config_.store, TxKind::kWrite,
+      [keep](StoreTx& tx) {
+        return tx.remember_nonce(keep->key->id, keep->nonce, keep->nonce_expires_at);
+      },
+      [error = std::move(error), request_id, reply, reporter, clock, endpoint](Status kept) {
+        if (kept.ok()) return reply(error_response(error, request_id));
+        const ApiError failed = to_api_error(kept.error());
+        if (is_internal_error(failed)) {
+          report_internal_error(reporter, endpoint, request_id, {}, clock->now_ms());
+        }
+        reply(error_response(failed, request_id));
+      });
+}
+
+void LicenseHandler::run_accepted(const std::shared_ptr<AuthorizedRequest>& request,
+                                  const std::string& client_ip, const std::string& request_id,
+                                  ResponseAlgorithm algorithm, const HttpReply& reply) const {
   const bool writes = request->endpoint != Endpoint::kStatus || request->keep_nonce_durably;
   const LicenseHandler* self = this;
   submit_call<boost::json::object, RequestError>(
@@ -226,6 +240,10 @@ void LicenseHandler::answer(Endpoint endpoint, PipelineOutcome outcome, Response
        ip = client_ip](const RequestResult<boost::json::object>& answer) {
         if (request->endpoint == Endpoint::kOfflineActivate && answer.ok()) {
           return self->reply_with(self->with_activation_file(answer.value(), algorithm), *request,
+                                  request_id, ip, reply);
+        }
+        if (request->endpoint == Endpoint::kCheckout && answer.ok()) {
+          return self->reply_with(self->with_lease_file(answer.value(), algorithm), *request,
                                   request_id, ip, reply);
         }
         self->reply_with(answer, *request, request_id, ip, reply);
@@ -258,6 +276,13 @@ RequestResult<boost::json::object> LicenseHandler::with_activation_file(
   return std::move(signed_body.value());
 }
 
+RequestResult<boost::json::object> LicenseHandler::with_lease_file(
+    boost::json::object body, ResponseAlgorithm algorithm) const {
+  auto signed_body = sign_lease_file_member(config_.response_signer, algorithm, std::move(body));
+  if (!signed_body.ok()) return RequestError(std::move(signed_body.error()));
+  return std::move(signed_body.value());
+}
+
 void LicenseHandler::reply_with(const RequestResult<boost::json::object>& answer,
                                 const AuthorizedRequest& request, const std::string& request_id,
                                 const std::string& client_ip, const HttpReply& reply) const {
@@ -284,10 +309,12 @@ void LicenseHandler::reply_with_sign_in_link(ApiError error, const AuthorizedReq
                                              const std::string& request_id,
                                              const HttpReply& reply) const {
   const boost::json::value* url = error.extra.if_contains("dashboardUrl");
-  // A trial's 1705 names no key, and a configured URL with a fragment of its own is left
-  // as the operator wrote it.
+  // A trial's 1705 names no key; a URL that is not this server's dashboard page (a
+  // vendor's own page, the contract's example) or has a fragment of its own is left as the
+  // operator wrote it.
   if (config_.sign_in_links == nullptr || url == nullptr || !url->is_string() ||
       request.body.license_key.empty() || !request.body.machine_id ||
+      !is_dashboard_page_url(url->as_string()) ||
       url->as_string().find('#') != boost::json::string::npos) {
     return reply(error_response(error, request_id));
   }

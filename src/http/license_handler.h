@@ -72,7 +72,21 @@ class LicenseHandler final : public HttpService {
   ResponseAlgorithm answer_algorithm(const HttpRequestHeader* request) const;
   // Answers the pipeline's refusal, or runs the accepted request's operation.
   void answer(Endpoint endpoint, PipelineOutcome outcome, ResponseAlgorithm algorithm,
-              std::string client_ip, std::string request_id, HttpReply reply) const;
+              std::string client_ip, std::string request_id, const ConnectionExecutor& home,
+              HttpReply reply) const;
+  // A refusal of the pipeline (or of a handler's own step 9), keeping the nonce it
+  // consumed when that nonce is dated ahead of our clock.
+  void refuse(Endpoint endpoint, ApiError error, std::optional<AuthorizedRequest> nonce_to_keep,
+              const std::string& request_id, const HttpReply& reply) const;
+  // Step 10 of an accepted request: its operation in one transaction, then its answer.
+  void run_accepted(const std::shared_ptr<AuthorizedRequest>& request, const std::string& client_ip,
+                    const std::string& request_id, ResponseAlgorithm algorithm,
+                    const HttpReply& reply) const;
+  // A checkout's step 9 (license_handler_checkout.cpp): the renewal of a live lease does
+  // not count in the key bucket, so the bucket is asked only for other checkouts.
+  void answer_checkout(const std::shared_ptr<AuthorizedRequest>& request, std::string client_ip,
+                       std::string request_id, ResponseAlgorithm algorithm,
+                       const HttpReply& reply) const;
   // The trial endpoint's store part (license_handler_trial.cpp): an existing trial is
   // answered at once; a new one first takes a token from the trial buckets.
   void answer_trial(const std::shared_ptr<AuthorizedRequest>& request, std::string client_ip,
@@ -93,9 +107,13 @@ class LicenseHandler final : public HttpService {
   // request's X-License-Accept-Signature chose, docs/protocol.md §13.4).
   RequestResult<boost::json::object> with_activation_file(boost::json::object body,
                                                           ResponseAlgorithm algorithm) const;
+  // A borrowing checkout's leaseFile payload, signed and armoured (docs/protocol.md §27).
+  RequestResult<boost::json::object> with_lease_file(boost::json::object body,
+                                                     ResponseAlgorithm algorithm) const;
   // `reply`, signing each answer in `algorithm` bound to `binding` first (when answers
-  // are signed).
-  HttpReply bound_to(AnswerBinding binding, ResponseAlgorithm algorithm, HttpReply reply) const;
+  // are signed); batched answers are signed on `home`, their connection's thread.
+  HttpReply bound_to(AnswerBinding binding, ResponseAlgorithm algorithm,
+                     const ConnectionExecutor& home, HttpReply reply) const;
 
   LicenseHandlerConfig config_;
   boost::json::object public_keys_;  // the /public-keys answer, made once

@@ -40,11 +40,11 @@ bool is_recorded_refusal(const ApiError& error) {
   if (!error.code) return false;
   switch (*error.code) {
     case ErrorCode::kLimitReached:
+    case ErrorCode::kConcurrencyLimit:
     case ErrorCode::kDeactivationLimit:
     case ErrorCode::kTrialUsed:
       return true;
     default:
-      // 1710 (the seat cap) joins these when concurrent seats land (docs/protocol.md §19).
       return false;
   }
 }

@@ -101,6 +101,9 @@ void check_request(const Run& run) {
   // A trial has no license key yet: its step 9 is the trial bucket, which counts only
   // the requests that create a trial, so the handler takes it (license_handler_trial.cpp).
   if (run->endpoint == Endpoint::kTrial) return after_key_bucket(run, std::nullopt);
+  // A checkout's renewal does not count in the key bucket (docs/protocol.md §27): which one
+  // it is needs the store, so the handler asks the bucket (license_handler_checkout.cpp).
+  if (run->endpoint == Endpoint::kCheckout) return after_key_bucket(run, std::nullopt);
   check_key_bucket(ctx, run->body.license_key, resume_run(run, after_key_bucket));
 }
 

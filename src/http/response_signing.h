@@ -10,6 +10,7 @@
 #include "auth/response_signer.h"
 #include "core/clock.h"
 #include "http/response.h"
+#include "http/resume.h"
 
 namespace licensed {
 
@@ -25,12 +26,18 @@ using AnswerBinding = std::optional<Sha256Digest>;
 void sign_response(HttpResponse& res, const ResponseSigner& signer, ResponseAlgorithm algorithm,
                    const Clock& clock, const AnswerBinding& binding);
 
-// As sign_response, through `batcher` (docs/protocol.md §13.3): `reply` gets `res` with its
-// signature, plain or batched, on the signer's thread (or at once, once it has stopped).
-// The signing string (the body's hash) and `t` are made here, on the caller's thread.
+// As sign_response, through `batcher` (docs/protocol.md §13.3), on `home`: the thread of
+// the answer's connection, where it is written anyway (docs/architecture.md "Where an
+// answer is signed"), so signing costs no hand-off of its own. There the answers that
+// reach the thread while it runs other ready work are signed together: the first one
+// posts a flush behind that work, which signs them all as one batch (alone, in the plain
+// form, when it is the only one: an idle thread runs the flush at once). `reply` gets
+// `res` with its signature, plain or batched, on `home`'s thread, or on another
+// network thread that signed it as the batch signer's leader. An empty `home` (no
+// server: unit tests) signs through the batcher on the caller's thread.
 void sign_response_batched(HttpResponse res, BatchSigner& batcher, ResponseAlgorithm algorithm,
                            const Clock& clock, const AnswerBinding& binding,
-                           std::function<void(HttpResponse)> reply);
+                           const ConnectionExecutor& home, std::function<void(HttpResponse)> reply);
 
 // True when `res` already carries a response signature.
 bool is_signed(const HttpResponse& res);

@@ -25,6 +25,8 @@ std::optional<Endpoint> license_endpoint_of(std::string_view path) {
   if (api == "/api/v1/license/trial") return Endpoint::kTrial;
   if (api == "/api/v1/license/offline-activate") return Endpoint::kOfflineActivate;
   if (api == "/api/v1/license/offline-deactivate") return Endpoint::kOfflineDeactivate;
+  if (api == "/api/v1/license/checkout") return Endpoint::kCheckout;
+  if (api == "/api/v1/license/checkin") return Endpoint::kCheckin;
   return std::nullopt;
 }
 

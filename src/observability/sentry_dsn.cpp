@@ -36,9 +36,17 @@ bool is_path_char(char c) {
 
 // The authority without userinfo; the default port is left out, as a DSN would.
 std::string host_and_port(const SentryDsn& dsn) {
+  // Appended piece by piece: GCC 12 at -O3 takes `"[" + host` for an overlapping copy
+  // (a false -Werror=restrict that stopped the release preset).
   const bool ipv6 = dsn.host.find(':') != std::string::npos;
-  std::string out = ipv6 ? "[" + dsn.host + "]" : dsn.host;
-  if (dsn.port != 80) out += ":" + std::to_string(dsn.port);
+  std::string out;
+  if (ipv6) out += '[';
+  out += dsn.host;
+  if (ipv6) out += ']';
+  if (dsn.port != 80) {
+    out += ':';
+    out += std::to_string(dsn.port);
+  }
   return out;
 }
 

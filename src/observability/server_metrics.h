@@ -16,9 +16,9 @@ namespace licensed {
 class ServerMetrics {
  public:
   // Route labels: the License API endpoints, then everything else.
-  static constexpr std::array<std::string_view, 9> kRoutes = {
-      "activate",         "heartbeat",          "status", "deactivate", "trial", "store",
-      "offline-activate", "offline-deactivate", "other"};
+  static constexpr std::array<std::string_view, 11> kRoutes = {
+      "activate",         "heartbeat",          "status",   "deactivate", "trial", "store",
+      "offline-activate", "offline-deactivate", "checkout", "checkin",    "other"};
   // Store deliveries refused (docs/protocol.md §22.8): by the URL's provider (one docs/protocol.md
   // §22.1 names, else "unknown") and why: no store of that provider, id and token; authenticity (a
   // signature, its time, a seller); a payload the provider never sends; a body over 1 MiB.

@@ -25,6 +25,9 @@ struct DumpTable {
   // stores (see order_by()).
   std::vector<const char*> key;
   bool has_id = false;  // an `id` the store assigns; an import keeps it
+  // A column of Unix milliseconds after which a row means nothing (a lease's end): export
+  // and import carry the row only while it is later than now. Null: every row moves.
+  const char* live_until = nullptr;
 };
 
 // A bool is 0 or 1, as SQLite keeps it.

@@ -195,7 +195,20 @@ TEST_F(Errors, Code1705LimitReachedCarriesActivationsMaxDashboardUrl) {
   const json::value v = BodyJson(r);
   EXPECT_EQ(Int(v, "activations"), 2) << r.Describe();
   EXPECT_EQ(Int(v, "max"), 2) << r.Describe();
-  ExpectSignInLink(Str(v, "dashboardUrl"), "https://example.com/account/activations");
+  // A vendor's own page: the URL exactly as configured (no sign-in link: that page cannot
+  // take one).
+  EXPECT_EQ(Str(v, "dashboardUrl"), "https://example.com/account/activations") << r.Describe();
+}
+
+TEST_F(Errors, Code1705DashboardUrlOfThisServersDashboardCarriesAOneTimeSignInLink) {
+  ServerOptions o;
+  o.args = {"--dashboard-url", "https://licenses.example.com/dashboard"};
+  Start(o);
+  const std::string license = NewLicense(1);
+  ASSERT_OK(Activate(license, "machine-0001"));
+  const HttpResponse r = Activate(license, "machine-0002");
+  EXPECT_API_ERROR(r, 409, 1705, "LICENSE_API_LIMIT_REACHED");
+  ExpectSignInLink(Str(BodyJson(r), "dashboardUrl"), "https://licenses.example.com/dashboard");
 }
 
 TEST_F(Errors, Code1705DashboardUrlIsNullWhenNotConfigured) {

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   adminJson, base, browser, expectNoSeriousAxeViolations, licenseApi, licensectl,
-  licensectlBinary, dir, newLicense, screenshot, signIn, useServer,
+  licensectlBinary, dir, newLicense, newPage, screenshot, signIn, useServer,
 } from './harness.mjs';
 import { join } from 'node:path';
 
@@ -248,6 +248,73 @@ test('a machine id with U+202E cannot reverse the confirmation sentence, and nam
   await screenshot(page, 'dashboard-bidi.png');
   await page.keyboard.press('Escape');
   await context.close();
+});
+
+test('on a phone, a license with a seat cap shows who holds each seat until when, masked, ' +
+     'read-only, and never a seat that has ended', async () => {
+  const key = adminJson('license', 'create', '--product', 'reverb', '--max', '3',
+                        '--max-concurrent', '3', '--max-borrow', '1h').licenseKey;
+  const studio = 'studio-pc-7f3a9c21e5d0';
+  const render = 'render-node-0b91d2c4';
+  const laptop = 'tour-laptop-5e6f7a8b';
+  for (const [machineId, machineName] of [[studio, 'Studio PC'], [render, undefined],
+                                          [laptop, 'Tour laptop']]) {
+    const r = await licenseApi('activate', { licenseKey: key, machineId, machineName });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  }
+  const held = await licenseApi('checkout', { licenseKey: key, machineId: studio });
+  assert.equal(held.status, 200, JSON.stringify(held.body));
+  const borrowed = await licenseApi('checkout', { licenseKey: key, machineId: render,
+                                                  sessionId: 'render-borrow-1', borrowFor: '1h' });
+  assert.equal(borrowed.status, 200, JSON.stringify(borrowed.body));
+  // Borrowed for 2 s: it has ended by the time the customer looks.
+  const ended = await licenseApi('checkout', { licenseKey: key, machineId: laptop,
+                                               sessionId: 'laptop-session-9', borrowFor: '2s' });
+  assert.equal(ended.status, 200, JSON.stringify(ended.body));
+  assert.equal(ended.body.leases, 3);
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+
+  const context = await browser.newContext(PHONE);
+  const page = await context.newPage();
+  await signIn(page, key);
+  const rows = page.locator('#seats-list tr');
+  await rows.first().waitFor();
+  assert.equal(await page.locator('#seats-usage').textContent(), '2 of 3 seats in use');
+  assert.equal(await rows.count(), 2, 'the ended seat is not shown');
+  const zoned = (iso) => page.evaluate((t) => new Date(t).toLocaleString(undefined, {
+    year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit',
+    timeZoneName: 'short' }), iso);
+  const cells = async (i) => rows.nth(i).locator('td').allTextContents();
+  // Earliest end first. A named machine by its name; an unnamed one by its masked id; the
+  // default session (the machine id) masked too.
+  assert.deepEqual(await cells(0), ['Studio PC', 'stud\u2026e5d0',
+                                    await zoned(held.body.lease.expiresAt), 'no']);
+  assert.deepEqual(await cells(1), ['rend\u2026d2c4', 'render-borrow-1',
+                                    await zoned(borrowed.body.lease.expiresAt), 'yes (offline)']);
+  const content = await page.content();
+  for (const hidden of [studio, render, laptop, 'laptop-session-9']) {
+    assert.ok(!content.includes(hidden), hidden);
+  }
+  assert.ok(!(await page.locator('#seats-list').textContent()).includes('Tour laptop'));
+  assert.equal(await page.locator('#seats').getByRole('button').count(), 0, 'read-only');
+
+  // As cards: nothing scrolls sideways.
+  await page.locator('#seats').scrollIntoViewIfNeeded();
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `the page is ${width}px wide`);
+  await expectNoSeriousAxeViolations(page, 'phone, seats');
+  await screenshot(page, 'dashboard-phone-seats.png');
+  await context.close();
+});
+
+test('a license without a seat cap shows no seats', async () => {
+  const key = newLicense(1);
+  const page = await newPage();
+  await signIn(page, key);
+  await page.locator('#usage').waitFor();
+  assert.ok(await page.locator('#seats').isHidden());
+  assert.ok(await page.locator('#seats-fact').isHidden());
+  await page.context().close();
 });
 
 test('dark mode keeps the contrast; times show their time zone', async () => {

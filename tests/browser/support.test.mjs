@@ -292,3 +292,141 @@ test('support moves a license to another plan with a reason: the plan fills in i
   assert.equal(adminJson('license', 'show', key).plan, null);
   await page.context().close();
 });
+
+// A license of `max` machines and `maxConcurrent` seats that may be borrowed for an hour.
+function seatLicense(max, maxConcurrent) {
+  return adminJson('license', 'create', '--product', 'reverb', '--max', String(max),
+                   '--max-concurrent', String(maxConcurrent), '--max-borrow', '1h').licenseKey;
+}
+
+// A signed checkout (docs/protocol.md §27); `extra` adds sessionId or borrowFor.
+function checkout(key, machineId, extra = {}) {
+  return licenseApi('checkout', { licenseKey: key, machineId, ...extra });
+}
+
+test('support sees who holds each seat until when, releases one with a confirmation ' +
+     '(audited license.checkin by admin), and the refused checkout then succeeds; an ended ' +
+     'lease is never listed', async () => {
+  const key = seatLicense(4, 3);
+  for (const [machineId, machineName] of [['studio-pc-0001', 'Studio PC'],
+                                          ['tour-laptop-01', undefined],
+                                          ['render-node-03', 'Render node'],
+                                          ['ci-runner-0004', 'CI runner']]) {
+    const r = await licenseApi('activate', { licenseKey: key, machineId, machineName });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  }
+  const studio = await checkout(key, 'studio-pc-0001');
+  assert.equal(studio.status, 200, JSON.stringify(studio.body));
+  const laptop = await checkout(key, 'tour-laptop-01', { sessionId: 'tour-session-1',
+                                                         borrowFor: '1h' });
+  assert.equal(laptop.status, 200, JSON.stringify(laptop.body));
+  // A seat borrowed for 2 s: it ends by itself before the page is opened.
+  const short = await checkout(key, 'render-node-03', { sessionId: 'short-borrow-1',
+                                                        borrowFor: '2s' });
+  assert.equal(short.status, 200, JSON.stringify(short.body));
+  const full = await checkout(key, 'ci-runner-0004');
+  assert.equal(full.status, 409);
+  assert.equal(full.body.code, 1710);
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+
+  const page = await newPage();
+  await signInSupport(page, 'support-seats');
+  await page.goto(base + '/dashboard/support#license=' + key);
+  const rows = page.locator('#seats-list tr');
+  await rows.first().waitFor();
+  assert.equal(await rows.count(), 2, 'the ended lease is not listed');
+  assert.equal(await page.locator('#seats-usage').textContent(), '2 of 3 seats in use');
+  assert.equal(await page.locator('#l-seats').textContent(), '2 of 3 seats in use');
+  assert.ok(!(await page.locator('#seats-list').textContent()).includes('short-borrow-1'));
+  const until = (iso) => page.evaluate((t) => new Date(t).toLocaleString(), iso);
+  // Earliest end first: the studio's 15-minute lease, then the laptop's borrowed hour.
+  const cells = async (i) => rows.nth(i).locator('td').allTextContents();
+  assert.deepEqual((await cells(0)).slice(0, 4),
+                   ['Studio PC', 'studio-pc-0001', await until(studio.body.lease.expiresAt), 'no']);
+  assert.deepEqual((await cells(1)).slice(0, 4),
+                   ['tour-laptop-01', 'tour-session-1', await until(laptop.body.lease.expiresAt),
+                    'yes']);
+  await expectAccessibleInBothSchemes(page, 'seats listed');
+  await screenshot(page, 'support-seats.png');
+
+  // A seat is taken again (the ended one no longer counts), so the cap is reached: 1710.
+  assert.equal((await checkout(key, 'ci-runner-0004')).status, 200);
+  const refused = await checkout(key, 'render-node-03');
+  assert.equal(refused.status, 409);
+  assert.equal(refused.body.code, 1710);
+  await page.reload();
+  await page.locator('#seats-usage', { hasText: '3 of 3 seats in use' }).waitFor();
+
+  // Escape cancels: nothing is released.
+  const release = page.getByRole('button', { name: 'Release the seat of Studio PC, session ' +
+                                                   'studio-pc-0001' });
+  await release.click();
+  const dialog = page.locator('dialog#confirm');
+  await dialog.waitFor({ state: 'visible' });
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'hidden' });
+  assert.equal(await rows.count(), 3);
+
+  // Keyboard only: focus Release, Enter opens the confirmation, Tab to Release, Enter.
+  await release.focus();
+  await page.keyboard.press('Enter');
+  await dialog.waitFor({ state: 'visible' });
+  assert.match(await dialog.textContent(), /The seat of Studio PC \(session studio-pc-0001\)/);
+  await expectAccessibleInBothSchemes(page, 'release confirmation');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'confirm-ok');
+  await page.keyboard.press('Enter');
+  await page.locator('#license-message', { hasText: 'Released the seat of Studio PC' }).waitFor();
+  await page.locator('#seats-usage', { hasText: '2 of 3 seats in use' }).waitFor();
+  assert.equal(await rows.count(), 2);
+  assert.ok(!(await page.locator('#seats-list').textContent()).includes('Studio PC'));
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'seats-title');
+
+  const checkins = adminJson('audit', key).filter((r) => r.action === 'license.checkin');
+  assert.equal(checkins.length, 1, JSON.stringify(checkins));
+  assert.equal(checkins[0].actor, 'admin');
+  assert.equal(checkins[0].actorName, 'support-seats');
+  assert.equal(checkins[0].machineId, 'studio-pc-0001');
+  const retried = await checkout(key, 'render-node-03');
+  assert.equal(retried.status, 200, JSON.stringify(retried.body));
+  await page.reload();
+  await page.locator('#seats-list tr', { hasText: 'Render node' }).waitFor();
+  await page.locator('#audit tr', { hasText: 'license.checkin' }).waitFor();
+  await page.context().close();
+});
+
+test('a read-only token sees the seats but no Release button; a borrowed seat\'s release ' +
+     'warns that its lease file keeps working offline, and a session id with a slash and ' +
+     'spaces is released', async () => {
+  const key = seatLicense(2, 1);
+  assert.equal((await licenseApi('activate', { licenseKey: key, machineId: 'tour-laptop-02',
+                                               machineName: 'Tour laptop' })).status, 200);
+  // A session id with a space, a slash and a non-ASCII letter: percent-encoded in the path.
+  const session = 'tour laptop/2 \u00e9t\u00e9';
+  const borrowed = await checkout(key, 'tour-laptop-02', { sessionId: session, borrowFor: '1h' });
+  assert.equal(borrowed.status, 200, JSON.stringify(borrowed.body));
+
+  const viewer = await newPage();
+  await signInSupport(viewer, 'support-seats-viewer', true);
+  await viewer.goto(base + '/dashboard/support#license=' + key);
+  await viewer.locator('#seats-list tr', { hasText: 'Tour laptop' }).waitFor();
+  assert.equal(await viewer.getByRole('button', { name: /^Release/ }).count(), 0);
+  await viewer.context().close();
+
+  const page = await newPage();
+  await signInSupport(page, 'support-seats-writer');
+  await page.goto(base + '/dashboard/support#license=' + key);
+  await page.getByRole('button', { name: 'Release the seat of Tour laptop, session ' +
+                                         session }).click();
+  const dialog = page.locator('dialog#confirm');
+  await dialog.waitFor({ state: 'visible' });
+  assert.match(await dialog.textContent(), /It is borrowed: its lease file keeps working offline/);
+  await page.locator('#confirm-ok').click();
+  await page.locator('#no-seats').waitFor();
+  assert.equal(await page.locator('#seats-usage').textContent(), '0 of 1 seats in use');
+  assert.ok(await page.locator('#seats-table').isHidden());
+  const checkins = adminJson('audit', key).filter((r) => r.action === 'license.checkin');
+  assert.equal(checkins.length, 1, JSON.stringify(checkins));
+  assert.equal(checkins[0].actor, 'admin');
+  await page.context().close();
+});

@@ -197,10 +197,14 @@ TEST_P(StoreConformance, ActivationsAreCountedListedUpdatedAndDeleted) {
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(ids, (std::vector<std::string>{"machine-0", "machine-2"}));
 
-  auto deleted = Write([&](StoreTx& tx) { return tx.delete_activation(l.id, "machine-3"); });
+  const auto remove_machine_3 = [&](StoreTx& tx) -> Result<bool> {
+    ASSIGN_OR_RETURN(auto locked, tx.lock_license(l.key));
+    return tx.delete_activation(*locked, "machine-3", kT0 + 300, licensed::Actor::kClient);
+  };
+  auto deleted = Write(remove_machine_3);
   ASSERT_TRUE(deleted.ok());
   EXPECT_TRUE(deleted.value());
-  auto again = Write([&](StoreTx& tx) { return tx.delete_activation(l.id, "machine-3"); });
+  auto again = Write(remove_machine_3);
   ASSERT_TRUE(again.ok());
   EXPECT_FALSE(again.value());
   auto none = Read([&](StoreTx& tx) { return tx.find_activation(l.id, "machine-3"); });

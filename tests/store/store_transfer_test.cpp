@@ -10,6 +10,7 @@
 #include "admin/store_lifecycle.h"
 #include "admin/storefront_operations.h"
 #include "auth/trial_key.h"
+#include "core/clock.h"
 #include "core/operations.h"
 #include "store/store_harness.h"
 
@@ -273,6 +274,46 @@ TEST(StoreTransfer, ImportRefusesWhatIsNotAnExport) {
         "{\"licensedExport\":1}\n{\"table\":\"products\",\"row\":{\"id\":\"x\"}}\n"}) {
     EXPECT_FALSE(licensed::import_store(target.store(), bad).ok()) << bad;
   }
+}
+
+// docs/protocol.md §27: leases move only while live, on export and again on import.
+TEST(StoreTransfer, ExportAndImportCarryOnlyLiveLeases) {
+  StoreHarness source("sqlite");
+  const licensed::UnixMillis now = licensed::SystemClock().now_ms();
+  auto made = licensed::run_blocking(
+      source.store(), TxKind::kWrite, [&](StoreTx& tx) -> Result<licensed::Ok> {
+        ASSIGN_OR_RETURN(const auto product, tx.insert_product("reverb", "Reverb Pro", kT0));
+        licensed::NewLicense n;
+        n.key = "0b9f6ad2-3c1e-4b8a-9d2f-5e6a7b8c9d01";
+        n.product_id = product.id;
+        n.max = 3;
+        n.max_concurrent = 2;
+        n.created_at = kT0;
+        ASSIGN_OR_RETURN(const licensed::License license, tx.insert_license(n));
+        ASSIGN_OR_RETURN(auto locked, tx.lock_license(license.key));
+        for (const char* machine : {"machine-live", "machine-over"}) {
+          RETURN_IF_ERROR(
+              tx.insert_activation(*locked, licensed::Activation(machine, {}, kT0, kT0)));
+        }
+        RETURN_IF_ERROR(
+            tx.put_lease(*locked, {"machine-live", "machine-live", now, now + 3'600'000}));
+        RETURN_IF_ERROR(tx.put_lease(*locked, {"machine-over", "machine-over", kT0, kT0 + 60'000}));
+        return licensed::Ok{};
+      });
+  ASSERT_TRUE(made.ok()) << made.error().message;
+  const std::string text = Export(source.store());
+  EXPECT_EQ(Lines(text, "leases"), 1u);
+  EXPECT_NE(text.find("machine-live\",\"session_id\""), std::string::npos);
+
+  // A lease still live when exported but over by the import is left out there.
+  std::string stale = text;
+  const std::string line =
+      "{\"table\":\"leases\",\"row\":{\"license_id\":1,\"machine_id\":\"machine-over\","
+      "\"session_id\":\"s-over-0001\",\"created_at\":1,\"expires_at\":2,\"borrowed\":false}}\n";
+  stale += line;
+  StoreHarness target("sqlite");
+  ASSERT_TRUE(licensed::import_store(target.store(), stale).ok());
+  EXPECT_EQ(Lines(Export(target.store()), "leases"), 1u);
 }
 
 }  // namespace

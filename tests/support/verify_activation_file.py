@@ -7,7 +7,9 @@ runs it on files the real server issued.
 Given the public-keys document and an armoured LICENSE ACTIVATION file, it checks the
 armour, finds the published key the file's kid and alg name, verifies the signature over
 "v1-activation-file\\n" + the decoded payload (Ed25519, or ES256 r || s over SHA-256), and
-prints the payload JSON on stdout.
+prints the payload JSON on stdout. With --kind lease it checks a borrowed seat's LICENSE
+LEASE file instead (docs/protocol.md §27: the same envelope, signed over
+"v1-lease-file\\n" + the payload; tests/blackbox/seats_test.cpp).
 
 Exit status: 0 verified; 1 refused (the reason on stderr); 2 usage error.
 """
@@ -24,8 +26,9 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-LABEL = "LICENSE ACTIVATION"
-PREFIX = b"v1-activation-file\n"
+KINDS = {"activation": ("LICENSE ACTIVATION", b"v1-activation-file\n"),
+         "lease": ("LICENSE LEASE", b"v1-lease-file\n")}
+LABEL, PREFIX = KINDS["activation"]
 
 
 class Refused(Exception):
@@ -35,7 +38,7 @@ class Refused(Exception):
 def dearmour(text):
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     if len(lines) < 3 or lines[0] != f"-----BEGIN {LABEL}-----" or lines[-1] != f"-----END {LABEL}-----":
-        raise Refused("not an armoured LICENSE ACTIVATION")
+        raise Refused(f"not an armoured {LABEL}")
     body = lines[1:-1]
     if any(len(line) > 64 for line in body) or any(len(line) != 64 for line in body[:-1]):
         raise Refused("armour lines are not wrapped at 64 columns")
@@ -80,7 +83,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--keys", required=True, help="the public-keys document")
     parser.add_argument("--file", required=True, help="the armoured activation file")
+    parser.add_argument("--kind", choices=sorted(KINDS), default="activation")
     args = parser.parse_args()
+    global LABEL, PREFIX
+    LABEL, PREFIX = KINDS[args.kind]
     with open(args.keys) as f:
         keys = json.load(f)["keys"]
     with open(args.file) as f:

@@ -51,8 +51,7 @@ typedef enum lc_status {
 } lc_status;
 
 /* Where an answer came from. OFFLINE: an installed activation file (offline activation,
- * lc_offline_*). LEASE (a borrowed lease file) is the contract's name for answers this
- * version does not make yet. */
+ * lc_offline_*). LEASE: an installed lease file of a borrowed seat (lc_seat_borrow). */
 typedef enum lc_source {
   LC_SOURCE_NONE = 0,
   LC_SOURCE_NETWORK = 1,
@@ -64,6 +63,7 @@ typedef enum lc_source {
 typedef struct lc_client lc_client;
 typedef struct lc_result lc_result;
 typedef struct lc_call lc_call;
+typedef struct lc_seat lc_seat;
 
 /* Start from lc_options_init() and set what you need; NULL or 0 means the default.
  * struct_size lets a later SDK grow this struct without breaking hosts built against
@@ -203,6 +203,41 @@ LICENSE_CLIENT_API int lc_call_poll(lc_call* call, lc_status* status, lc_result*
 LICENSE_CLIENT_API void lc_call_cancel(lc_call* call);
 /* Cancels the call when it still runs, then frees the handle. */
 LICENSE_CLIENT_API void lc_call_free(lc_call* call);
+
+/* Concurrent seats (docs/protocol.md §27, docs/sdk.md "Concurrent seats"). One lease per
+ * process and configuration, shared by every instance: each instance joins in its
+ * constructor and leaves in its destructor; neither waits for the network. The SDK's own
+ * thread checks out, renews every leaseTtl / 3, and calls `on_lost` (may be NULL) on that
+ * thread when the seat is lost (every seat taken: 1710, or the license refused): lock the
+ * editor and new instances, never stop audio already running. The last instance to leave
+ * checks the seat in; a process that dies frees it when its lease ends. The client may be
+ * freed while seats joined with it are held. */
+typedef void (*lc_seat_lost_callback)(void* user_data, const lc_result* why);
+LICENSE_CLIENT_API lc_seat* lc_seat_join(lc_client* client, lc_seat_lost_callback on_lost,
+                                         void* user_data);
+/* 0 pending (no answer yet), 1 held, 2 lost. */
+LICENSE_CLIENT_API int lc_seat_state(const lc_seat* seat);
+LICENSE_CLIENT_API void lc_seat_leave(lc_seat* seat);
+/* Borrowing a seat (a laptop taken off the network): lc_seat_borrow checks out this
+ * machine's seat (session: the machine id) for `duration` ("3d", at most the license's
+ * maxBorrow) on the network, blocking like lc_activate, and installs the signed lease file
+ * of the answer (lc_result_file_text) beside the activation files. From then on, until the
+ * file's end, lc_check_at_startup and lc_check_cached answer from it with no network
+ * (source LC_SOURCE_LEASE, lc_result_valid_until the file's end), and a joined seat holds
+ * it without taking another. A file that is edited, another computer's or expired is
+ * refused. lc_result_warning says when the file could not be installed (no pinned
+ * public_key), and, from a lease file, from 24 hours before its end.
+ * lc_seat_return deletes the lease file FIRST, then checks the seat in (the server keeps a
+ * borrowed seat counted until the file's end all the same).
+ * lc_lease_install_file / _text install a lease file received another way (licensectl
+ * checkout --borrow on this computer installs it already), checked as above; no network. */
+LICENSE_CLIENT_API lc_status lc_seat_borrow(lc_client* client, const char* duration,
+                                            lc_result** result);
+LICENSE_CLIENT_API lc_status lc_seat_return(lc_client* client, lc_result** result);
+LICENSE_CLIENT_API lc_status lc_lease_install_file(lc_client* client, const char* path,
+                                                   lc_result** result);
+LICENSE_CLIENT_API lc_status lc_lease_install_text(lc_client* client, const char* text,
+                                                   lc_result** result);
 
 LICENSE_CLIENT_API void lc_result_free(lc_result* result);
 LICENSE_CLIENT_API lc_result* lc_result_copy(const lc_result* result);

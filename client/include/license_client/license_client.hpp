@@ -144,6 +144,23 @@ class Client {
     return Result(r);
   }
   Result offline_deactivate() { return call(&lc_offline_deactivate); }
+  // Borrowed seats: see lc_seat_borrow and the others.
+  Result borrow_seat(const std::string& duration) {
+    lc_result* r = nullptr;
+    lc_seat_borrow(c_.get(), duration.c_str(), &r);
+    return Result(r);
+  }
+  Result return_seat() { return call(&lc_seat_return); }
+  Result install_lease_file(const std::string& path) {
+    lc_result* r = nullptr;
+    lc_lease_install_file(c_.get(), path.c_str(), &r);
+    return Result(r);
+  }
+  Result install_lease_text(const std::string& text) {
+    lc_result* r = nullptr;
+    lc_lease_install_text(c_.get(), text.c_str(), &r);
+    return Result(r);
+  }
   // The start-up check on the SDK's thread; `done` is called there once (empty: poll).
   std::unique_ptr<Call> check_at_startup_async(Call::Callback done = {}) {
     return std::make_unique<Call>(c_.get(), std::move(done));

@@ -6,7 +6,8 @@
 // cursor. Offline activation: a request file pasted, uploaded, or carried in the address
 // as #request=<armoured text, URL-encoded> (a phone scanning the plugin's QR code) is sent
 // for the signed-in license and answered with activation.lic, downloaded as a Blob; an
-// offline machine is freed only with its deactivation file.
+// offline machine is freed only with its deactivation file. On a license with a seat cap
+// (maxConcurrent) the live leases are listed: machine, session, until when, borrowed or not.
 //
 // States (docs/dashboard.md): a neutral "checking your session" until the server answered,
 // a "no connection" view with Try again when it could not be reached, errors in red in a
@@ -156,6 +157,31 @@
                            : 'offline until ' + zoned(m.offlineUntil);
   }
 
+  // A live lease's row: the machine by its name when it is activated and named, else its
+  // (masked) id; the session (masked when it is the machine id); its end; borrowed or not.
+  function seatRow(lease) {
+    const row = document.createElement('tr');
+    labelled(row, 'Machine', [user(lease.name || lease.machineId)], lease.name ? '' : 'mono');
+    labelled(row, 'Session', [user(lease.sessionId)], 'mono');
+    labelled(row, 'Until', zoned(lease.expiresAt));
+    labelled(row, 'Borrowed', lease.borrowed ? 'yes (offline)' : 'no');
+    return row;
+  }
+
+  // The seats of a license with maxConcurrent; hidden on one without a seat cap.
+  function renderSeats(view) {
+    const capped = view.maxConcurrent !== null && view.maxConcurrent !== undefined;
+    show($('seats'), capped);
+    show($('seats-fact'), capped);
+    const list = $('seats-list');
+    list.replaceChildren();
+    if (!capped) return;
+    const leases = view.leases || [];
+    $('seats-usage').textContent = leases.length + ' of ' + view.maxConcurrent + ' seats in use';
+    for (const lease of leases) list.appendChild(seatRow(lease));
+    show($('no-seats'), leases.length === 0);
+  }
+
   // The banner of a sign-in link: the machine refused, the one to free, what comes next.
   function renderRefused(view, suggestion) {
     show($('refused'), refused !== null);
@@ -187,6 +213,7 @@
     for (const m of view.activations) machines.appendChild(machineRow(m, m === suggestion));
     show($('no-machines'), view.activations.length === 0);
     renderRefused(view, suggestion);
+    renderSeats(view);
 
     $('history').replaceChildren();
     appendHistory(view.audit);

@@ -5,7 +5,9 @@
 // admin API with actor admin, the token's name and the request id.
 // Views by URL fragment: #search, #license=KEY (reload, back and a shared link open that
 // license), #overview (the vendor overview, charts drawn as inline SVG from the
-// /api/v1/admin/stats/ figures). Every text is set with textContent.
+// /api/v1/admin/stats/ figures). Every text is set with textContent. A license with a
+// seat cap (maxConcurrent) lists its live leases, each released with a confirmation
+// (DELETE .../leases/{machineId}/{sessionId}, audited license.checkin with actor admin).
 (() => {
   const { $, when, cell, machineRow, rowButton, show, badge, confirmDialog, json, message } =
       window.dash;
@@ -278,6 +280,51 @@
     }
   }
 
+  // The machine holding a lease: its name when it is activated and named, else its id.
+  function leaseMachine(l, lease) {
+    const a = l.activations.find((m) => m.id === lease.machineId && !m.deactivatedAt);
+    return a && a.name ? a.name : lease.machineId;
+  }
+
+  // The live leases of a license with maxConcurrent (hidden without a seat cap); the
+  // list is read again after every change, so a released seat is gone from it at once.
+  async function showSeats(l) {
+    const capped = l.maxConcurrent !== null && l.maxConcurrent !== undefined;
+    show($('seats'), capped);
+    show($('l-seats-fact'), capped);
+    const list = $('seats-list');
+    list.replaceChildren();
+    if (!capped) return;
+    const res = await api('GET', '/licenses/' + encodeURIComponent(l.licenseKey) + '/leases');
+    const body = await answer(res);
+    if (!body) return;
+    if (!res.ok) {
+      $('seats-usage').textContent = message(body, 'The seats could not be read.');
+      return;
+    }
+    const leases = body.items || [];
+    const usage = leases.length + ' of ' + l.maxConcurrent + ' seats in use';
+    $('seats-usage').textContent = usage;
+    $('l-seats').textContent = usage;
+    for (const lease of leases) {
+      const row = document.createElement('tr');
+      const machine = leaseMachine(l, lease);
+      cell(row, machine, machine === lease.machineId ? 'mono' : '').dir = 'auto';
+      cell(row, lease.sessionId, 'mono').dir = 'auto';
+      cell(row, when(lease.expiresAt));
+      cell(row, lease.borrowed ? 'yes' : 'no');
+      if (!readOnly && !l.deletedAt) {
+        rowButton(row, 'Release', 'Release the seat of ' + machine + ', session ' + lease.sessionId,
+                  'danger small', () => releaseSeat(l.licenseKey, lease, machine));
+      } else {
+        cell(row, '');
+      }
+      list.appendChild(row);
+    }
+    show($('no-seats'), leases.length === 0);
+    show($('seats-table'), leases.length > 0);
+  }
+
   // {"max": {"from": 1, "to": 3}} -> "max 1 → 3".
   function changesText(changes) {
     if (!changes) return '';
@@ -338,7 +385,8 @@
       current = null;
       $('license-title').textContent = 'License';
       $('license-error').textContent = message(l, 'Could not open it.');
-      for (const id of ['activations', 'audit', 'refusals']) $(id).replaceChildren();
+      for (const id of ['activations', 'seats-list', 'audit', 'refusals']) $(id).replaceChildren();
+      show($('seats'), false);
       return;
     }
     current = l.licenseKey;
@@ -346,6 +394,7 @@
     await showPlans(l);
     showFacts(l);
     showActivations(l);
+    await showSeats(l);
     await showHistory(l.licenseKey);
   }
 
@@ -442,6 +491,31 @@
     if (!body) return;
     await reload(res.ok ? 'Freed the slot of ' + machine.id + '.' : '');
     if (!res.ok) $('license-error').textContent = message(body, 'Could not free the slot.');
+  }
+
+  // Frees a seat at once, a borrowed one too: its lease file still runs offline on that
+  // machine until its end, which the confirmation says.
+  async function releaseSeat(key, lease, machine) {
+    const borrowedWarning = lease.borrowed
+        ? ' It is borrowed: its lease file keeps working offline on that machine until ' +
+              when(lease.expiresAt) + '.'
+        : '';
+    if (!await confirmDialog('Release this seat?',
+                             'The seat of ' + machine + ' (session ' + lease.sessionId +
+                             ') on license ' + key + ' is freed now.' + borrowedWarning,
+                             'Release')) {
+      return;
+    }
+    const res = await api('DELETE', '/licenses/' + encodeURIComponent(key) + '/leases/' +
+                                    encodeURIComponent(lease.machineId) + '/' +
+                                    encodeURIComponent(lease.sessionId));
+    const body = await answer(res);
+    if (!body) return;
+    await reload(res.ok ? 'Released the seat of ' + machine + ' (session ' + lease.sessionId + ').'
+                        : '');
+    if (!res.ok) $('license-error').textContent = message(body, 'Could not release the seat.');
+    // The button pressed is gone with its row: focus goes to the list read again.
+    $('seats-title').focus();
   }
 
   async function deleteOrRestore(restore) {

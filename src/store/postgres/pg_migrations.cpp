@@ -280,6 +280,23 @@ CREATE INDEX refusals_by_license ON refusals (license_key, id);
 CREATE INDEX refusals_by_time ON refusals (at);
 CREATE INDEX audit_log_by_action ON audit_log (action, at);
 )sql"},
+    // Concurrent seats (docs/protocol.md §27); see sqlite_migrations.cpp.
+    {11, R"sql(
+ALTER TABLE licenses ADD COLUMN max_concurrent BIGINT
+    CHECK (max_concurrent IS NULL OR max_concurrent >= 1),
+  ADD COLUMN lease_ttl BIGINT CHECK (lease_ttl IS NULL OR lease_ttl >= 60),
+  ADD COLUMN max_borrow BIGINT CHECK (max_borrow IS NULL OR max_borrow > 0);
+CREATE TABLE leases (
+  license_id  BIGINT NOT NULL REFERENCES licenses(id),
+  machine_id  TEXT NOT NULL,
+  session_id  TEXT NOT NULL,
+  created_at  BIGINT NOT NULL,
+  expires_at  BIGINT NOT NULL,
+  borrowed    BOOLEAN NOT NULL DEFAULT false,
+  PRIMARY KEY (license_id, machine_id, session_id)
+);
+CREATE INDEX leases_by_end ON leases (license_id, expires_at);
+)sql"},
 };
 
 // Any constant both the server and the admin CLI use: pg_advisory_lock takes a bigint.
@@ -355,6 +372,10 @@ Status migrate_postgres(PgConnection& conn, const StoreOpening& opening,
   if (migrated.ok()) migrated = apply_missing(conn);
   (void)conn.exec(kUnlockMigrations, "unlock schema migrations");
   return migrated;
+}
+
+size_t postgres_migration_count() {
+  return std::size(kMigrations);
 }
 
 }  // namespace licensed

@@ -4,6 +4,7 @@
 // between them unchanged).
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "core/result.h"
@@ -21,5 +22,8 @@ Status migrate_postgres(PgConnection& conn, const StoreOpening& opening = {},
 
 // Where the database's schema stands, read without writing anything.
 Result<SchemaState> postgres_schema_state(PgConnection& conn);
+// How many migrations the list holds (their versions need not be consecutive: numbers are
+// taken by branches merged in any order), for tests that count what a database recorded.
+size_t postgres_migration_count();
 
 }  // namespace licensed

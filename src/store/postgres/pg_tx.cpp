@@ -95,6 +95,9 @@ Result<License> read_license(const PgResult& r, int row = 0) {
   if (!release) return Error::internal("read license offline_release: unknown value in the store");
   l.offline_release = *release;
   l.max_deactivations = r.optional_int64(row, 26);
+  l.max_concurrent = r.optional_int64(row, 27);
+  l.lease_ttl_seconds = r.optional_int64(row, 28);
+  l.max_borrow_seconds = r.optional_int64(row, 29);
   return l;
 }
 
@@ -176,14 +179,15 @@ Result<License> PgTx::insert_license(const NewLicense& n) {
   p.add(n.source ? std::optional<int64_t>(n.source->store_id) : std::nullopt);
   p.add(n.source ? std::optional<std::string>(n.source->order_id) : std::nullopt);
   p.add(n.offline_lease_seconds).add(to_string(n.offline_release)).add(n.max_deactivations);
+  p.add(n.max_concurrent).add(n.lease_ttl_seconds).add(n.max_borrow_seconds);
   RETURN_IF_ERROR(
       conn_.run("INSERT INTO licenses (license_key, product_id, status,"
                 " max_activations, expires_at, machine_ttl, created_at, plan, entitlements,"
                 " offline_grace, trial, valid_for_pending, customer_email, customer_name,"
                 " source_provider, source_store_id, source_order_id, offline_lease,"
-                " offline_release, max_deactivations)"
+                " offline_release, max_deactivations, max_concurrent, lease_ttl, max_borrow)"
                 " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15,"
-                " $16, $17, $18, $19, $20)",
+                " $16, $17, $18, $19, $20, $21, $22, $23)",
                 p, "insert license"));
   ASSIGN_OR_RETURN(auto found, find_license(n.key));
   if (!found) return Error::internal("insert license: the new row is not found");
@@ -197,11 +201,13 @@ Status PgTx::update_license(const License& l) {
   p.add(std::string_view(entitlements_to_store(l.entitlements))).add(l.offline_grace_seconds);
   p.add(l.valid_for_pending_seconds);
   p.add(l.offline_lease_seconds).add(to_string(l.offline_release)).add(l.max_deactivations);
+  p.add(l.max_concurrent).add(l.lease_ttl_seconds).add(l.max_borrow_seconds);
   return conn_.run(
       "UPDATE licenses SET status = $1, max_activations = $2, expires_at = $3,"
       " machine_ttl = $4, deleted_at = $5, plan = $7, entitlements = $8, offline_grace = $9,"
       " valid_for_pending = $10, offline_lease = $11, offline_release = $12,"
-      " max_deactivations = $13 WHERE id = $6",
+      " max_deactivations = $13, max_concurrent = $14, lease_ttl = $15, max_borrow = $16"
+      " WHERE id = $6",
       p, "update license");
 }
 
@@ -363,25 +369,27 @@ Status PgTx::update_activation(int64_t license_id, const Activation& a) {
   return Ok{};
 }
 
-Result<bool> PgTx::delete_activation(int64_t license_id, std::string_view machine_id) {
+// The leases go with LicenseTx::delete_activation, which reports them.
+Result<bool> PgTx::erase_activation(const LockedLicense& license, std::string_view machine_id) {
   ASSIGN_OR_RETURN(auto r,
                    conn_.query("DELETE FROM activations WHERE license_id = $1 AND machine_id = $2",
-                               PgParams().add(license_id).add(machine_id), "delete activation"));
+                               PgParams().add(license->id).add(machine_id), "delete activation"));
   return r.affected() > 0;
 }
 
-Result<std::vector<std::string>> PgTx::delete_stale_activations(const LockedLicense& license,
-                                                                const Freshness& fresh) {
+Result<std::vector<Activation>> PgTx::erase_stale_activations(const LockedLicense& license,
+                                                              const Freshness& fresh) {
   ASSIGN_OR_RETURN(auto r,
                    conn_.query("DELETE FROM activations WHERE license_id = $1"
                                " AND CASE WHEN offline_until IS NOT NULL"
                                " THEN offline_until <= $2"
                                " ELSE ($3::bigint IS NOT NULL AND last_seen_at < $3) END"
-                               " RETURNING machine_id",
+                               " RETURNING " +
+                                   kActivationColumnsSql,
                                PgParams().add(license->id).add(fresh.now).add(fresh.seen_since),
                                "reclaim stale activations"));
-  std::vector<std::string> out;
-  for (int i = 0; i < r.rows(); ++i) out.push_back(r.text(i, 0));
+  std::vector<Activation> out;
+  for (int i = 0; i < r.rows(); ++i) out.push_back(read_activation(r, i));
   return out;
 }
 

@@ -59,9 +59,6 @@ class PgTx final : public StoreTx {
   Result<std::vector<Activation>> list_activations(int64_t license_id) override;
   Status insert_activation(const LockedLicense& license, const Activation& activation) override;
   Status update_activation(int64_t license_id, const Activation& activation) override;
-  Result<bool> delete_activation(int64_t license_id, std::string_view machine_id) override;
-  Result<std::vector<std::string>> delete_stale_activations(const LockedLicense& license,
-                                                            const Freshness& fresh) override;
   Status update_offline_activation(const LockedLicense& license,
                                    const Activation& activation) override;
   Status append_deactivation(const LockedLicense& license, std::string_view machine_id,
@@ -70,6 +67,19 @@ class PgTx final : public StoreTx {
                                                               UnixMillis since) override;
   Result<std::optional<UnixMillis>> latest_deactivation(int64_t license_id,
                                                         std::string_view machine_id) override;
+  // Concurrent seats (docs/protocol.md §27): in pg_lease_tx.cpp.
+  Result<int64_t> count_leases(int64_t license_id, UnixMillis now) override;
+  Result<std::vector<Lease>> list_leases(int64_t license_id, UnixMillis now) override;
+  Result<std::optional<Lease>> find_lease(const LockedLicense& license, std::string_view machine_id,
+                                          std::string_view session_id, UnixMillis now) override;
+  Status put_lease(const LockedLicense& license, const Lease& lease) override;
+  Result<bool> delete_lease(const LockedLicense& license, std::string_view machine_id,
+                            std::string_view session_id) override;
+  Result<std::vector<Lease>> take_ended_leases(const LockedLicense& license,
+                                               UnixMillis now) override;
+  Result<std::vector<LicenseRef>> licenses_with_ended_leases(UnixMillis now, int64_t after_id,
+                                                             int64_t limit) override;
+
   Status insert_audit(const AuditEntry& entry) override;
   Result<std::vector<AuditEntry>> list_keyless_audit(std::string_view action,
                                                      std::string_view source, int64_t past_id,
@@ -157,6 +167,14 @@ class PgTx final : public StoreTx {
   Status finish_restore() override;
 
  private:
+  // The removals LicenseTx::delete_activation, delete_stale_activations and
+  // release_machine_leases report (core/license_tx.h); the leases part in the *_lease_tx.cpp.
+  Result<bool> erase_activation(const LockedLicense& license, std::string_view machine_id) override;
+  Result<std::vector<Activation>> erase_stale_activations(const LockedLicense& license,
+                                                          const Freshness& fresh) override;
+  Result<std::vector<Lease>> take_machine_leases(const LockedLicense& license,
+                                                 std::string_view machine_id) override;
+
   Result<std::optional<License>> select_license(std::string_view key, bool for_update);
   Status load_webhook_secrets(WebhookEndpoint& endpoint, UnixMillis now);
   Result<std::vector<License>> read_licenses(const std::string& sql, const PgParams& params,

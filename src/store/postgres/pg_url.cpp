@@ -1,6 +1,8 @@
 #include "store/postgres/pg_url.h"
 
+#include <algorithm>
 #include <string_view>
+#include <thread>
 
 #include "core/text.h"
 #include "observability/redaction.h"
@@ -18,7 +20,33 @@ Result<int64_t> positive(std::string_view name, std::string_view value, const st
   return *n;
 }
 
+// The host part of a libpq URL ("" for a Unix socket, or when a `host` parameter names a
+// socket directory); several hosts come back as written, with their commas.
+std::string_view url_host(std::string_view url) {
+  std::string_view rest = url.substr(url.find("://") + 3);
+  rest = rest.substr(0, rest.find_first_of("/?"));
+  if (const size_t at = rest.rfind('@'); at != std::string_view::npos) rest.remove_prefix(at + 1);
+  if (rest.starts_with('[')) return rest.substr(1, rest.find(']') - 1);
+  return rest.substr(0, rest.find(':'));
+}
+
+bool names_a_socket_directory(std::string_view query) {
+  return query.find("host=/") != std::string_view::npos ||
+         query.find("host=%2F") != std::string_view::npos;
+}
+
 }  // namespace
+
+size_t default_pool_size(const std::string& url, unsigned cores) {
+  const std::string_view host = url_host(url);
+  const size_t question = url.find('?');
+  const bool local = host.empty() || host == "localhost" || host == "::1" ||
+                     host.starts_with("127.") ||
+                     (question != std::string::npos &&
+                      names_a_socket_directory(std::string_view(url).substr(question)));
+  if (!local) return kRemotePoolSize;
+  return std::clamp<size_t>(2 * static_cast<size_t>(cores), 2, kRemotePoolSize);
+}
 
 bool is_postgres_url(const std::string& url) {
   return url.rfind("postgresql://", 0) == 0 || url.rfind("postgres://", 0) == 0;
@@ -27,6 +55,7 @@ bool is_postgres_url(const std::string& url) {
 Result<PgStoreOptions> parse_postgres_url(const std::string& url) {
   PgStoreOptions options;
   options.display_url = redact_url_credentials(url);
+  options.pool_size = default_pool_size(url, std::max(1u, std::thread::hardware_concurrency()));
   const size_t question = url.find('?');
   options.conninfo = url.substr(0, question);
   if (question == std::string::npos) return options;

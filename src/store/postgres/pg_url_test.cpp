@@ -9,9 +9,24 @@ TEST(PgUrl, PlainUrlKeepsTheDefaults) {
   auto o = parse_postgres_url("postgresql://licensed@db.example:5433/licenses");
   ASSERT_TRUE(o.ok());
   EXPECT_EQ(o->conninfo, "postgresql://licensed@db.example:5433/licenses");
-  EXPECT_EQ(o->pool_size, 8u);
+  EXPECT_EQ(o->pool_size, 8u) << "a PostgreSQL on another host";
   EXPECT_EQ(o->session.lock_timeout_ms, 5000);
   EXPECT_EQ(o->session.statement_timeout_ms, 30000);
+}
+
+TEST(PgUrl, APostgresqlOnThisMachineGetsTwiceTheCoresAndOneElsewhereEight) {
+  for (const char* local : {"postgresql://u:p@127.0.0.1:5432/db", "postgresql://localhost/db",
+                            "postgresql://[::1]:5/db", "postgresql:///db",
+                            "postgresql://u@/db?host=/var/run/postgresql",
+                            "postgresql:///db?host=%2Fvar%2Frun%2Fpostgresql"}) {
+    EXPECT_EQ(default_pool_size(local, 2), 4u) << local;
+    EXPECT_EQ(default_pool_size(local, 1), 2u) << local;
+    EXPECT_EQ(default_pool_size(local, 64), 8u) << local;
+  }
+  for (const char* remote : {"postgresql://db.example/db", "postgresql://u:127.0.0.1@db/db",
+                             "postgresql://10.0.0.5:5432/db", "postgresql://h1,h2/db"}) {
+    EXPECT_EQ(default_pool_size(remote, 2), 8u) << remote;
+  }
 }
 
 TEST(PgUrl, OwnParametersAreTakenOutAndLibpqsKept) {

@@ -313,6 +313,25 @@ CREATE INDEX refusals_by_license ON refusals (license_key, id);
 CREATE INDEX refusals_by_time ON refusals (at);
 CREATE INDEX audit_log_by_action ON audit_log (action, at);
 )sql"},
+    // Concurrent seats (docs/protocol.md §27): a license's seat cap, lease length and longest
+    // borrow; the leases, one per (machine, session), each counted until it ends. Version 11:
+    // 9 and 10 belong to the webhooks and refusals work.
+    {11, R"sql(
+ALTER TABLE licenses ADD COLUMN max_concurrent INTEGER
+  CHECK (max_concurrent IS NULL OR max_concurrent >= 1);
+ALTER TABLE licenses ADD COLUMN lease_ttl INTEGER CHECK (lease_ttl IS NULL OR lease_ttl >= 60);
+ALTER TABLE licenses ADD COLUMN max_borrow INTEGER CHECK (max_borrow IS NULL OR max_borrow > 0);
+CREATE TABLE leases (
+  license_id  INTEGER NOT NULL REFERENCES licenses(id),
+  machine_id  TEXT NOT NULL,
+  session_id  TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL,
+  borrowed    INTEGER NOT NULL DEFAULT 0 CHECK (borrowed IN (0, 1)),
+  PRIMARY KEY (license_id, machine_id, session_id)
+) WITHOUT ROWID;
+CREATE INDEX leases_by_end ON leases (license_id, expires_at);
+)sql"},
 };
 
 Result<int64_t> current_version(SqliteConnection& conn) {

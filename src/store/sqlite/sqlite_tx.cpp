@@ -96,6 +96,9 @@ Result<License> read_license(const Statement& s) {
   if (!release) return s.failure(SQLITE_CORRUPT, "read license offline_release");
   l.offline_release = *release;
   l.max_deactivations = s.optional_int64(26);
+  l.max_concurrent = s.optional_int64(27);
+  l.lease_ttl_seconds = s.optional_int64(28);
+  l.max_borrow_seconds = s.optional_int64(29);
   return l;
 }
 
@@ -172,9 +175,10 @@ Result<License> SqliteTx::insert_license(const NewLicense& n) {
                                  " entitlements, offline_grace, trial, valid_for_pending,"
                                  " customer_email, customer_name, source_provider,"
                                  " source_store_id, source_order_id, offline_lease,"
-                                 " offline_release, max_deactivations)"
+                                 " offline_release, max_deactivations, max_concurrent,"
+                                 " lease_ttl, max_borrow)"
                                  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-                                 " ?, ?, ?)"));
+                                 " ?, ?, ?, ?, ?, ?)"));
   s->bind(1, std::string_view(n.key)).bind(2, n.product_id).bind(3, to_string(n.status));
   s->bind(4, n.max).bind(5, n.expires_at).bind(6, n.machine_ttl_seconds).bind(7, n.created_at);
   s->bind(8, n.plan).bind(9, std::string_view(entitlements_to_store(n.entitlements)));
@@ -190,7 +194,8 @@ Result<License> SqliteTx::insert_license(const NewLicense& n) {
     s->bind(17, std::optional<std::string>());
   }
   s->bind(18, n.offline_lease_seconds).bind(19, to_string(n.offline_release));
-  s->bind(20, n.max_deactivations);
+  s->bind(20, n.max_deactivations).bind(21, n.max_concurrent).bind(22, n.lease_ttl_seconds);
+  s->bind(23, n.max_borrow_seconds);
   RETURN_IF_ERROR(s->run("insert license"));
   ASSIGN_OR_RETURN(auto found, find_license(n.key));
   if (!found) return Error::internal("insert license: the new row is not found");
@@ -202,14 +207,16 @@ Status SqliteTx::update_license(const License& l) {
                                          " expires_at = ?, machine_ttl = ?, deleted_at = ?,"
                                          " plan = ?, entitlements = ?, offline_grace = ?,"
                                          " valid_for_pending = ?, offline_lease = ?,"
-                                         " offline_release = ?, max_deactivations = ?"
+                                         " offline_release = ?, max_deactivations = ?,"
+                                         " max_concurrent = ?, lease_ttl = ?, max_borrow = ?"
                                          " WHERE id = ?"));
   s->bind(1, to_string(l.status)).bind(2, l.max).bind(3, l.expires_at);
   s->bind(4, l.machine_ttl_seconds).bind(5, l.deleted_at).bind(6, l.plan);
   s->bind(7, std::string_view(entitlements_to_store(l.entitlements)));
   s->bind(8, l.offline_grace_seconds).bind(9, l.valid_for_pending_seconds);
   s->bind(10, l.offline_lease_seconds).bind(11, to_string(l.offline_release));
-  s->bind(12, l.max_deactivations).bind(13, l.id);
+  s->bind(12, l.max_deactivations).bind(13, l.max_concurrent).bind(14, l.lease_ttl_seconds);
+  s->bind(15, l.max_borrow_seconds).bind(16, l.id);
   return s->run("update license");
 }
 
@@ -381,24 +388,27 @@ Status SqliteTx::update_activation(int64_t license_id, const Activation& a) {
   return s->run("update activation");
 }
 
-Result<bool> SqliteTx::delete_activation(int64_t license_id, std::string_view machine_id) {
+// The leases go with LicenseTx::delete_activation, which reports them.
+Result<bool> SqliteTx::erase_activation(const LockedLicense& license, std::string_view machine_id) {
   ASSIGN_OR_RETURN(
       auto s, conn_.prepare("DELETE FROM activations WHERE license_id = ? AND machine_id = ?"));
-  RETURN_IF_ERROR(s->bind(1, license_id).bind(2, machine_id).run("delete activation"));
+  RETURN_IF_ERROR(s->bind(1, license->id).bind(2, machine_id).run("delete activation"));
   return sqlite3_changes(conn_.handle()) > 0;
 }
 
-Result<std::vector<std::string>> SqliteTx::delete_stale_activations(const LockedLicense& license,
-                                                                    const Freshness& fresh) {
-  ASSIGN_OR_RETURN(auto s, conn_.prepare("DELETE FROM activations WHERE license_id = ?1"
-                                         " AND CASE WHEN offline_until IS NOT NULL"
-                                         " THEN offline_until <= ?2"
-                                         " ELSE (?3 IS NOT NULL AND last_seen_at < ?3) END"
-                                         " RETURNING machine_id"));
+Result<std::vector<Activation>> SqliteTx::erase_stale_activations(const LockedLicense& license,
+                                                                  const Freshness& fresh) {
+  ASSIGN_OR_RETURN(auto s, conn_.prepare(("DELETE FROM activations WHERE license_id = ?1"
+                                          " AND CASE WHEN offline_until IS NOT NULL"
+                                          " THEN offline_until <= ?2"
+                                          " ELSE (?3 IS NOT NULL AND last_seen_at < ?3) END"
+                                          " RETURNING " +
+                                          kActivationColumnsSql)
+                                             .c_str()));
   s->bind(1, license->id).bind(2, fresh.now).bind(3, fresh.seen_since);
-  std::vector<std::string> out;
+  std::vector<Activation> out;
   int rc;
-  while ((rc = s->step()) == SQLITE_ROW) out.push_back(s->text(0));
+  while ((rc = s->step()) == SQLITE_ROW) out.push_back(read_activation(*s));
   if (rc != SQLITE_DONE) return s->failure(rc, "reclaim stale activations");
   return out;
 }
