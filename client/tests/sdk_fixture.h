@@ -14,6 +14,23 @@ namespace licensed::client::test {
 class SdkTest : public bb::BlackboxTest {
  protected:
   std::string Url() const { return "http://127.0.0.1:" + std::to_string(port()); }
+  // A license of the test product with `max` machines and `seats` concurrent seats, plus
+  // any further `license create` flags (a lease TTL, a borrow limit).
+  std::string SeatLicense(int max, int seats, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"license",
+                                     "create",
+                                     "--product",
+                                     std::string(bb::kProduct),
+                                     "--max",
+                                     std::to_string(max),
+                                     "--max-concurrent",
+                                     std::to_string(seats)};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back("--json");
+    const bb::CommandResult r = admin().Run(args);
+    if (r.exit_code != 0) throw std::runtime_error(r.Describe());
+    return bb::Str(bb::ParseJson(r.out), "licenseKey");
+  }
   std::filesystem::path CacheDir() const { return dir().path() / "cache"; }
 
   // A config for this server, the fixture's signing key, `license` and a fresh machine.

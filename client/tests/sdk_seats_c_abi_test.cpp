@@ -14,13 +14,6 @@ namespace {
 
 class SdkSeatsCAbi : public SdkTest {
  protected:
-  std::string SeatLicense(int seats) const {
-    const bb::CommandResult r =
-        admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
-                     "--max-concurrent", std::to_string(seats), "--json"});
-    if (r.exit_code != 0) throw std::runtime_error(r.Describe());
-    return bb::Str(bb::ParseJson(r.out), "licenseKey");
-  }
   lc_client* NewClient(const std::string& license, const std::string& machine) const {
     const std::string url = Url();
     lc_options o{};
@@ -53,7 +46,7 @@ void OnLost(void*, const lc_result* why) {
 
 TEST_F(SdkSeatsCAbi, InstancesShareOneSeatAndALostSeatReachesTheCallback) {
   Start();
-  const std::string license = SeatLicense(1);
+  const std::string license = SeatLicense(3, 1);
   lc_client* a = NewClient(license, "c-abi-machine-01");
   ASSERT_EQ(lc_activate(a, nullptr), LC_OK);
   lc_seat* first = lc_seat_join(a, nullptr, nullptr);
@@ -80,11 +73,7 @@ TEST_F(SdkSeatsCAbi, InstancesShareOneSeatAndALostSeatReachesTheCallback) {
 // answer from it, source lease); lc_seat_return deletes the file and checks the seat in.
 TEST_F(SdkSeatsCAbi, ABorrowedSeatAnswersFromItsLeaseFileUntilItIsReturned) {
   Start();
-  const bb::CommandResult created =
-      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
-                   "--max-concurrent", "1", "--max-borrow", "7d", "--json"});
-  ASSERT_EQ(created.exit_code, 0) << created.Describe();
-  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  const std::string license = SeatLicense(3, 1, {"--max-borrow", "7d"});
   const std::string url = Url();
   const std::string public_key = SigningPublicKey();
   const std::string offline_dir = (dir().path() / "machine-wide").string();

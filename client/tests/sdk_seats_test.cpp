@@ -27,13 +27,6 @@ using std::chrono::seconds;
 
 class SdkSeats : public SdkTest {
  protected:
-  std::string SeatLicense(int max, int seats) const {
-    const bb::CommandResult r =
-        admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max",
-                     std::to_string(max), "--max-concurrent", std::to_string(seats), "--json"});
-    if (r.exit_code != 0) throw std::runtime_error(r.Describe());
-    return bb::Str(bb::ParseJson(r.out), "licenseKey");
-  }
   int64_t Leases(const std::string& license) const {
     return bb::Int(bb::BodyJson(Status(license)), "leases");
   }
@@ -86,11 +79,7 @@ TEST_F(SdkSeats, ThirtyInstancesInOneProcessTakeOneSeatAndTheLastToLeaveChecksIt
 // store), with no call from the host, and a renewal writes no audit record.
 TEST_F(SdkSeats, TheSessionRenewsItsLeaseEveryThirdOfTheLeaseTtlOnItsOwnThread) {
   Start();
-  const bb::CommandResult created =
-      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "2",
-                   "--max-concurrent", "1", "--lease-ttl", "60s", "--json"});
-  ASSERT_EQ(created.exit_code, 0) << created.Describe();
-  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  const std::string license = SeatLicense(2, 1, {"--lease-ttl", "60s"});
   ClientConfig config = Config(license);
   ASSERT_TRUE(Make(config)->activate().ok());
   std::string error;
@@ -209,11 +198,7 @@ TEST_F(SdkSeats, AProcessKilledWithSigkillFreesItsSeatByExpiry) {
 // C++ and C ABI) answers from the file with source lease; another computer's does not.
 TEST_F(SdkSeats, ABorrowedSeatAnswersTheStartUpCheckFromItsLeaseFileWithTheServerStopped) {
   Start();
-  const bb::CommandResult created =
-      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
-                   "--max-concurrent", "1", "--max-borrow", "7d", "--json"});
-  ASSERT_EQ(created.exit_code, 0) << created.Describe();
-  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  const std::string license = SeatLicense(3, 1, {"--max-borrow", "7d"});
   const std::string url = Url();
   ClientConfig config = Config(license);
   config.public_key = SigningPublicKey();
@@ -274,11 +259,7 @@ TEST_F(SdkSeats, ABorrowedSeatAnswersTheStartUpCheckFromItsLeaseFileWithTheServe
 // longer answers from a seat the server has given back.
 TEST_F(SdkSeats, DeactivatingTheMachineDeletesItsBorrowedLeaseFile) {
   Start();
-  const bb::CommandResult created =
-      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
-                   "--max-concurrent", "1", "--max-borrow", "7d", "--json"});
-  ASSERT_EQ(created.exit_code, 0) << created.Describe();
-  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  const std::string license = SeatLicense(3, 1, {"--max-borrow", "7d"});
   ClientConfig config = Config(license);
   config.public_key = SigningPublicKey();
   config.offline_dir = dir().path() / "machine-wide";
@@ -295,11 +276,7 @@ TEST_F(SdkSeats, DeactivatingTheMachineDeletesItsBorrowedLeaseFile) {
 
 TEST_F(SdkSeats, ABorrowWithoutAPinnedKeyHandsTheFileOverButInstallsNothing) {
   Start();
-  const bb::CommandResult created =
-      admin().Run({"license", "create", "--product", std::string(bb::kProduct), "--max", "3",
-                   "--max-concurrent", "1", "--max-borrow", "7d", "--json"});
-  ASSERT_EQ(created.exit_code, 0) << created.Describe();
-  const std::string license = bb::Str(bb::ParseJson(created.out), "licenseKey");
+  const std::string license = SeatLicense(3, 1, {"--max-borrow", "7d"});
   ClientConfig config = Config(license);
   config.offline_dir = dir().path() / "machine-wide";
   auto client = Make(config);
